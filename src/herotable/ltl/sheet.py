@@ -177,7 +177,10 @@ def sheet_from_dict(data: Mapping[str, Any]) -> HeroSheet:
         problems.append(Problem("styles", 'must map Style names to dice, like {"Wits": "d12"}'))
     else:
         for name, value in raw_styles.items():
-            styles.append(Style(str(name), die(f"styles.{name}", value)))
+            before = len(problems)
+            rating = die(f"styles.{name}", value)
+            if len(problems) == before:  # an unreadable die is reported once, not again as "below base"
+                styles.append(Style(str(name), rating))
     powers: list[Superpower] = []
     raw_powers = data.get("superpowers", [])
     if not isinstance(raw_powers, list | tuple):
