@@ -72,7 +72,7 @@ class HeroSheet:
 
     def style(self, name: str) -> Style | None:
         key = name.strip().lower()
-        return next((s for s in self.styles if s.name.lower() == key), None)
+        return next((s for s in self.styles if s.name.strip().lower() == key), None)
 
     def offset(self, style: Style) -> int:
         """Levels the Style stands above base Power (R-LTL-4)."""
