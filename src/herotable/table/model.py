@@ -1,0 +1,169 @@
+"""The state of one campaign at the table, rebuilt from its events (R-T-1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from herotable.errors import RulesError
+from herotable.ltl.conflict import Conflict
+from herotable.ltl.hero import Hero
+from herotable.ltl.options import LtlOptions
+from herotable.ltl.task import Task
+
+
+class Ruleset(StrEnum):
+    LTL = "ltl"
+    CONVICTION = "conviction"
+
+
+class Role(StrEnum):
+    GM = "gm"
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+class Visibility(StrEnum):
+    """Who may see an event or a piece of state: everyone, its owner (and the GM), or the GM only."""
+
+    PUBLIC = "public"
+    OWNER = "owner"
+    GM = "gm"
+
+
+class TableError(RulesError):
+    """A table action refused: unknown character, wrong moment, not allowed for this member."""
+
+    def __init__(self, code: str, message: str, *, fix: str, ruling: str = "R-T-1") -> None:
+        super().__init__(code, message, ruling=ruling, fix=fix)
+
+
+class Forbidden(TableError):
+    """The member may not start this action (permissions, not rules)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    user: str
+    name: str
+    role: Role
+
+
+@dataclass(frozen=True)
+class LtlCharacter:
+    """A Larger Than Life character at the table: a player's hero, or the GM's NPC or villain."""
+
+    id: str
+    owner: str  # user id
+    hero: Hero
+    npc: bool = False
+    hidden: bool = False  # the sheet is shown to the GM only (the name is public)
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Where the campaign is (R-T-1): adventure, game session and scene counters, and what is open."""
+
+    adventure: int = 0
+    session: int = 0
+    scene: int = 0
+    in_adventure: bool = False
+    in_session: bool = False
+    in_scene: bool = False
+    dramatic: bool = False
+
+
+@dataclass(frozen=True)
+class OpenTask:
+    """A rolled task not yet settled: the roller and the GM see it; everyone else sees it once settled."""
+
+    id: str  # the command that rolled it
+    character: str
+    owner: str
+    task: Task
+    purpose: str = "challenge"  # challenge | karma | stunt | last_chance
+    secret: bool = False  # a GM roll that stays GM-only even when settled
+    detail: str = ""  # e.g. the stunt's "Power: stunt"
+
+
+@dataclass(frozen=True)
+class FailedTask:
+    """The last settled must-succeed task a character failed: what Last Chance follows (R-LTL-10)."""
+
+    character: str
+    task: Task
+    outcome: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """A command that took effect: who issued it and whether it rolled dice (a commit point for players)."""
+
+    command_id: str
+    user: str
+    name: str
+    rolled: bool
+
+
+UNDO_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class TableState:
+    campaign_id: str
+    name: str
+    ruleset: Ruleset
+    members: tuple[Member, ...] = ()
+    ltl_options: LtlOptions = field(default_factory=LtlOptions)
+    characters: tuple[LtlCharacter, ...] = ()
+    structure: Structure = field(default_factory=Structure)
+    conflict: Conflict | None = None
+    tasks: tuple[OpenTask, ...] = ()
+    failed: tuple[FailedTask, ...] = ()
+    done: tuple[Done, ...] = ()  # the most recent commands, newest last: what undo can reach
+    seq: int = 0
+
+    def member(self, user: str) -> Member | None:
+        return next((m for m in self.members if m.user == user), None)
+
+    def role_of(self, user: str) -> Role | None:
+        m = self.member(user)
+        return m.role if m else None
+
+    def is_gm(self, user: str) -> bool:
+        return self.role_of(user) is Role.GM
+
+    def character(self, cid: str) -> LtlCharacter:
+        for c in self.characters:
+            if c.id == cid:
+                return c
+        raise TableError(
+            "table/unknown_character",
+            f"there is no character {cid!r} in this campaign",
+            fix=f"use one of {', '.join(c.id for c in self.characters) or 'no characters yet'}",
+        )
+
+    def hero(self, cid: str) -> Hero:
+        """The character's hero now: inside the conflict while it fights, else on the roster."""
+        if self.conflict is not None and any(f.id == cid for f in self.conflict.fighters):
+            return self.conflict.fighter(cid).hero
+        return self.character(cid).hero
+
+    def with_hero(self, cid: str, hero: Hero) -> TableState:
+        if self.conflict is not None and any(f.id == cid for f in self.conflict.fighters):
+            return replace(self, conflict=self.conflict.with_hero(cid, hero))
+        chars = tuple(replace(c, hero=hero) if c.id == cid else c for c in self.characters)
+        return replace(self, characters=chars)
+
+    def task(self, task_id: str | None = None) -> OpenTask:
+        """The open task with this id, or the only open one."""
+        if task_id is None and len(self.tasks) == 1:
+            return self.tasks[0]
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise TableError(
+            "table/no_task",
+            "no such open roll" if task_id else f"{len(self.tasks)} rolls are open; say which",
+            fix="settle or name one of the open rolls: " + (", ".join(t.id for t in self.tasks) or "none"),
+        )
