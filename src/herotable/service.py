@@ -15,7 +15,7 @@ from herotable.ltl.options import LtlOptions
 from herotable.store.port import ConcurrencyError, EventStore, NewEvent, StoredEvent
 from herotable.table.campaign import CreateCampaign
 from herotable.table.codec import decode_as, encode
-from herotable.table.commands import Command
+from herotable.table.commands import Command, command_from_json, command_to_json
 from herotable.table.fold import EVENT_VERSION, Recorded, execute, replay
 from herotable.table.model import Ruleset, TableState
 from herotable.table.undo import UNDO_TYPE
@@ -110,24 +110,18 @@ class TableService:
     ) -> TableState:
         cid = campaign_id or uuid.uuid4().hex[:12]
         cmd = CreateCampaign(cid, title, ruleset, user, display_name, ltl_options or LtlOptions())
-        executed = execute(replace(TableState(cid, "", ruleset)), cmd, user, self.rng, uuid.uuid4().hex)
+        cmd_id = uuid.uuid4().hex
+        executed = execute(TableState(cid, "", ruleset), cmd, user, self.rng, cmd_id)
         self.store.create_campaign(cid, executed.state.name, ruleset.value, self.clock())
         return self._append(
-            cid,
-            0,
-            cmd.name,
-            executed.data,
-            executed.visibility.value,
-            executed.owner,
-            user,
-            executed.state,
-            uuid.uuid4().hex,
+            cid, 0, cmd.name, executed.data, executed.visibility.value, executed.owner, user, executed.state, cmd_id
         ).state
 
     def execute(self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None) -> Applied:
         """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state; a refusal by the
         rules raises RulesError and writes nothing."""
         cmd_id = command_id or uuid.uuid4().hex
+        cmd = command_from_json(command_to_json(cmd))  # run exactly what replay will decode from the log
         for _ in range(MAX_RETRIES):
             state = self.state(campaign_id)
             executed = execute(state, cmd, user, self.rng, cmd_id)

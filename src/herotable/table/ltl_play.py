@@ -104,7 +104,9 @@ def settlement_json(state: TableState, s: Settlement) -> dict[str, Any]:
 
 
 def _private(state: TableState, user: str, secret: bool, summary: dict[str, Any]) -> Outcome:
-    return Outcome(state, summary, Visibility.GM if secret else Visibility.OWNER, user)
+    if secret:
+        return Outcome(state, summary, Visibility.GM)
+    return Outcome(state, summary, Visibility.OWNER, user)
 
 
 # --- challenges and their re-rolls ---
