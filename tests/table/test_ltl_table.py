@@ -153,7 +153,9 @@ def test_only_the_latest_action_can_be_undone(service):
 def test_scene_and_adventure_boundaries(service, dice):
     # R-T-1, R-LTL-6, R-LTL-10, R-LTL-11, R-LTL-16
     setup(service)
-    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains")), stakes=LossType.NON_DAMAGING))
+    service.execute(
+        CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains")), stakes=LossType.NON_DAMAGING)
+    )
     dice.faces = [1, 9]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     service.execute(CID, "pat", Settle())
@@ -195,8 +197,9 @@ def test_replay_reproduces_state_without_rolling_and_detects_tampering(service, 
     assert replay_events(log) == service.state(CID)
     attack = next(e for e in log if e.type == "ltl.attack")
     assert attack.data["faces"] == [[12, 3], [12, 8]]
-    forged = [e if e is not attack else type(e)(**{**vars(e), "data": {**e.data, "faces": [[12, 12], [12, 8]]}})
-              for e in log]
+    forged = [
+        e if e is not attack else type(e)(**{**vars(e), "data": {**e.data, "faces": [[12, 12], [12, 8]]}}) for e in log
+    ]
     with pytest.raises(ReplayMismatch, match="different result"):
         replay_events(forged)
 
