@@ -12,11 +12,13 @@ from typing import Any
 
 from herotable.dice import Rng, SystemRng
 from herotable.ltl.options import LtlOptions
-from herotable.store.port import ConcurrencyError, EventStore, NewEvent, StoredEvent
+from herotable.store.export import import_campaign
+from herotable.store.memory import MemoryEventStore
+from herotable.store.port import ConcurrencyError, EventStore, InvalidExport, NewEvent, StoredEvent
 from herotable.table.campaign import CreateCampaign
 from herotable.table.codec import decode_as, encode
 from herotable.table.commands import Command, command_from_json, command_to_json
-from herotable.table.fold import EVENT_VERSION, Recorded, execute, replay
+from herotable.table.fold import EVENT_VERSION, Recorded, ReplayMismatch, execute, replay
 from herotable.table.model import Ruleset, TableState
 from herotable.table.undo import UNDO_TYPE
 from herotable.table.views import may_see_event, view_for
@@ -171,6 +173,19 @@ class TableService:
         for listener in self._listeners:
             listener(campaign_id, stored)
         return Applied(stored, state)
+
+
+def verified_import(store: EventStore, document: Any) -> TableState:
+    """Import an exported campaign into `store` only if it is intact *and* every event replays to what it
+    recorded. Raises InvalidExport with the reason; nothing is written then."""
+    scratch = MemoryEventStore()
+    row = import_campaign(scratch, document)
+    try:
+        state = replay_events(scratch.load(row.campaign_id))
+    except ReplayMismatch as err:
+        raise InvalidExport(str(err)) from None
+    import_campaign(store, document)
+    return state
 
 
 def replay_events(events: Sequence[StoredEvent]) -> TableState:
