@@ -1,0 +1,121 @@
+"""What every store checks before it writes, so every backend refuses the same things the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from herotable.store import payload
+from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, StoredEvent, StoreError
+
+
+def _text(value: object, where: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise StoreError(f"{where} must be a non-empty string, got {value!r}")
+
+
+def _timestamp(value: object, where: str) -> None:
+    _text(value, where)
+    try:
+        datetime.fromisoformat(str(value))
+    except ValueError:
+        raise StoreError(
+            f"{where} is {value!r}, not an ISO-8601 timestamp. Tip: pass datetime.now(UTC).isoformat()"
+        ) from None
+
+
+def _count(value: object, where: str, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise StoreError(f"{where} must be an integer of at least {least}, got {value!r}")
+
+
+def check_campaign(campaign_id: str, name: str, ruleset: str, created_at: str) -> None:
+    """Raise `StoreError` unless the campaign fields are non-empty strings and `created_at` is ISO-8601."""
+    _text(campaign_id, "campaign_id")
+    _text(name, "name")
+    _text(ruleset, "ruleset")
+    _timestamp(created_at, "created_at")
+
+
+def check_seq(value: int, where: str) -> None:
+    """Raise `StoreError` unless `value` is a seq a caller may name (0 = before the first event)."""
+    _count(value, where, 0)
+
+
+def check_event(event: NewEvent | StoredEvent, where: str) -> None:
+    """Raise `StoreError` naming the first field of `event` that breaks the contract."""
+    _text(event.type, f"{where}: type")
+    _text(event.command_id, f"{where}: command_id")
+    _timestamp(event.at, f"{where}: at")
+    if event.actor is not None:
+        _text(event.actor, f"{where}: actor")
+    if event.visibility not in VISIBILITIES:
+        raise StoreError(f"{where}: visibility is {event.visibility!r}; it must be one of {', '.join(VISIBILITIES)}")
+    if event.visibility == "owner":
+        _text(event.owner, f"{where}: owner (the user an 'owner' event is shown to)")
+    elif event.owner is not None:
+        raise StoreError(f"{where}: owner is set but visibility is {event.visibility!r}; only 'owner' events name one")
+    _count(event.version, f"{where}: version", 1)
+    if not isinstance(event.data, dict):
+        raise StoreError(f"{where}: data must be a JSON object (a dict), got {type(event.data).__name__}")
+
+
+def _check_commands_whole(command_ids: Sequence[str], where: Callable[[int], str]) -> None:
+    seen: set[str] = set()
+    previous: str | None = None
+    for index, command_id in enumerate(command_ids):
+        if command_id != previous and command_id in seen:
+            raise StoreError(
+                f"{where(index)}: command {command_id!r} is split; the events of one command must be next to "
+                "each other"
+            )
+        seen.add(command_id)
+        previous = command_id
+
+
+def check_batch(events: Sequence[NewEvent]) -> None:
+    """Raise `StoreError` unless `events` is a non-empty run of valid events, each command's events together."""
+    if not events:
+        raise StoreError("append needs at least one event")
+    for index, event in enumerate(events):
+        if not isinstance(event, NewEvent):
+            raise StoreError(f"events[{index}] is a {type(event).__name__}, not a NewEvent")
+        check_event(event, f"events[{index}]")
+    _check_commands_whole([event.command_id for event in events], lambda index: f"events[{index}]")
+
+
+def check_log(row: CampaignRow, events: Sequence[StoredEvent]) -> None:
+    """Raise `StoreError` unless `events` is a whole log of campaign `row`: seqs 1..head, commands together."""
+    check_campaign(row.campaign_id, row.name, row.ruleset, row.created_at)
+    for index, event in enumerate(events):
+        where = f"event seq {event.seq}"
+        if event.campaign_id != row.campaign_id:
+            raise StoreError(f"{where} belongs to campaign {event.campaign_id!r}, not {row.campaign_id!r}")
+        if event.seq != index + 1:
+            raise StoreError(
+                f"event number {index + 1} in the log has seq {event.seq!r}; seqs must run 1, 2, 3… in order "
+                "without gaps"
+            )
+        check_event(event, where)
+    if row.head != len(events):
+        raise StoreError(f"the campaign's head is {row.head!r} but its log holds {len(events)} events")
+    _check_commands_whole([event.command_id for event in events], lambda index: f"event seq {index + 1}")
+
+
+def encode_snapshot(seq: int, state: Mapping[str, Any], version: int) -> str:
+    """Check a snapshot's seq, version and state, and return the state as JSON text."""
+    check_seq(seq, "seq")
+    _count(version, "version", 1)
+    if not isinstance(state, dict):
+        raise StoreError(f"state must be a JSON object (a dict), got {type(state).__name__}")
+    return payload.dumps(state, "state")
+
+
+def check_snapshot_seq(campaign_id: str, seq: int, head: int) -> None:
+    """Raise `StoreError` when a snapshot would claim events the campaign does not have."""
+    if seq > head:
+        raise StoreError(
+            f"a snapshot at seq {seq} is past campaign {campaign_id!r}'s last event ({head}). "
+            "Tip: snapshot the state folded from the events you loaded, at their last seq"
+        )

@@ -1,0 +1,156 @@
+"""`MemoryEventStore`: the contract held in a process's memory, for tests, demos and `memory://`."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from herotable.store import payload
+from herotable.store.invariants import (
+    check_batch,
+    check_campaign,
+    check_log,
+    check_seq,
+    check_snapshot_seq,
+    encode_snapshot,
+)
+from herotable.store.port import (
+    CampaignExists,
+    CampaignRow,
+    ConcurrencyError,
+    DuplicateCommand,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    UnknownCampaign,
+)
+
+
+@dataclass
+class _Log:
+    row: CampaignRow
+    events: list[tuple[StoredEvent, str]]
+    command_ids: set[str]
+    snapshots: dict[tuple[int, int], str]
+
+
+def _decoded(event: StoredEvent, data: str) -> StoredEvent:
+    return replace(event, data=payload.loads(data))
+
+
+class MemoryEventStore:
+    """An `EventStore` in memory. Payloads are kept as JSON text, so callers never share mutable data with it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._logs: dict[str, _Log] = {}
+
+    def _log(self, campaign_id: str) -> _Log:
+        log = self._logs.get(campaign_id)
+        if log is None:
+            raise UnknownCampaign(campaign_id)
+        return log
+
+    def create_campaign(self, campaign_id: str, name: str, ruleset: str, created_at: str) -> CampaignRow:
+        """Create an empty campaign (head 0). Raises `CampaignExists`."""
+        check_campaign(campaign_id, name, ruleset, created_at)
+        row = CampaignRow(campaign_id, name, ruleset, created_at, 0)
+        with self._lock:
+            if campaign_id in self._logs:
+                raise CampaignExists(campaign_id)
+            self._logs[campaign_id] = _Log(row, [], set(), {})
+        return row
+
+    def campaigns(self) -> list[CampaignRow]:
+        """Every campaign, oldest first."""
+        with self._lock:
+            rows = [log.row for log in self._logs.values()]
+        return sorted(rows, key=lambda row: (row.created_at, row.campaign_id))
+
+    def campaign(self, campaign_id: str) -> CampaignRow:
+        """One campaign. Raises `UnknownCampaign`."""
+        with self._lock:
+            return self._log(campaign_id).row
+
+    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash."""
+        check_seq(expected_seq, "expected_seq")
+        check_batch(events)
+        encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
+        with self._lock:
+            log = self._log(campaign_id)
+            if log.row.head != expected_seq:
+                raise ConcurrencyError(campaign_id, expected_seq, log.row.head)
+            for event in events:
+                if event.command_id in log.command_ids:
+                    raise DuplicateCommand(campaign_id, event.command_id)
+            stored = [
+                StoredEvent(
+                    campaign_id=campaign_id,
+                    seq=expected_seq + offset,
+                    type=event.type,
+                    data={},
+                    command_id=event.command_id,
+                    at=event.at,
+                    actor=event.actor,
+                    visibility=event.visibility,
+                    owner=event.owner,
+                    version=event.version,
+                )
+                for offset, event in enumerate(events, start=1)
+            ]
+            log.events.extend(zip(stored, encoded, strict=True))
+            log.command_ids.update(event.command_id for event in events)
+            log.row = replace(log.row, head=expected_seq + len(events))
+        return [_decoded(event, data) for event, data in zip(stored, encoded, strict=True)]
+
+    def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""
+        check_seq(after_seq, "after_seq")
+        with self._lock:
+            tail = self._log(campaign_id).events[after_seq:]
+        return [_decoded(event, data) for event, data in tail]
+
+    def head(self, campaign_id: str) -> int:
+        """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
+        with self._lock:
+            return self._log(campaign_id).row.head
+
+    def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
+        """Keep `state` as the fold of events 1..`seq` in state format `version`."""
+        encoded = encode_snapshot(seq, state, version)
+        with self._lock:
+            log = self._log(campaign_id)
+            check_snapshot_seq(campaign_id, seq, log.row.head)
+            log.snapshots[(version, seq)] = encoded
+
+    def latest_snapshot(self, campaign_id: str, version: int) -> Snapshot | None:
+        """The snapshot with the highest seq in state format `version`, or None."""
+        with self._lock:
+            snapshots = self._log(campaign_id).snapshots
+            seqs = [seq for (kept_version, seq) in snapshots if kept_version == version]
+            if not seqs:
+                return None
+            seq = max(seqs)
+            return Snapshot(campaign_id, seq, payload.loads(snapshots[(version, seq)]), version)
+
+    def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
+        """Create campaign `row` with exactly `events` as its log, atomically. Raises `CampaignExists`."""
+        check_log(row, events)
+        encoded = [payload.dumps(event.data, f"event seq {event.seq}: data") for event in events]
+        with self._lock:
+            if row.campaign_id in self._logs:
+                raise CampaignExists(row.campaign_id)
+            self._logs[row.campaign_id] = _Log(
+                row,
+                [(replace(event, data={}), data) for event, data in zip(events, encoded, strict=True)],
+                {event.command_id for event in events},
+                {},
+            )
+        return row
+
+    def close(self) -> None:
+        """Nothing to release."""
+

@@ -1,0 +1,174 @@
+"""The `EventStore` contract: what every backend stores, returns and refuses.
+
+A campaign's log is a sequence of events numbered 1, 2, 3… without gaps. Writers append with optimistic
+concurrency: `append(campaign_id, expected_seq, events)` succeeds only when the log's head is still
+`expected_seq`, so two commands computed from the same state cannot both land. The events of one command
+share a `command_id`, are appended together and sit next to each other in the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+VISIBILITIES = ("public", "owner", "gm")
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event about to be appended; the store gives it its campaign and sequence number."""
+
+    type: str
+    data: Mapping[str, Any]
+    command_id: str
+    at: str
+    actor: str | None = None
+    visibility: str = "public"
+    owner: str | None = None
+    version: int = 1
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event in a campaign's log, at position `seq` (1, 2, 3… per campaign)."""
+
+    campaign_id: str
+    seq: int
+    type: str
+    data: Mapping[str, Any]
+    command_id: str
+    at: str
+    actor: str | None = None
+    visibility: str = "public"
+    owner: str | None = None
+    version: int = 1
+
+
+@dataclass(frozen=True)
+class CampaignRow:
+    """A campaign as the store knows it; `head` is the seq of its last event (0 when it has none)."""
+
+    campaign_id: str
+    name: str
+    ruleset: str
+    created_at: str
+    head: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A folded state of a campaign after event `seq`, in the state format `version`."""
+
+    campaign_id: str
+    seq: int
+    state: Mapping[str, Any]
+    version: int
+
+
+class StoreError(Exception):
+    """The one error family of the store; the message says what is wrong and how to fix it."""
+
+    def __init__(self, message: str) -> None:
+        self.reason = message
+        super().__init__(message)
+
+
+class ConcurrencyError(StoreError):
+    """The campaign moved on since the caller read it: its head is not `expected_seq`."""
+
+    def __init__(self, campaign_id: str, expected_seq: int, actual_seq: int) -> None:
+        self.campaign_id = campaign_id
+        self.expected_seq = expected_seq
+        self.actual_seq = actual_seq
+        super().__init__(
+            f"campaign {campaign_id!r} is at seq {actual_seq}, not {expected_seq}: another command was recorded "
+            "first. Tip: reload the campaign and retry the command on the fresh state"
+        )
+
+
+class UnknownCampaign(StoreError):
+    """No campaign with that id in this store."""
+
+    def __init__(self, campaign_id: str) -> None:
+        self.campaign_id = campaign_id
+        super().__init__(
+            f"no campaign {campaign_id!r} in this store. Tip: check the id against the listed campaigns, "
+            "or create the campaign first"
+        )
+
+
+class CampaignExists(StoreError):
+    """A campaign with that id is already in this store."""
+
+    def __init__(self, campaign_id: str) -> None:
+        self.campaign_id = campaign_id
+        super().__init__(f"campaign {campaign_id!r} already exists in this store. Tip: choose another id")
+
+
+class DuplicateCommand(StoreError):
+    """The command's events are already in the log: a command is recorded once, all its events together."""
+
+    def __init__(self, campaign_id: str, command_id: str) -> None:
+        self.campaign_id = campaign_id
+        self.command_id = command_id
+        super().__init__(
+            f"command {command_id!r} is already recorded in campaign {campaign_id!r}. Tip: a retried command "
+            "that already landed needs no second append; a new command needs a new command_id"
+        )
+
+
+class InvalidExport(StoreError):
+    """A campaign export that cannot be imported; `reason` names the field or event at fault."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"refused to import the campaign export: {reason}. Nothing was imported")
+        self.reason = reason
+
+
+class EventStore(Protocol):
+    """Campaigns, their event logs and their snapshots. Every method is safe to call from many threads."""
+
+    def create_campaign(self, campaign_id: str, name: str, ruleset: str, created_at: str) -> CampaignRow:
+        """Create an empty campaign (head 0). Raises `CampaignExists`."""
+        ...
+
+    def campaigns(self) -> list[CampaignRow]:
+        """Every campaign, oldest first."""
+        ...
+
+    def campaign(self, campaign_id: str) -> CampaignRow:
+        """One campaign. Raises `UnknownCampaign`."""
+        ...
+
+    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
+        """Append all of `events` at seqs `expected_seq + 1…`, or nothing.
+
+        Raises `ConcurrencyError` when the head is not `expected_seq`, `DuplicateCommand` when a command id
+        is already in the log, `UnknownCampaign`, and `StoreError` for events that break the contract.
+        """
+        ...
+
+    def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""
+        ...
+
+    def head(self, campaign_id: str) -> int:
+        """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
+        ...
+
+    def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
+        """Keep `state`, the fold of events 1..`seq` in state format `version` (replaces an equal one)."""
+        ...
+
+    def latest_snapshot(self, campaign_id: str, version: int) -> Snapshot | None:
+        """The snapshot with the highest seq in state format `version`, or None. Raises `UnknownCampaign`."""
+        ...
+
+    def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
+        """Create the campaign `row` with exactly `events` as its log, atomically. Raises `CampaignExists`."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+        ...

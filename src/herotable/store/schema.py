@@ -1,0 +1,51 @@
+"""The tables as the current migration head leaves them. Migrations never import this module."""
+
+from __future__ import annotations
+
+from sqlalchemy import ForeignKey, Index, Integer, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """Tables of the event store."""
+
+
+class CampaignRecord(Base):
+    """One campaign; `head` is the seq of its last event, moved only by a compare-and-set on append."""
+
+    __tablename__ = "campaigns"
+
+    campaign_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    ruleset: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+    head: Mapped[int] = mapped_column(Integer)
+
+
+class EventRecord(Base):
+    """One event; the primary key (campaign_id, seq) is the unique constraint that makes a seq clash fail."""
+
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_campaign_command", "campaign_id", "command_id"),)
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    type: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer)
+    command_id: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str | None] = mapped_column(Text)
+    visibility: Mapped[str] = mapped_column(Text)
+    owner: Mapped[str | None] = mapped_column(Text)
+    data: Mapped[str] = mapped_column(Text)
+
+
+class SnapshotRecord(Base):
+    """A folded state after event `seq`, in state format `version`, as JSON text."""
+
+    __tablename__ = "snapshots"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    state: Mapped[str] = mapped_column(Text)

@@ -1,0 +1,299 @@
+"""`SqlEventStore` on SQLAlchemy 2 (SQLite or PostgreSQL) and `open_store`, which picks the backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+
+from herotable.store import payload
+from herotable.store.engine import create_store_engine, for_writing
+from herotable.store.invariants import (
+    check_batch,
+    check_campaign,
+    check_log,
+    check_seq,
+    check_snapshot_seq,
+    encode_snapshot,
+)
+from herotable.store.memory import MemoryEventStore
+from herotable.store.migrate import upgrade
+from herotable.store.port import (
+    CampaignExists,
+    CampaignRow,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    StoreError,
+    UnknownCampaign,
+)
+from herotable.store.schema import CampaignRecord, EventRecord, SnapshotRecord
+
+DATABASE_URL_ENV = "HEROTABLE_DATABASE_URL"
+DATA_DIR_ENV = "HEROTABLE_DATA_DIR"
+ACCEPTED_URLS = (
+    "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db, "
+    "postgresql+psycopg://user[:password]@host[:port]/database (postgresql://… means the same)"
+)
+
+_CAMPAIGN_COLUMNS = (
+    CampaignRecord.campaign_id,
+    CampaignRecord.name,
+    CampaignRecord.ruleset,
+    CampaignRecord.created_at,
+    CampaignRecord.head,
+)
+_EVENT_COLUMNS = (
+    EventRecord.campaign_id,
+    EventRecord.seq,
+    EventRecord.type,
+    EventRecord.data,
+    EventRecord.command_id,
+    EventRecord.at,
+    EventRecord.actor,
+    EventRecord.visibility,
+    EventRecord.owner,
+    EventRecord.version,
+)
+
+
+def _event_row(event: StoredEvent, data: str) -> dict[str, Any]:
+    return {
+        "campaign_id": event.campaign_id,
+        "seq": event.seq,
+        "type": event.type,
+        "version": event.version,
+        "command_id": event.command_id,
+        "at": event.at,
+        "actor": event.actor,
+        "visibility": event.visibility,
+        "owner": event.owner,
+        "data": data,
+    }
+
+
+class SqlEventStore:
+    """An `EventStore` in a SQL database migrated to the newest revision (see `open_store`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._writer = for_writing(engine)
+
+    def _campaign(self, connection: Connection, campaign_id: str) -> CampaignRow:
+        found = connection.execute(
+            select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == campaign_id)
+        ).one_or_none()
+        if found is None:
+            raise UnknownCampaign(campaign_id)
+        return CampaignRow(*found)
+
+    def create_campaign(self, campaign_id: str, name: str, ruleset: str, created_at: str) -> CampaignRow:
+        """Create an empty campaign (head 0). Raises `CampaignExists`."""
+        check_campaign(campaign_id, name, ruleset, created_at)
+        row = CampaignRow(campaign_id, name, ruleset, created_at, 0)
+        try:
+            with self._writer.begin() as connection:
+                connection.execute(insert(CampaignRecord).values(**vars(row)))
+        except IntegrityError:
+            raise CampaignExists(campaign_id) from None
+        return row
+
+    def campaigns(self) -> list[CampaignRow]:
+        """Every campaign, oldest first."""
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(*_CAMPAIGN_COLUMNS).order_by(CampaignRecord.created_at, CampaignRecord.campaign_id)
+            )
+            return [CampaignRow(*row) for row in found]
+
+    def campaign(self, campaign_id: str) -> CampaignRow:
+        """One campaign. Raises `UnknownCampaign`."""
+        with self._engine.connect() as connection:
+            return self._campaign(connection, campaign_id)
+
+    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash."""
+        check_seq(expected_seq, "expected_seq")
+        check_batch(events)
+        encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
+        stored = [
+            StoredEvent(
+                campaign_id=campaign_id,
+                seq=expected_seq + offset,
+                type=event.type,
+                data=payload.loads(data),
+                command_id=event.command_id,
+                at=event.at,
+                actor=event.actor,
+                visibility=event.visibility,
+                owner=event.owner,
+                version=event.version,
+            )
+            for offset, (event, data) in enumerate(zip(events, encoded, strict=True), start=1)
+        ]
+        new_head = expected_seq + len(events)
+        try:
+            with self._writer.begin() as connection:
+                head = self._campaign(connection, campaign_id).head
+                if head != expected_seq:
+                    raise ConcurrencyError(campaign_id, expected_seq, head)
+                repeated = connection.execute(
+                    select(EventRecord.command_id)
+                    .where(EventRecord.campaign_id == campaign_id)
+                    .where(EventRecord.command_id.in_({event.command_id for event in events}))
+                    .limit(1)
+                ).scalar_one_or_none()
+                if repeated is not None:
+                    raise DuplicateCommand(campaign_id, repeated)
+                # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
+                moved = connection.execute(
+                    update(CampaignRecord)
+                    .where(CampaignRecord.campaign_id == campaign_id)
+                    .where(CampaignRecord.head == expected_seq)
+                    .values(head=new_head)
+                )
+                if moved.rowcount != 1:
+                    raise ConcurrencyError(campaign_id, expected_seq, self._campaign(connection, campaign_id).head)
+                connection.execute(
+                    insert(EventRecord), [_event_row(event, data) for event, data in zip(stored, encoded, strict=True)]
+                )
+        except IntegrityError:
+            # The unique (campaign_id, seq) key caught a writer that slipped past the compare-and-set.
+            raise ConcurrencyError(campaign_id, expected_seq, self.head(campaign_id)) from None
+        return stored
+
+    def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""
+        check_seq(after_seq, "after_seq")
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            found = connection.execute(
+                select(*_EVENT_COLUMNS)
+                .where(EventRecord.campaign_id == campaign_id)
+                .where(EventRecord.seq > after_seq)
+                .order_by(EventRecord.seq)
+            )
+            return [
+                StoredEvent(
+                    campaign_id=row.campaign_id,
+                    seq=row.seq,
+                    type=row.type,
+                    data=payload.loads(row.data),
+                    command_id=row.command_id,
+                    at=row.at,
+                    actor=row.actor,
+                    visibility=row.visibility,
+                    owner=row.owner,
+                    version=row.version,
+                )
+                for row in found
+            ]
+
+    def head(self, campaign_id: str) -> int:
+        """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
+        return self.campaign(campaign_id).head
+
+    def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
+        """Keep `state` as the fold of events 1..`seq` in state format `version`."""
+        encoded = encode_snapshot(seq, state, version)
+        with self._writer.begin() as connection:
+            check_snapshot_seq(campaign_id, seq, self._campaign(connection, campaign_id).head)
+            key = (
+                (SnapshotRecord.campaign_id == campaign_id)
+                & (SnapshotRecord.version == version)
+                & (SnapshotRecord.seq == seq)
+            )
+            connection.execute(delete(SnapshotRecord).where(key))
+            connection.execute(
+                insert(SnapshotRecord).values(campaign_id=campaign_id, version=version, seq=seq, state=encoded)
+            )
+
+    def latest_snapshot(self, campaign_id: str, version: int) -> Snapshot | None:
+        """The snapshot with the highest seq in state format `version`, or None."""
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            found = connection.execute(
+                select(SnapshotRecord.seq, SnapshotRecord.state)
+                .where(SnapshotRecord.campaign_id == campaign_id)
+                .where(SnapshotRecord.version == version)
+                .order_by(SnapshotRecord.seq.desc())
+                .limit(1)
+            ).one_or_none()
+        if found is None:
+            return None
+        return Snapshot(campaign_id, found.seq, payload.loads(found.state), version)
+
+    def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
+        """Create campaign `row` with exactly `events` as its log in one transaction. Raises `CampaignExists`."""
+        check_log(row, events)
+        rows = [_event_row(event, payload.dumps(event.data, f"event seq {event.seq}: data")) for event in events]
+        try:
+            with self._writer.begin() as connection:
+                connection.execute(insert(CampaignRecord).values(**vars(row)))
+                if rows:
+                    connection.execute(insert(EventRecord), rows)
+        except IntegrityError:
+            raise CampaignExists(row.campaign_id) from None
+        return row
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        self._engine.dispose()
+
+
+def default_database_url() -> str:
+    """The SQLite file `herotable.db` in the data directory (`HEROTABLE_DATA_DIR`, default `./data`)."""
+    return f"sqlite:///{Path(os.environ.get(DATA_DIR_ENV) or 'data') / 'herotable.db'}"
+
+
+def parse_database_url(raw: str) -> URL:
+    """Read a SQLite or PostgreSQL URL; `postgresql://` is given the psycopg 3 driver. Raises `StoreError`."""
+    scheme = raw.split("://", 1)[0] if "://" in raw else raw[:20]
+    try:
+        url = make_url(raw)
+    except ArgumentError:
+        raise StoreError(f"cannot read the database URL starting {scheme!r}. Accepted forms: {ACCEPTED_URLS}") from None
+    if url.drivername in ("sqlite", "sqlite+pysqlite"):
+        if not url.database or url.database == ":memory:":
+            raise StoreError(
+                "a SQLite database in memory would vanish with each connection. Tip: use memory:// for a "
+                f"store in memory, or name a file. Accepted forms: {ACCEPTED_URLS}"
+            )
+        return url
+    if url.drivername in ("postgresql", "postgresql+psycopg"):
+        return url.set(drivername="postgresql+psycopg")
+    raise StoreError(f"unsupported database URL scheme {url.drivername!r}. Accepted forms: {ACCEPTED_URLS}")
+
+
+def open_store(url: str | None = None) -> EventStore:
+    """Open the store at `url`, else `HEROTABLE_DATABASE_URL`, else the default SQLite file; migrate it to head.
+
+    Raises `StoreError` for a URL it cannot use or a database it cannot reach.
+    """
+    raw = url or os.environ.get(DATABASE_URL_ENV) or default_database_url()
+    if raw == "memory://":
+        return MemoryEventStore()
+    parsed = parse_database_url(raw)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_store_engine(parsed)
+    try:
+        upgrade(engine)
+    except OperationalError as error:
+        engine.dispose()
+        shown = parsed.render_as_string(hide_password=True)
+        raise StoreError(
+            f"cannot open the database {shown}: {error.orig}. Tip: check the URL and that the server runs"
+        ) from error
+    except BaseException:
+        engine.dispose()
+        raise
+    return SqlEventStore(engine)

@@ -1,0 +1,49 @@
+"""Fixtures shared by every test directory: a PostgreSQL schema of one's own on the test server."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+POSTGRES_ENV = "HEROTABLE_TEST_POSTGRES_URL"
+HOW_TO = (
+    f"PostgreSQL tests need {POSTGRES_ENV}, e.g. "
+    f"{POSTGRES_ENV}=postgresql+psycopg://postgres@127.0.0.1:5432/test .venv/bin/pytest"
+)
+
+NewSchema = Callable[[], str]
+
+
+@pytest.fixture(scope="session")
+def postgres_schema() -> Iterator[NewSchema]:
+    """Makes fresh schemas on the test PostgreSQL server and gives their URLs; drops them all at the end."""
+    raw = os.environ.get(POSTGRES_ENV)
+    if not raw:
+        pytest.skip(HOW_TO)
+    url = make_url(raw).set(drivername="postgresql+psycopg")
+    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+    except sa.exc.OperationalError as error:
+        engine.dispose()
+        pytest.skip(f"PostgreSQL at {url.render_as_string()} is not reachable ({error.orig}). {HOW_TO}")
+    made: list[str] = []
+
+    def new_schema() -> str:
+        schema = f"ht_{secrets.token_hex(6)}"
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
+        made.append(schema)
+        return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+
+    yield new_schema
+    with engine.connect() as connection:
+        for schema in made:
+            connection.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+    engine.dispose()

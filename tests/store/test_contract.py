@@ -1,0 +1,414 @@
+"""The EventStore contract, run on every backend: memory, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from herotable.store import (
+    CampaignExists,
+    CampaignRow,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    InvalidExport,
+    NewEvent,
+    StoreError,
+    UnknownCampaign,
+    export_campaign,
+    import_campaign,
+)
+
+from .helpers import AT, CREATED, assert_whole_log, command, event, same
+
+
+def new_campaign(store: EventStore, campaign_id: str = "c1") -> CampaignRow:
+    return store.create_campaign(campaign_id, "The Ninja Island Job", "ltl", CREATED)
+
+
+def test_new_campaign_is_empty_and_listed(store: EventStore) -> None:
+    row = new_campaign(store)
+    assert row == CampaignRow("c1", "The Ninja Island Job", "ltl", CREATED, 0)
+    assert store.campaign("c1") == row
+    assert store.campaigns() == [row]
+    assert store.head("c1") == 0
+    assert store.load("c1") == []
+
+
+def test_campaigns_are_listed_oldest_first(store: EventStore) -> None:
+    store.create_campaign("zz", "Later", "conviction", "2024-06-01T00:00:00+00:00")
+    store.create_campaign("aa", "Sooner", "ltl", "2024-01-01T00:00:00+00:00")
+    assert [row.campaign_id for row in store.campaigns()] == ["aa", "zz"]
+
+
+def test_creating_a_campaign_twice_is_refused(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, [event("k1")])
+    with pytest.raises(CampaignExists, match="'c1' already exists"):
+        store.create_campaign("c1", "Another", "conviction", CREATED)
+    assert store.campaign("c1") == CampaignRow("c1", "The Ninja Island Job", "ltl", CREATED, 1)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("campaign_id", ""), ("name", ""), ("ruleset", ""), ("created_at", "yesterday evening")],
+)
+def test_a_campaign_with_a_bad_field_is_refused(store: EventStore, field: str, value: str) -> None:
+    fields = {"campaign_id": "c1", "name": "N", "ruleset": "ltl", "created_at": CREATED, field: value}
+    with pytest.raises(StoreError, match=field):
+        store.create_campaign(**fields)
+    assert store.campaigns() == []
+
+
+def test_every_read_and_write_names_an_unknown_campaign(store: EventStore) -> None:
+    calls: list[Callable[[], object]] = [
+        lambda: store.campaign("ghost"),
+        lambda: store.head("ghost"),
+        lambda: store.load("ghost"),
+        lambda: store.append("ghost", 0, [event("k1")]),
+        lambda: store.save_snapshot("ghost", 0, {}, 1),
+        lambda: store.latest_snapshot("ghost", 1),
+    ]
+    for call in calls:
+        with pytest.raises(UnknownCampaign, match="'ghost'") as raised:
+            call()
+        assert raised.value.campaign_id == "ghost"
+
+
+def test_append_numbers_events_one_two_three_without_gaps(store: EventStore) -> None:
+    new_campaign(store)
+    first = store.append("c1", 0, command("k1", 2))
+    second = store.append("c1", 2, command("k2", 3))
+    assert [e.seq for e in first] == [1, 2]
+    assert [e.seq for e in second] == [3, 4, 5]
+    assert store.head("c1") == 5
+    assert store.campaign("c1").head == 5
+    assert store.load("c1") == first + second
+    assert [e.command_id for e in store.load("c1")] == ["k1", "k1", "k2", "k2", "k2"]
+
+
+def test_every_field_of_an_event_comes_back(store: EventStore) -> None:
+    new_campaign(store)
+    sent = [
+        NewEvent("ltl.roll_made", {"faces": [3, 17]}, "k1", AT, actor="gm-1", visibility="gm", version=3),
+        NewEvent("ltl.sheet_shown", {"hero": "Nova"}, "k1", AT, actor="p-7", visibility="owner", owner="p-7"),
+    ]
+    store.append("c1", 0, sent)
+    gm_event, owner_event = store.load("c1")
+    assert (gm_event.campaign_id, gm_event.seq, gm_event.type, gm_event.command_id, gm_event.at) == (
+        "c1", 1, "ltl.roll_made", "k1", AT,
+    )
+    assert (gm_event.actor, gm_event.visibility, gm_event.owner, gm_event.version) == ("gm-1", "gm", None, 3)
+    assert (owner_event.actor, owner_event.visibility, owner_event.owner, owner_event.version) == (
+        "p-7", "owner", "p-7", 1,
+    )
+    assert same(dict(gm_event.data), {"faces": [3, 17]})
+
+
+def test_a_stale_expected_seq_is_a_concurrency_error_and_writes_nothing(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 2))
+    before = store.load("c1")
+    for stale in (0, 1, 3, 10):
+        with pytest.raises(ConcurrencyError, match="reload the campaign and retry") as raised:
+            store.append("c1", stale, command(f"late-{stale}", 2))
+        assert (raised.value.campaign_id, raised.value.expected_seq, raised.value.actual_seq) == ("c1", stale, 2)
+    assert store.load("c1") == before
+    assert store.head("c1") == 2
+
+
+@pytest.mark.parametrize(
+    "bad, complaint",
+    [
+        (event("k2", visibility="friends"), "visibility"),
+        (event("k2", visibility="owner"), "owner"),
+        (event("k2", owner="p-1"), "owner"),
+        (event("k2", at="19:30"), "ISO-8601"),
+        (event("k2", type=""), "type"),
+        (event("k2", version=0), "version"),
+        (event("k2", data={"dice": {6, 7}}), "set"),
+        (event("k2", data={"odds": float("nan")}), "nan"),
+        (event("k2", data={1: "one"}), "key 1"),
+        (event("k1"), r"events\[2\]: command 'k1' is split"),
+    ],
+)
+def test_one_bad_event_in_a_command_writes_none_of_it(store: EventStore, bad: NewEvent, complaint: str) -> None:
+    new_campaign(store)
+    with pytest.raises(StoreError, match=complaint):
+        store.append("c1", 0, [event("k1"), event("k2"), bad])
+    assert store.head("c1") == 0
+    assert store.load("c1") == []
+
+
+def test_an_empty_append_is_refused(store: EventStore) -> None:
+    new_campaign(store)
+    with pytest.raises(StoreError, match="at least one event"):
+        store.append("c1", 0, [])
+
+
+def test_a_command_is_recorded_once(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 2))
+    with pytest.raises(DuplicateCommand, match="'k1' is already recorded"):
+        store.append("c1", 2, [event("k2"), event("k1")])
+    assert store.head("c1") == 2
+
+
+def test_load_after_seq_gives_only_newer_events(store: EventStore) -> None:
+    new_campaign(store)
+    for n in range(4):
+        store.append("c1", 2 * n, command(f"k{n}", 2))
+    everything = store.load("c1")
+    assert store.load("c1", after_seq=5) == everything[5:]
+    assert [e.seq for e in store.load("c1", after_seq=5)] == [6, 7, 8]
+    assert store.load("c1", after_seq=8) == []
+    assert store.load("c1", after_seq=0) == everything
+
+
+def test_the_latest_snapshot_of_a_state_version_is_found(store: EventStore) -> None:
+    new_campaign(store)
+    assert store.latest_snapshot("c1", 1) is None
+    for n in range(3):
+        store.append("c1", 2 * n, command(f"k{n}", 2))
+    store.save_snapshot("c1", 2, {"karma": "d10"}, 1)
+    store.save_snapshot("c1", 6, {"karma": "d6"}, 1)
+    store.save_snapshot("c1", 4, {"karma": "d8"}, 1)
+    store.save_snapshot("c1", 3, {"v2": True}, 2)
+    latest = store.latest_snapshot("c1", 1)
+    assert latest is not None
+    assert (latest.campaign_id, latest.seq, latest.version) == ("c1", 6, 1)
+    assert same(dict(latest.state), {"karma": "d6"})
+    other = store.latest_snapshot("c1", 2)
+    assert other is not None and (other.seq, dict(other.state)) == (3, {"v2": True})
+    assert store.latest_snapshot("c1", 3) is None
+
+
+def test_a_snapshot_saved_again_replaces_the_old_one(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 2))
+    store.save_snapshot("c1", 2, {"old": 1}, 1)
+    store.save_snapshot("c1", 2, {"new": 2}, 1)
+    latest = store.latest_snapshot("c1", 1)
+    assert latest is not None and dict(latest.state) == {"new": 2}
+
+
+def test_a_snapshot_past_the_head_is_refused(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 2))
+    with pytest.raises(StoreError, match="past campaign 'c1'"):
+        store.save_snapshot("c1", 3, {}, 1)
+    assert store.latest_snapshot("c1", 1) is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.dictionaries(st.text(), json_values, max_size=5), state=st.dictionaries(st.text(), json_values))
+def test_payloads_and_snapshots_come_back_exactly(
+    store: EventStore, data: dict[str, Any], state: dict[str, Any]
+) -> None:
+    campaign_id = f"c-{uuid.uuid4().hex}"
+    new_campaign(store, campaign_id)
+    expected = copy.deepcopy(data)
+    returned = store.append(campaign_id, 0, [event("k1", data=data)])
+    data.clear()
+    (loaded,) = store.load(campaign_id)
+    assert same(dict(returned[0].data), expected)
+    assert same(dict(loaded.data), expected)
+    store.save_snapshot(campaign_id, 1, state, 1)
+    snapshot = store.latest_snapshot(campaign_id, 1)
+    assert snapshot is not None and same(dict(snapshot.state), state)
+
+
+def test_big_integers_and_unicode_come_back_exactly(store: EventStore) -> None:
+    new_campaign(store)
+    data = {
+        "big": 2**70,
+        "negative": -(2**63),
+        "minus_zero": -0.0,
+        "tiny": 5e-324,
+        "text": "Dino-Pirates 🦖 ñ 忍者",
+        "deep": [[[{}]]],
+        "whole_float": 3.0,
+    }
+    store.append("c1", 0, [event("k1", data=data)])
+    assert same(dict(store.load("c1")[0].data), data)
+
+
+def played(store: EventStore) -> None:
+    """A small campaign: three commands, public, owner-only and GM-only events, unicode data."""
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 2))
+    store.append(
+        "c1",
+        2,
+        [
+            NewEvent("ltl.roll_made", {"faces": [20, 1], "who": "Señor Ñandú"}, "k2", AT, actor="gm", visibility="gm"),
+            NewEvent("ltl.note", {"text": "🦖"}, "k2", AT, actor="p1", visibility="owner", owner="p1", version=2),
+        ],
+    )
+    store.append("c1", 4, command("k3", 3))
+
+
+def expected_digest(document: dict[str, Any]) -> str:
+    content = {"campaign": document["campaign"], "event_count": len(document["events"]), "events": document["events"]}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_an_export_imported_into_an_empty_store_is_identical(store: EventStore, other_store: EventStore) -> None:
+    played(store)
+    document = json.loads(json.dumps(export_campaign(store, "c1")))
+    assert document["format"] == "herotable.campaign"
+    assert document["format_version"] == 1
+    assert document["event_count"] == 7
+    assert document["sha256"] == expected_digest(document)
+    row = import_campaign(other_store, document)
+    assert row == store.campaign("c1") == other_store.campaign("c1")
+    assert other_store.campaigns() == store.campaigns()
+    originals, restored = store.load("c1"), other_store.load("c1")
+    assert restored == originals
+    assert all(same(dict(a.data), dict(b.data)) for a, b in zip(originals, restored, strict=True))
+    other_store.append("c1", 7, command("k4", 1))
+    assert other_store.head("c1") == 8
+
+
+def test_an_export_of_an_empty_campaign_round_trips(store: EventStore, other_store: EventStore) -> None:
+    new_campaign(store)
+    assert import_campaign(other_store, export_campaign(store, "c1")).head == 0
+    assert other_store.load("c1") == []
+
+
+def _change_data(doc: dict[str, Any]) -> None:
+    doc["events"][2]["data"]["faces"] = [20, 20]
+
+
+def _drop_last(doc: dict[str, Any]) -> None:
+    doc["events"].pop()
+
+
+def _drop_last_and_fix_counts(doc: dict[str, Any]) -> None:
+    doc["events"].pop()
+    doc["event_count"] -= 1
+    doc["campaign"]["head"] -= 1
+
+
+def _swap(doc: dict[str, Any]) -> None:
+    doc["events"][3], doc["events"][4] = doc["events"][4], doc["events"][3]
+
+
+def _swap_within_a_command_and_renumber(doc: dict[str, Any]) -> None:
+    doc["events"][4], doc["events"][5] = doc["events"][5], doc["events"][4]
+    doc["events"][4]["seq"], doc["events"][5]["seq"] = 5, 6
+
+
+def _wrong_digest(doc: dict[str, Any]) -> None:
+    doc["sha256"] = "0" * 64
+
+
+def _split_command(doc: dict[str, Any]) -> None:
+    doc["events"][4]["command_id"] = "k1"
+
+
+def _missing_field(doc: dict[str, Any]) -> None:
+    del doc["events"][1]["visibility"]
+
+
+def _seq_as_text(doc: dict[str, Any]) -> None:
+    doc["events"][1]["seq"] = "2"
+
+
+def _newer_format(doc: dict[str, Any]) -> None:
+    doc["format_version"] = 2
+
+
+def _foreign_event(doc: dict[str, Any]) -> None:
+    doc["events"][0]["campaign_id"] = "c2"
+
+
+TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
+    (_change_data, "sha256 digest does not match"),
+    (_drop_last, "event_count is 7 but the document holds 6 events"),
+    (_drop_last_and_fix_counts, "sha256 digest does not match"),
+    (_swap, "event number 4 in the log has seq 5"),
+    (_swap_within_a_command_and_renumber, "sha256 digest does not match"),
+    (_wrong_digest, "sha256 digest does not match"),
+    (_split_command, "event seq 5: command 'k1' is split"),
+    (_missing_field, r"events\[1\] \(seq 2\): field 'visibility' is missing"),
+    (_seq_as_text, r"events\[1\]: field 'seq' must be an integer"),
+    (_newer_format, "format_version 2"),
+    (_foreign_event, "event seq 1 belongs to campaign 'c2'"),
+]
+
+
+@pytest.mark.parametrize("tamper, reason", TAMPERINGS, ids=[t.__name__.strip("_") for t, _ in TAMPERINGS])
+def test_a_tampered_export_is_refused_with_its_reason_and_imports_nothing(
+    store: EventStore, other_store: EventStore, tamper: Callable[[dict[str, Any]], None], reason: str
+) -> None:
+    played(store)
+    document = export_campaign(store, "c1")
+    tamper(document)
+    with pytest.raises(InvalidExport, match=reason) as raised:
+        import_campaign(other_store, document)
+    assert "Nothing was imported" in str(raised.value)
+    assert other_store.campaigns() == []
+
+
+def test_an_export_of_a_campaign_already_in_the_store_is_refused(store: EventStore) -> None:
+    played(store)
+    before = store.load("c1")
+    with pytest.raises(InvalidExport, match="'c1' already exists"):
+        import_campaign(store, export_campaign(store, "c1"))
+    assert store.load("c1") == before
+
+
+def test_racing_appends_at_the_same_head_exactly_one_wins(store: EventStore) -> None:
+    # Two players spending the last Karma level at once: one command lands, the others must reload.
+    new_campaign(store)
+    threads, rounds = 8, 5
+    barrier = threading.Barrier(threads)
+    wins: list[tuple[int, int]] = []
+    clashes: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def player(number: int) -> None:
+        try:
+            for round_ in range(rounds):
+                barrier.wait()
+                expected = 2 * round_
+                try:
+                    store.append("c1", expected, command(f"r{round_}-p{number}", 2))
+                    wins.append((round_, number))
+                except ConcurrencyError as clash:
+                    assert clash.actual_seq == expected + 2
+                    clashes.append((round_, number))
+                barrier.wait()
+        except BaseException as error:
+            errors.append(error)
+            barrier.abort()
+
+    workers = [threading.Thread(target=player, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert errors == []
+    assert sorted(round_ for round_, _ in wins) == list(range(rounds))
+    assert len(clashes) == rounds * (threads - 1)
+    log = store.load("c1")
+    assert len(log) == 2 * rounds
+    assert_whole_log(log, per_command=2)

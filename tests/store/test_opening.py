@@ -1,0 +1,155 @@
+"""Opening a store: choosing the backend from a URL or the environment, migrating, SQLite settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.runtime.migration import MigrationContext
+
+from herotable.store import MemoryEventStore, SqlEventStore, StoreError, open_store
+from herotable.store.engine import create_store_engine
+from herotable.store.migrate import upgrade
+from herotable.store.sql import parse_database_url
+
+from .helpers import AT, CREATED, command
+
+
+def test_memory_url_gives_a_memory_store() -> None:
+    assert isinstance(open_store("memory://"), MemoryEventStore)
+
+
+def test_without_a_url_the_store_is_a_sqlite_file_in_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HEROTABLE_DATABASE_URL", raising=False)
+    monkeypatch.setenv("HEROTABLE_DATA_DIR", str(tmp_path / "not-yet" / "data"))
+    store = open_store()
+    store.create_campaign("c1", "N", "ltl", CREATED)
+    store.close()
+    assert (tmp_path / "not-yet" / "data" / "herotable.db").is_file()
+
+
+def test_the_default_data_directory_is_data_under_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HEROTABLE_DATABASE_URL", raising=False)
+    monkeypatch.delenv("HEROTABLE_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    open_store().close()
+    assert (tmp_path / "data" / "herotable.db").is_file()
+
+
+def test_the_environment_url_is_used_when_none_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEROTABLE_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
+    store = open_store()
+    assert isinstance(store, SqlEventStore)
+    store.close()
+    assert (tmp_path / "env.db").is_file()
+    monkeypatch.setenv("HEROTABLE_DATABASE_URL", "memory://")
+    assert isinstance(open_store(), MemoryEventStore)
+
+
+def test_a_plain_postgresql_url_gets_the_psycopg_driver() -> None:
+    assert parse_database_url("postgresql://u@db:5432/t").drivername == "postgresql+psycopg"
+    assert parse_database_url("postgresql+psycopg://u@db/t").drivername == "postgresql+psycopg"
+
+
+@pytest.mark.parametrize(
+    "url, complaint",
+    [
+        ("mysql://u@db/t", "unsupported database URL scheme 'mysql'"),
+        ("postgresql+psycopg2://u@db/t", "unsupported database URL scheme 'postgresql\\+psycopg2'"),
+        ("not a url", "cannot read the database URL"),
+        ("sqlite://", "use memory://"),
+        ("sqlite:///:memory:", "use memory://"),
+    ],
+)
+def test_a_bad_url_says_which_forms_are_accepted(url: str, complaint: str) -> None:
+    with pytest.raises(StoreError, match=complaint) as raised:
+        open_store(url)
+    assert "Accepted forms: memory://, sqlite:///" in str(raised.value)
+    assert "postgresql+psycopg://" in str(raised.value)
+
+
+def test_an_unreachable_server_is_a_store_error_without_the_password() -> None:
+    with pytest.raises(StoreError, match="cannot open the database") as raised:
+        open_store("postgresql://someone:s3cret@127.0.0.1:1/none?connect_timeout=2")
+    assert "s3cret" not in str(raised.value)
+
+
+def test_a_sqlite_store_uses_wal_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    open_store(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    engine = create_store_engine(sa.make_url(f"sqlite:///{path}"))
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000
+    engine.dispose()
+
+
+def test_the_database_refuses_a_second_event_at_the_same_seq(tmp_path: Path) -> None:
+    # The guarantee lives in the schema itself, not only in the store's own checks.
+    path = tmp_path / "h.db"
+    store = open_store(f"sqlite:///{path}")
+    store.create_campaign("c1", "N", "ltl", CREATED)
+    store.append("c1", 0, command("k1", 1))
+    store.close()
+    with sqlite3.connect(path) as raw, pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+        raw.execute(
+            "INSERT INTO events (campaign_id, seq, type, version, command_id, at, visibility, data) "
+            "VALUES ('c1', 1, 't', 1, 'k2', ?, 'public', '{}')",
+            (AT,),
+        )
+
+
+def _revision(path: Path) -> str | None:
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.connect() as connection:
+        revision = MigrationContext.configure(connection).get_current_revision()
+    engine.dispose()
+    return revision
+
+
+def test_a_database_at_the_first_revision_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    engine = create_store_engine(sa.make_url(f"sqlite:///{path}"))
+    upgrade(engine, "0001")
+    engine.dispose()
+    assert _revision(path) == "0001"
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'snapshots'").fetchall() == []
+        raw.execute("INSERT INTO campaigns VALUES ('old', 'From before snapshots', 'ltl', ?, 2)", (CREATED,))
+        raw.executemany(
+            "INSERT INTO events (campaign_id, seq, type, version, command_id, at, actor, visibility, owner, data) "
+            "VALUES ('old', ?, 'ltl.karma_spent', 1, 'k1', ?, 'p1', 'public', NULL, ?)",
+            [(1, AT, '{"part":0,"of":2}'), (2, AT, '{"part":1,"of":2}')],
+        )
+    store = open_store(f"sqlite:///{path}")
+    assert _revision(path) == "0002"
+    assert store.head("old") == 2
+    assert [(e.seq, e.actor, dict(e.data)) for e in store.load("old")] == [
+        (1, "p1", {"part": 0, "of": 2}),
+        (2, "p1", {"part": 1, "of": 2}),
+    ]
+    store.save_snapshot("old", 2, {"karma": "d8"}, 1)
+    store.append("old", 2, command("k2", 2))
+    store.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT campaign_id, seq FROM snapshots").fetchall() == [("old", 2)]
+
+
+def test_opening_a_current_database_again_changes_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    store = open_store(url)
+    store.create_campaign("c1", "N", "ltl", CREATED)
+    store.append("c1", 0, command("k1", 2))
+    store.close()
+    again = open_store(url)
+    assert again.head("c1") == 2
+    assert _revision(tmp_path / "h.db") == "0002"
+    again.close()
