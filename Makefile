@@ -1,10 +1,8 @@
 # herotable — set-up and checks. Every target builds the local virtual environment it needs.
-# PURE lists the rules layers: no randomness, clock, storage or web imports (checked before every stop).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-PURE   := src/herotable/dice src/herotable/ltl src/herotable/conviction src/herotable/table src/herotable/errors.py
 
 .PHONY: run test lint bench clean
 
