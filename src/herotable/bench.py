@@ -44,7 +44,12 @@ def _baseline() -> float:
 
 def _conflicts() -> float:
     seed = iter(range(10**9))
-    return _rate(lambda: run_demo(SeededRng(next(seed))) and 1)
+
+    def fight() -> int:
+        run_demo(SeededRng(next(seed)))
+        return 1
+
+    return _rate(fight)
 
 
 def _replay(events: int) -> tuple[float, int]:
