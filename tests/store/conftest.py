@@ -27,7 +27,7 @@ def _empty_postgres(request: pytest.FixtureRequest, which: int) -> str:
     url: str = request.getfixturevalue("postgres_pair")[which]
     engine = sa.create_engine(url)
     with engine.begin() as connection:
-        connection.exec_driver_sql("TRUNCATE snapshots, events, campaigns")
+        connection.exec_driver_sql("TRUNCATE snapshots, events, invites, users, campaigns")
     engine.dispose()
     return url
 

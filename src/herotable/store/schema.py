@@ -49,3 +49,26 @@ class SnapshotRecord(Base):
     version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     state: Mapped[str] = mapped_column(Text)
+
+
+class UserRecord(Base):
+    """An account. The password is kept only as a memory-hard hash."""
+
+    __tablename__ = "users"
+
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    username: Mapped[str] = mapped_column(Text, unique=True)
+    display_name: Mapped[str] = mapped_column(Text)
+    password_hash: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+
+
+class InviteRecord(Base):
+    """An invitation code that lets its holder join a campaign in a role."""
+
+    __tablename__ = "invites"
+
+    code: Mapped[str] = mapped_column(Text, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
+    role: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)

@@ -87,6 +87,11 @@ class SqlEventStore:
         self._engine = engine
         self._writer = for_writing(engine)
 
+    @property
+    def engine(self) -> Engine:
+        """The database engine, shared with the account store of the same database."""
+        return self._engine
+
     def _campaign(self, connection: Connection, campaign_id: str) -> CampaignRow:
         found = connection.execute(
             select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == campaign_id)

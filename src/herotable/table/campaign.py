@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from herotable.conviction.options import CampaignOptions
 from herotable.ltl.advancement import award_hero_points
 from herotable.ltl.hero import Hero, end_adventure, end_scene
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.sheet import sheet_from_dict
 from herotable.table.commands import Command, Ctx, Outcome, handles, require_gm, require_member
+from herotable.table.cv_play import cv_busy, cv_end_scene, cv_new_session
 from herotable.table.model import (
     Forbidden,
     LtlCharacter,
@@ -33,6 +35,7 @@ class CreateCampaign(Command):
     gm: str
     gm_name: str
     ltl_options: LtlOptions = field(default_factory=LtlOptions)
+    cv_options: CampaignOptions = field(default_factory=CampaignOptions)
 
 
 @handles(CreateCampaign)
@@ -47,6 +50,7 @@ def _create(state: TableState, cmd: CreateCampaign, ctx: Ctx) -> Outcome:
         ruleset=cmd.ruleset,
         members=(Member(cmd.gm, cmd.gm_name, Role.GM),),
         ltl_options=cmd.ltl_options,
+        cv_options=cmd.cv_options,
     )
     return Outcome(new, {"text": f"{cmd.gm_name} created {cmd.title!r} ({cmd.ruleset.value})"})
 
@@ -106,8 +110,11 @@ def _remove(state: TableState, cmd: RemoveMember, ctx: Ctx) -> Outcome:
         raise TableError("member/gm_leaves", "the GM cannot leave their own campaign", fix="keep the GM seat")
     gm = next(m.user for m in state.members if m.role is Role.GM)
     chars = tuple(replace(c, owner=gm) if c.owner == cmd.user else c for c in state.characters)
+    cv = tuple(replace(c, owner=gm) if c.owner == cmd.user else c for c in state.cv_characters)
+    checks = tuple(replace(c, owner=gm) if c.owner == cmd.user else c for c in state.checks)
     members = tuple(m for m in state.members if m.user != cmd.user)
-    return Outcome(replace(state, members=members, characters=chars), {"text": f"{cmd.user} left the campaign"})
+    new = replace(state, members=members, characters=chars, cv_characters=cv, checks=checks)
+    return Outcome(new, {"text": f"{cmd.user} left the campaign"})
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,8 @@ class MarkDramatic(Command):
 
 @dataclass(frozen=True)
 class EndScene(Command):
-    """End of scene: non-damaging losses recover, Motivation's re-roll returns (R-LTL-6, R-LTL-17)."""
+    """End of scene: non-damaging losses recover, Motivation's re-roll returns (R-LTL-6, R-LTL-17); Conviction
+    scene effects expire and a dramatic scene offers the regain check (R-CV-13)."""
 
     name = "structure.end_scene"
 
@@ -197,6 +205,7 @@ def _busy(state: TableState) -> None:
             "a conflict or a roll is still open",
             fix="settle open rolls and end the conflict first",
         )
+    cv_busy(state)
 
 
 def _structure(state: TableState, s: Structure, text: str) -> Outcome:
@@ -228,7 +237,13 @@ def _end_adventure(state: TableState, cmd: EndAdventure, ctx: Ctx) -> Outcome:
     )
     s = replace(state.structure, in_adventure=False, in_session=False, in_scene=False, dramatic=False)
     awards = {k: v for k, v in cmd.awards.items() if v}
-    return Outcome(replace(state, characters=chars, structure=s), {"text": "The adventure ends", "awards": awards})
+    summary: dict[str, Any] = {"text": "The adventure ends", "awards": awards}
+    new = replace(state, characters=chars, structure=s)
+    if state.ruleset is Ruleset.CONVICTION:  # closing the open scene and session closes their effects (R-T-1)
+        if state.structure.in_scene:
+            new, summary["regain_offered"] = cv_end_scene(new, state.structure.dramatic)
+        new = cv_new_session(new) if state.structure.in_session else new
+    return Outcome(new, summary)
 
 
 @handles(StartSession)
@@ -237,7 +252,8 @@ def _start_session(state: TableState, cmd: StartSession, ctx: Ctx) -> Outcome:
     s = state.structure
     if s.in_session:
         raise TableError("structure/session_open", "a game session is already running", fix="end it first")
-    return _structure(state, replace(s, session=s.session + 1, in_session=True), f"Game session {s.session + 1}")
+    new = cv_new_session(state)  # three more Quotable Wit uses (R-CV-12)
+    return _structure(new, replace(s, session=s.session + 1, in_session=True), f"Game session {s.session + 1}")
 
 
 @handles(EndSession)
@@ -245,7 +261,7 @@ def _end_session(state: TableState, cmd: EndSession, ctx: Ctx) -> Outcome:
     require_gm(state, ctx.user)
     if not state.structure.in_session:
         raise TableError("structure/no_session", "no game session is running", fix="start one first")
-    return _structure(state, replace(state.structure, in_session=False), "The game session ends")
+    return _structure(cv_new_session(state), replace(state.structure, in_session=False), "The game session ends")
 
 
 @handles(StartScene)
@@ -273,4 +289,8 @@ def _end_scene(state: TableState, cmd: EndScene, ctx: Ctx) -> Outcome:
         raise TableError("structure/no_scene", "no scene is running", fix="start one first")
     chars = tuple(replace(c, hero=end_scene(c.hero)) for c in state.characters)
     s = replace(state.structure, in_scene=False)
-    return Outcome(replace(state, characters=chars, structure=s, failed=()), {"text": "The scene ends"})
+    new = replace(state, characters=chars, structure=s, failed=())
+    if state.ruleset is Ruleset.CONVICTION:  # scene effects end; a dramatic scene offers the regain check (R-CV-13)
+        new, offered = cv_end_scene(new, state.structure.dramatic)
+        return Outcome(new, {"text": "The scene ends", "dramatic": state.structure.dramatic, "regain_offered": offered})
+    return Outcome(new, {"text": "The scene ends"})

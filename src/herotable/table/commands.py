@@ -104,17 +104,26 @@ def require_gm(state: TableState, user: str) -> None:
         raise Forbidden("table/gm_only", "only the GM may do this", fix="ask the GM")
 
 
+def _owner_and_name(state: TableState, cid: str) -> tuple[str, str]:
+    """A character of either game: its owner and name. Raises TableError for an unknown id."""
+    if any(c.id == cid for c in state.cv_characters):
+        cv = state.cv_character(cid)
+        return cv.owner, cv.hero.name
+    return state.character(cid).owner, state.character(cid).hero.name
+
+
 def require_controls(state: TableState, user: str, cid: str) -> None:
-    """The user may act for this character: its owner, or the GM."""
+    """The user may act for this character (of either game): its owner, or the GM."""
     role = require_member(state, user)
     if role is Role.GM:
-        state.character(cid)
+        _owner_and_name(state, cid)
         return
     if role is Role.SPECTATOR:
         raise Forbidden("table/spectator", "spectators watch; they do not act", fix="ask the GM to make you a player")
-    if state.character(cid).owner != user:
+    owner, name = _owner_and_name(state, cid)
+    if owner != user:
         raise Forbidden(
             "table/not_your_character",
-            f"{state.character(cid).hero.name} is not your character",
+            f"{name} is not your character",
             fix="act for a character you own",
         )

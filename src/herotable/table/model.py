@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from herotable.conviction.checks import Check
+from herotable.conviction.exit_scene import ExitBid
+from herotable.conviction.hero import Hero as CvHero
+from herotable.conviction.options import CampaignOptions
+from herotable.conviction.quotable_wit import WitLedger
 from herotable.errors import RulesError
 from herotable.ltl.conflict import Conflict
 from herotable.ltl.hero import Hero
@@ -61,6 +66,17 @@ class LtlCharacter:
 
 
 @dataclass(frozen=True)
+class CvCharacter:
+    """A Conviction character at the table: a player's hero, or the GM's NPC or villain."""
+
+    id: str
+    owner: str  # user id
+    hero: CvHero
+    npc: bool = False
+    hidden: bool = False  # the sheet is shown to the GM only (the name is public)
+
+
+@dataclass(frozen=True)
 class Structure:
     """Where the campaign is (R-T-1): adventure, game session and scene counters, and what is open."""
 
@@ -84,6 +100,18 @@ class OpenTask:
     purpose: str = "challenge"  # challenge | karma | stunt | last_chance
     secret: bool = False  # a GM roll that stays GM-only even when settled
     detail: str = ""  # e.g. the stunt's "Power: stunt"
+
+
+@dataclass(frozen=True)
+class OpenCheck:
+    """A pending Conviction check (R-CV-4): the roller and the GM see it; everyone else once it is announced."""
+
+    id: str  # the command that rolled it
+    character: str
+    owner: str
+    check: Check
+    secret: bool = False  # a GM roll that stays GM-only even when announced
+    by_enemy: bool = True  # a Toughness save: the damage came from an enemy (R-CV-13, the GM's call)
 
 
 @dataclass(frozen=True)
@@ -122,6 +150,11 @@ class TableState:
     failed: tuple[FailedTask, ...] = ()
     done: tuple[Done, ...] = ()  # the most recent commands, newest last: what undo can reach
     seq: int = 0
+    cv_characters: tuple[CvCharacter, ...] = ()
+    cv_options: CampaignOptions = field(default_factory=CampaignOptions)
+    wits: WitLedger = field(default_factory=WitLedger)
+    exit_bid: ExitBid | None = None
+    checks: tuple[OpenCheck, ...] = ()  # pending Conviction checks
 
     def member(self, user: str) -> Member | None:
         return next((m for m in self.members if m.user == user), None)
@@ -166,4 +199,36 @@ class TableState:
             "table/no_task",
             "no such open roll" if task_id else f"{len(self.tasks)} rolls are open; say which",
             fix="settle or name one of the open rolls: " + (", ".join(t.id for t in self.tasks) or "none"),
+        )
+
+    def cv_character(self, cid: str) -> CvCharacter:
+        for c in self.cv_characters:
+            if c.id == cid:
+                return c
+        raise TableError(
+            "table/unknown_character",
+            f"there is no Conviction character {cid!r} in this campaign",
+            fix=f"use one of {', '.join(c.id for c in self.cv_characters) or 'no characters yet'}",
+        )
+
+    def cv_hero(self, cid: str) -> CvHero:
+        return self.cv_character(cid).hero
+
+    def with_cv_hero(self, cid: str, hero: CvHero) -> TableState:
+        self.cv_character(cid)
+        chars = tuple(replace(c, hero=hero) if c.id == cid else c for c in self.cv_characters)
+        return replace(self, cv_characters=chars)
+
+    def cv_check(self, check_id: str | None = None) -> OpenCheck:
+        """The pending Conviction check with this id, or the only pending one."""
+        if check_id is None and len(self.checks) == 1:
+            return self.checks[0]
+        for c in self.checks:
+            if c.id == check_id:
+                return c
+        raise TableError(
+            "table/no_check",
+            "no such pending check" if check_id else f"{len(self.checks)} checks are pending; say which",
+            fix="announce or name one of the pending checks: " + (", ".join(c.id for c in self.checks) or "none"),
+            ruling="R-CV-4",
         )

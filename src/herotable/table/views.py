@@ -1,8 +1,8 @@
 """Per-viewer views: what each member may see, decided before anything leaves the server.
 
-GM-only rolls and pending (unsettled) rolls reach only the roller and the GM; hidden NPC sheets reach only
-the GM. This runs on the state and on every event, so pages, API answers, live frames and exports all go
-through the same filter.
+GM-only rolls and pending (unsettled or unannounced) rolls reach only the roller and the GM; hidden NPC
+sheets reach only the GM, in both games. This runs on the state and on every event, so pages, API answers,
+live frames and exports all go through the same filter.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def may_see_event(state: TableState, user: str | None, visibility: str, owner: s
 def _owner_of(state: TableState, cid: str | None) -> str | None:
     if cid is None:
         return None
-    return next((c.owner for c in state.characters if c.id == cid), None)
+    owners = [c.owner for c in state.characters if c.id == cid] + [c.owner for c in state.cv_characters if c.id == cid]
+    return owners[0] if owners else None
 
 
 def view_for(state: TableState, user: str | None) -> dict[str, Any]:
@@ -47,6 +48,13 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         if not c.hidden or c.owner == user
         else {"id": c.id, "owner": c.owner, "npc": c.npc, "hidden": True, "name": c.hero.name}
         for c in state.characters
+    ]
+    view["checks"] = [encode(c) for c in state.checks if c.owner == user and not c.secret]
+    view["cv_characters"] = [
+        encode(c)
+        if not c.hidden or c.owner == user
+        else {"id": c.id, "owner": c.owner, "npc": c.npc, "hidden": True, "name": c.hero.name}
+        for c in state.cv_characters
     ]
     hidden = {c.id for c in state.characters if c.hidden and c.owner != user}
     conflict = view.get("conflict")

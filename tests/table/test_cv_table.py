@@ -1,0 +1,624 @@
+"""Conviction at the table: every command through the service, with scripted dice, per-viewer visibility,
+permissions, undo and replay (R-CV-1 … R-CV-13, R-T-1, R-T-2)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from herotable.conviction import Abilities, Ability, ActionKind, Lethal, Nature, NatureTrait, Setback, ShakeOff, Side
+from herotable.conviction import Role as CvRole
+from herotable.dice import ScriptedRng
+from herotable.errors import IllegalAction, NotEnough, RulesError
+from herotable.service import TableService, replay_events
+from herotable.store.memory import MemoryEventStore
+from herotable.table.campaign import (
+    EndAdventure,
+    EndScene,
+    EndSession,
+    Join,
+    MarkDramatic,
+    RemoveMember,
+    StartAdventure,
+    StartScene,
+    StartSession,
+)
+from herotable.table.commands import Command
+from herotable.table.cv_play import (
+    AddFatigue,
+    Announce,
+    AwardNature,
+    CreateCvCharacter,
+    CvOverride,
+    CvSheet,
+    DesignateWit,
+    Determination,
+    DyingCheck,
+    EscapeDeath,
+    Expertise,
+    GainFromSetback,
+    HeroicFeat,
+    InterfereExit,
+    OverrideCheck,
+    PassExit,
+    PressExit,
+    RecoverNow,
+    RecoveryCheck,
+    RegainCheck,
+    Reroll,
+    Rest,
+    RollCheck,
+    ShakeOffCondition,
+    StartExit,
+    StartRound,
+    StrenuousGuard,
+    Stun,
+    Surge,
+    TakeAction,
+    TheTalent,
+    ToughnessSave,
+    UseTalentPower,
+    UseWit,
+)
+from herotable.table.model import Forbidden, Role, Ruleset, TableError, TableState
+from herotable.table.undo import Undo
+
+CID = "isle"
+GM, ANA, BEN, SAM = "gm", "ana", "ben", "sam"
+
+
+def sheet(name: str, role: CvRole = CvRole.WARRIOR, **changes: Any) -> CvSheet:
+    base = CvSheet(
+        name=name,
+        level=1,
+        roles=(role,),
+        abilities=Abilities(strength=2, dexterity=1, constitution=1, intelligence=0, wisdom=1, charisma=1),
+        toughness=2,
+        nature=Nature("Loyal", "Reckless"),
+        combat_bonus=1,
+        skills=(("Notice", 4), ("Diplomacy", 2)),
+    )
+    return replace(base, **changes)
+
+
+def run(svc: TableService, user: str, cmd: Command, *faces: int) -> dict[str, Any]:
+    """Execute with exactly these d20 faces; return the summary of the stored event."""
+    rng = ScriptedRng([(20, f) for f in faces])
+    svc.rng = rng
+    applied = svc.execute(CID, user, cmd)
+    assert rng.remaining == 0
+    summary: dict[str, Any] = applied.events[-1].data["summary"]
+    return summary
+
+
+def refused(svc: TableService, user: str, cmd: Command, error: type[RulesError] = RulesError) -> RulesError:
+    """The command is refused with `error` and nothing is appended."""
+    head = svc.store.head(CID)
+    svc.rng = ScriptedRng([(20, 10)] * 3)
+    with pytest.raises(error) as info:
+        svc.execute(CID, user, cmd)
+    assert svc.store.head(CID) == head
+    return info.value
+
+
+def types_seen(svc: TableService, user: str) -> list[str]:
+    return [e.type for e in svc.events_for(CID, user)]
+
+
+def state(svc: TableService) -> TableState:
+    return svc.state(CID)
+
+
+def conviction(svc: TableService, cid: str) -> int:
+    return state(svc).cv_hero(cid).conviction
+
+
+def assert_replays(svc: TableService) -> None:
+    assert replay_events(svc.store.load(CID)) == svc.state(CID)
+
+
+@pytest.fixture
+def svc() -> TableService:
+    """A Conviction campaign: two players with a hero each, a spectator, and the GM's hidden villain, in a scene."""
+    service = TableService(MemoryEventStore(), rng=ScriptedRng([]))
+    service.create_campaign(GM, "Gwen", "Ninja Island", Ruleset.CONVICTION, campaign_id=CID)
+    run(service, ANA, Join("Ana"))
+    run(service, BEN, Join("Ben"))
+    run(service, SAM, Join("Sam", Role.SPECTATOR))
+    run(service, ANA, CreateCvCharacter("kes", sheet("Kestrel")))
+    run(service, BEN, CreateCvCharacter("mo", sheet("Moss", CvRole.EXPERT)))
+    run(service, GM, CreateCvCharacter("rex", sheet("Captain Rex"), npc=True, hidden=True))
+    for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound()):
+        run(service, GM, cmd)
+    return service
+
+
+# --- characters ---
+
+
+def test_characters_start_with_their_levels_conviction_and_a_hidden_npc_is_gm_only(svc: TableService) -> None:
+    # R-CV-2: 3 points at 1st level; R-T-1 (issue 4): a hidden NPC sheet reaches only the GM
+    assert conviction(svc, "kes") == 3
+    assert state(svc).cv_character("rex").hidden and state(svc).cv_character("rex").owner == GM
+    creations = [e for e in svc.events_for(CID, ANA) if e.type == "character.create_cv"]
+    assert [e.data["summary"]["character"] for e in creations] == ["kes", "mo"]
+    assert [e.data["summary"]["character"] for e in svc.events_for(CID, GM) if e.type == "character.create_cv"] == [
+        "kes",
+        "mo",
+        "rex",
+    ]
+    rex_for_ana = next(c for c in svc.view(CID, ANA)["cv_characters"] if c["id"] == "rex")
+    assert rex_for_ana == {"id": "rex", "owner": GM, "npc": True, "hidden": True, "name": "Captain Rex"}
+    rex_for_gm = next(c for c in svc.view(CID, GM)["cv_characters"] if c["id"] == "rex")
+    assert rex_for_gm["hero"]["sheet"]["toughness"] == 2
+    assert_replays(svc)
+
+
+def test_players_create_only_their_own_heroes_and_names_are_unique(svc: TableService) -> None:
+    # R-T-2: the GM creates NPCs; players their own heroes; spectators none
+    refused(svc, ANA, CreateCvCharacter("goon", sheet("Goon"), npc=True), Forbidden)
+    refused(svc, ANA, CreateCvCharacter("b2", sheet("Bee"), owner=BEN), Forbidden)
+    refused(svc, SAM, CreateCvCharacter("s", sheet("Sam's")), Forbidden)
+    refused(svc, ANA, CreateCvCharacter("kes2", sheet("kestrel")), TableError)  # the engine knows heroes by name
+    refused(svc, ANA, CreateCvCharacter("kes", sheet("Other")), TableError)
+    err = refused(svc, ANA, CreateCvCharacter("x", sheet("X", level=0)))
+    assert err.code == "sheet/invalid"  # R-CV-2
+
+
+def test_an_ltl_campaign_refuses_conviction_characters() -> None:
+    # R-T-1: a campaign uses one ruleset
+    service = TableService(MemoryEventStore(), rng=ScriptedRng([]))
+    service.create_campaign(GM, "Gwen", "Capes", Ruleset.LTL, campaign_id=CID)
+    refused(service, GM, CreateCvCharacter("kes", sheet("Kestrel")), TableError)
+    refused(service, GM, StartRound(), TableError)
+
+
+# --- checks: pending, re-roll, announce (R-CV-1, R-CV-4) ---
+
+
+def test_a_pending_check_reaches_only_the_roller_and_the_gm(svc: TableService) -> None:
+    # R-CV-4: the roller and the GM see a pending roll; everyone else when it is announced
+    s = run(svc, ANA, RollCheck("kes", 15, ability=Ability.STRENGTH, skill="Notice"), 7)
+    assert (s["d20"], s["modifier"], s["total"], s["succeeded"]) == (7, 6, 13, False)  # R-CV-1
+    assert "cv.check" in types_seen(svc, ANA) and "cv.check" in types_seen(svc, GM)
+    assert "cv.check" not in types_seen(svc, BEN) and "cv.check" not in types_seen(svc, SAM)
+    assert len(svc.view(CID, ANA)["checks"]) == 1 and len(svc.view(CID, GM)["checks"]) == 1
+    assert svc.view(CID, BEN)["checks"] == []
+    assert_replays(svc)
+
+
+def test_conviction_reroll_counts_plus_ten_and_the_announcement_is_public(svc: TableService) -> None:
+    # R-CV-4: a 1–10 on the re-roll counts as 11–20; keep the better; then announced to everyone
+    run(svc, ANA, RollCheck("kes", 15, label="climb the rigging", ability=Ability.STRENGTH), 7)
+    s = run(svc, ANA, Reroll(), 4)
+    assert (s["d20"], s["reroll"], s["reroll_counts_as"], s["kept"], s["total"]) == (7, 4, 14, 14, 16)
+    assert s["conviction"] == 2
+    assert "cv.reroll" not in types_seen(svc, BEN)
+    assert refused(svc, ANA, Reroll()).code == "conviction/already_rerolled"  # a roll takes one re-roll
+    a = run(svc, ANA, Announce())
+    announced = [e for e in svc.events_for(CID, BEN) if e.type == "cv.announce"]
+    assert len(announced) == 1
+    shown = announced[0].data["summary"]
+    assert (shown["d20"], shown["reroll"], shown["reroll_counts_as"], shown["kept"]) == (7, 4, 14, 14)
+    assert shown["succeeded"] and shown["announced"] and a == shown
+    assert state(svc).checks == ()
+    refused(svc, ANA, Reroll(), TableError)  # R-CV-4: nothing pending any more
+    assert_replays(svc)
+
+
+def test_a_secret_gm_roll_stays_gm_only_even_announced(svc: TableService) -> None:
+    # R-CV-4, R-T-2: secret rolls are the GM's; players may not make them
+    refused(svc, ANA, RollCheck("kes", 10, secret=True), Forbidden)
+    run(svc, GM, RollCheck("kes", 12, label="ambush Notice", skill="Notice", secret=True), 9)
+    assert svc.view(CID, ANA)["checks"] == []
+    run(svc, GM, Announce())
+    for user in (ANA, BEN, SAM):
+        assert not {"cv.check", "cv.announce"} & set(types_seen(svc, user))
+    assert {"cv.check", "cv.announce"} <= set(types_seen(svc, GM))
+    assert_replays(svc)
+
+
+def test_the_gm_overrides_a_pending_check_with_a_reason(svc: TableService) -> None:
+    # R-T-2: the GM can override any computed result; the override is logged with who made it
+    run(svc, BEN, RollCheck("mo", 20, label="leap the chasm"), 3)
+    refused(svc, BEN, OverrideCheck(True, "pity"), Forbidden)
+    refused(svc, GM, OverrideCheck(True, "  "), TableError)
+    run(svc, GM, OverrideCheck(True, "the rope holds"))
+    s = run(svc, BEN, Announce())
+    assert s["succeeded"] and s["margin"] < 0
+    assert s["override"] == {"succeeded": True, "by": GM, "reason": "the rope holds"}
+    assert_replays(svc)
+
+
+# --- spending limits and rounds (R-CV-3, R-CV-5, R-CV-8) ---
+
+
+def test_one_point_a_round_then_a_new_round_allows_another(svc: TableService) -> None:
+    # R-CV-3: at most one point per round
+    s = run(svc, ANA, Surge("kes", ActionKind.STANDARD))
+    assert s["conviction"] == 2
+    err = refused(svc, ANA, Surge("kes", ActionKind.MOVE), IllegalAction)
+    assert err.code == "conviction/once_per_round"
+    run(svc, GM, StartRound())
+    run(svc, ANA, Surge("kes", ActionKind.MOVE))
+    assert conviction(svc, "kes") == 1
+    assert_replays(svc)
+
+
+def test_a_surge_adds_an_action_to_the_round(svc: TableService) -> None:
+    # R-CV-5: one extra standard action this round
+    run(svc, ANA, TakeAction("kes", ActionKind.STANDARD, what="swing"))
+    run(svc, ANA, TakeAction("kes", ActionKind.MOVE))
+    assert refused(svc, ANA, TakeAction("kes", ActionKind.STANDARD)).code == "actions/none_left"
+    run(svc, ANA, Surge("kes"))
+    s = run(svc, ANA, TakeAction("kes", ActionKind.STANDARD, what="swing again"))
+    assert s["left"] == {"standard": 0, "move": 0, "full_round": False}
+    assert_replays(svc)
+
+
+def test_disabled_spends_freely_until_a_bought_recovery_ends_disabled(svc: TableService) -> None:
+    # R-CV-3 (Disabled exception and its recovery edge case), R-CV-8, R-CV-9, R-CV-13
+    run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="rex"), 5)  # 5 + 2 = 7 vs 20: fails by 13
+    assert "cv.toughness_save" in types_seen(svc, ANA) and "cv.toughness_save" not in types_seen(svc, BEN)
+    s = run(svc, ANA, Announce())
+    assert s["conditions"][0] == "disabled" and s["conviction"] == 4  # disabled by an enemy: +1, even above 3
+    run(svc, ANA, StrenuousGuard("kes"))
+    run(svc, ANA, Surge("kes", ActionKind.STANDARD))  # a second point this round: Disabled may
+    s = run(svc, ANA, TakeAction("kes", ActionKind.STANDARD))
+    assert not s["dropped_to_dying"]  # guarded against the strain this round
+    run(svc, ANA, RecoverNow("kes"), 15)  # a third point: a recovery check now
+    s = run(svc, ANA, Announce())
+    assert s["succeeded"] and "disabled" not in s["conditions"] and s["conviction"] == 1
+    err = refused(svc, ANA, Surge("kes", ActionKind.MOVE), IllegalAction)
+    assert err.code == "conviction/recovered_from_disabled"
+    run(svc, GM, StartRound())
+    run(svc, ANA, Surge("kes", ActionKind.MOVE))
+    assert_replays(svc)
+
+
+def test_a_strenuous_action_while_disabled_drops_to_dying(svc: TableService) -> None:
+    # R-CV-8: a strenuous action while Disabled drops the character to dying
+    run(svc, GM, CvOverride("kes", "the cliff fall", lethal=Lethal.DISABLED))
+    run(svc, GM, StartRound())
+    run(svc, ANA, Surge("kes", ActionKind.STANDARD))
+    s = run(svc, ANA, TakeAction("kes", ActionKind.STANDARD))
+    assert s["dropped_to_dying"] and s["conditions"][0] == "dying"
+    assert_replays(svc)
+
+
+# --- damage, dying, escape death (R-CV-8, R-CV-10) ---
+
+
+def test_damage_to_dying_then_an_assisting_ally_escapes_death_for_them(svc: TableService) -> None:
+    # R-CV-8: failing by 15+ against lethal damage is dying; R-CV-10: an assisting ally stabilises
+    refused(svc, BEN, ToughnessSave("kes", damage_bonus=5), Forbidden)  # no attacker named: the GM's call
+    refused(svc, BEN, ToughnessSave("kes", damage_bonus=5, attacker="rex"), Forbidden)  # not Ben's attacker
+    run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="rex"), 1)  # 1 + 2 = 3 vs 20: fails by 17
+    s = run(svc, ANA, Announce())
+    assert s["conditions"][0] == "dying" and s["conviction"] == 4  # knocked out: +1 (R-CV-13)
+    run(svc, ANA, DyingCheck("kes"), 12)  # 12 + 1 = 13 vs 10: alive, not stable
+    s = run(svc, ANA, Announce())
+    assert s["succeeded"] and s["conditions"][0] == "dying"
+    refused(svc, ANA, DyingCheck("kes"), IllegalAction)  # one a round
+    assert refused(svc, BEN, EscapeDeath("mo", "kes")).code == "conviction/not_assisting"
+    refused(svc, ANA, EscapeDeath("mo", "kes", assisting=True), Forbidden)  # Ana cannot spend Moss's point
+    s = run(svc, BEN, EscapeDeath("mo", "kes", assisting=True))
+    assert s["target"]["conditions"][:2] == ["disabled", "unconscious"]
+    assert conviction(svc, "mo") == 2 and conviction(svc, "kes") == 4
+    assert state(svc).cv_hero("kes").conditions.stable
+    assert_replays(svc)
+
+
+def test_a_dying_hero_escapes_death_on_their_own(svc: TableService) -> None:
+    # R-CV-10: yourself
+    run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="rex"), 2)
+    run(svc, ANA, Announce())
+    run(svc, ANA, EscapeDeath("kes"))
+    assert state(svc).cv_hero("kes").conditions.stable
+    assert_replays(svc)
+
+
+def test_a_players_attack_makes_the_hidden_villain_save_out_of_sight(svc: TableService) -> None:
+    # R-T-2: the attacker's player starts it; the effects touch the GM's villain; R-CV-4: the GM sees it pending
+    run(svc, BEN, ToughnessSave("rex", damage_bonus=2, lethal=False, attacker="mo"), 6)  # 8 vs 17: fails by 9
+    assert "cv.toughness_save" not in types_seen(svc, BEN)
+    refused(svc, BEN, Announce(), Forbidden)
+    refused(svc, BEN, ToughnessSave("rex", damage_bonus=2, attacker="mo", by_enemy=False), Forbidden)
+    s = run(svc, GM, Announce())
+    assert s["conditions"] == ["dazed", "bruised x1"] and "conviction" not in s  # a hidden sheet's points stay hidden
+    assert [e.type for e in svc.events_for(CID, BEN)][-1] == "cv.announce"
+    assert_replays(svc)
+
+
+def test_stun_fatigue_rest_and_shaking_off(svc: TableService) -> None:
+    # R-CV-8: stunned, strained → fatigued; R-CV-9: shake off stunned or strained
+    refused(svc, ANA, Stun("mo"), Forbidden)
+    run(svc, GM, Stun("kes", attacker="rex"))
+    assert refused(svc, ANA, Surge("kes")).code == "conviction/cannot_act"
+    run(svc, ANA, ShakeOffCondition("kes", ShakeOff.STUNNED))
+    assert not state(svc).cv_hero("kes").conditions.stunned
+    run(svc, GM, AddFatigue("mo"))
+    run(svc, BEN, ShakeOffCondition("mo", ShakeOff.STRAINED))
+    run(svc, GM, AddFatigue("mo", steps=2))
+    refused(svc, BEN, Rest("mo"), Forbidden)
+    refused(svc, GM, Rest("mo", steps=0), TableError)
+    s = run(svc, GM, Rest("mo"))
+    assert s["conditions"] == ["strained"]
+    assert_replays(svc)
+
+
+def test_recovery_check_improves_one_step(svc: TableService) -> None:
+    # R-CV-8: a recovery check is Constitution against 10
+    refused(svc, ANA, RecoveryCheck("kes"), IllegalAction)  # nothing to recover from
+    run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 12)  # 14 vs 15: hurt
+    run(svc, ANA, Announce())
+    run(svc, ANA, RecoveryCheck("kes"), 10)
+    s = run(svc, ANA, Announce())
+    assert s["conditions"] == []
+    assert_replays(svc)
+
+
+# --- spends: feats and core abilities (R-CV-6, R-CV-7) ---
+
+
+def test_heroic_feat_from_the_sample_catalogue(svc: TableService) -> None:
+    # R-CV-6: a feat open to one of the roles whose prerequisites the sheet meets, for one round
+    assert refused(svc, ANA, HeroicFeat("kes", "Keen Eye")).code == "conviction/feat_out_of_reach"  # expert feat
+    assert refused(svc, ANA, HeroicFeat("kes", "Kraken Grip")).code == "conviction/unknown_feat"
+    s = run(svc, ANA, HeroicFeat("kes", "Heavy Swing"))
+    assert "Heavy Swing" in s["text"] and state(svc).cv_hero("kes").feat_count("Heavy Swing") == 1
+    run(svc, GM, StartRound())
+    assert state(svc).cv_hero("kes").feat_count("Heavy Swing") == 0
+    assert_replays(svc)
+
+
+def test_the_three_core_abilities(svc: TableService) -> None:
+    # R-CV-7: only the role taken at 1st level
+    run(svc, GM, CreateCvCharacter("zu", sheet("Zu", CvRole.ADEPT), owner=ANA))
+    assert refused(svc, ANA, Expertise("kes", "Notice")).code == "conviction/not_first_role"
+    run(svc, BEN, Expertise("mo", "Notice"))
+    s = run(svc, BEN, RollCheck("mo", 15, skill="Notice"), 5)
+    assert s["modifier"] == 8  # 4 ranks + 4 from Expertise
+    run(svc, BEN, Announce())
+    run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 12)
+    run(svc, ANA, Announce())
+    s = run(svc, ANA, Determination("kes"))
+    assert s["conditions"] == []
+    run(svc, ANA, TheTalent("zu", power="Storm Calling"))
+    run(svc, ANA, UseTalentPower("zu", "Storm Calling"))
+    refused(svc, ANA, UseTalentPower("zu", "Storm Calling"), IllegalAction)
+    run(svc, GM, EndScene())
+    assert state(svc).cv_hero("mo").skill_rank("Notice") == 4  # Expertise lasts the scene
+    assert_replays(svc)
+
+
+# --- Quotable Wit (R-CV-12) ---
+
+
+def test_quotable_wit_designated_used_limited_per_session_and_reset(svc: TableService) -> None:
+    # R-CV-12: +2 by anyone who heard it, enemies too; once each; three uses a game session
+    everyone = ("kes", "mo", "rex")
+    s = run(svc, ANA, DesignateWit("kes", "Never trust a parrot with a cutlass.", speaker="kes", heard_by=everyone))
+    assert s["wit"] == 1 and s["conviction"] == 2 and s["heard_by"] == ["kes", "mo", "rex"]
+    run(svc, BEN, DesignateWit("mo", "The tide waits for no pirate.", speaker="mo", heard_by=everyone))
+    run(svc, GM, DesignateWit("rex", "Mine, all mine!", speaker="rex", heard_by=everyone))
+    run(svc, GM, StartRound())
+    run(svc, ANA, DesignateWit("kes", "Duck!", speaker="kes", heard_by=everyone))
+
+    run(svc, BEN, RollCheck("mo", 15, label="talk past the guard"), 11)
+    s = run(svc, BEN, UseWit(1))
+    assert s["bonuses"] == [["Quotable Wit #1", 2]] and s["total"] == 13 and s["session_uses"] == 1
+    assert "cv.wit.use" not in types_seen(svc, ANA)  # it boosts a pending roll: private like the roll
+    run(svc, BEN, Announce())
+    run(svc, GM, RollCheck("rex", 12, label="Rex gloats"), 9)
+    run(svc, GM, UseWit(2, hijack=True))  # an enemy turns Moss's line around
+    run(svc, GM, Announce())
+    run(svc, ANA, RollCheck("kes", 12), 9)
+    assert refused(svc, ANA, UseWit(1)).code == "quotable_wit/used"
+    run(svc, ANA, UseWit(3))
+    run(svc, ANA, Announce())
+    run(svc, BEN, RollCheck("mo", 12), 9)
+    assert refused(svc, BEN, UseWit(4)).code == "quotable_wit/session_limit"
+    refused(svc, ANA, UseWit(4), Forbidden)  # not Ana's roll
+    run(svc, BEN, Announce())
+    run(svc, GM, EndScene())
+    run(svc, GM, EndSession())
+    run(svc, GM, StartSession())
+    assert state(svc).wits.session_uses == 0
+    run(svc, BEN, RollCheck("mo", 12), 9)
+    s = run(svc, BEN, UseWit(4))
+    assert s["total"] == 11 and s["session_uses"] == 1
+    assert_replays(svc)
+
+
+def test_a_wit_needs_a_listener_and_a_related_roll(svc: TableService) -> None:
+    # R-CV-12: only those who heard it; the GM rules whether the situation is related
+    run(svc, ANA, DesignateWit("kes", "Steady now.", speaker="kes", heard_by=()))
+    run(svc, BEN, RollCheck("mo", 10), 10)
+    assert refused(svc, BEN, UseWit(1)).code == "quotable_wit/not_heard"
+    run(svc, BEN, Announce())
+    run(svc, ANA, RollCheck("kes", 10), 10)
+    assert refused(svc, ANA, UseWit(1, related=False)).code == "quotable_wit/unrelated"
+    assert refused(svc, ANA, DesignateWit("kes", " ", speaker="kes")).code == "quotable_wit/empty"
+
+
+# --- exit a scene (R-CV-11) ---
+
+
+def test_an_exit_with_interference_each_side_within_its_limit(svc: TableService) -> None:
+    # R-CV-11: interfering points cancel exit points; either side answers within its spending limit
+    run(svc, ANA, StartExit("kes"))
+    refused(svc, BEN, StartExit("mo"), TableError)  # one exit at a time
+    refused(svc, BEN, PassExit(Side.EXIT), Forbidden)  # not Ben's exit
+    refused(svc, BEN, PassExit(Side.INTERFERE, "mo"), Forbidden)  # Moss has not interfered
+    s = run(svc, GM, InterfereExit("rex"))
+    assert s["bid"]["interference"] == [["rex", 1]] and not s["bid"]["closed"]
+    assert refused(svc, ANA, PressExit()).code == "conviction/once_per_round"  # R-CV-3
+    refused(svc, GM, EndScene(), TableError)  # the bidding is still open
+    run(svc, GM, StartRound())
+    refused(svc, BEN, PressExit(), Forbidden)
+    run(svc, ANA, PressExit())
+    s = run(svc, GM, PassExit(Side.INTERFERE))
+    assert s["bid"]["closed"] and s["bid"]["exits"] and "leaves the scene" in s["text"]
+    assert state(svc).exit_bid is None
+    assert conviction(svc, "kes") == 1 and conviction(svc, "rex") == 2
+    assert_replays(svc)
+
+
+def test_an_unopposed_exit_and_a_held_one(svc: TableService) -> None:
+    # R-CV-11: the exit happens only if exit points outnumber interfering points
+    run(svc, BEN, StartExit("mo"))
+    run(svc, ANA, InterfereExit("kes"))  # a player may interfere too
+    run(svc, ANA, PassExit(Side.INTERFERE, "kes"))
+    s = run(svc, BEN, PassExit(Side.EXIT))
+    assert s["bid"]["closed"] and not s["bid"]["exits"] and "held" in s["text"]
+    assert_replays(svc)
+
+
+# --- regaining Conviction (R-CV-2, R-CV-13) ---
+
+
+def test_the_dramatic_scene_regain_check_is_offered_once(svc: TableService) -> None:
+    # R-CV-13: after a scene the GM marks dramatic, each character below maximum makes one Charisma check
+    run(svc, ANA, Surge("kes"))
+    assert refused(svc, ANA, RegainCheck("kes")).code == "conviction/no_regain_check"
+    run(svc, GM, MarkDramatic())
+    s = run(svc, GM, EndScene())
+    assert s["dramatic"] and s["regain_offered"] == ["kes"]  # Moss is at maximum; Rex is hidden
+    assert refused(svc, BEN, RegainCheck("mo")).code == "conviction/at_maximum"  # R-CV-2
+    run(svc, ANA, RegainCheck("kes"), 9)  # 9 + 1 = 10 vs 10
+    s = run(svc, ANA, Announce())
+    assert s["succeeded"] and s["conviction"] == 3
+    run(svc, GM, StartRound())
+    run(svc, ANA, Surge("kes"))
+    assert refused(svc, ANA, RegainCheck("kes")).code == "conviction/no_regain_check"  # once per dramatic scene
+    run(svc, GM, StartScene(dramatic=False))
+    s = run(svc, GM, EndScene())
+    assert not s["dramatic"] and s["regain_offered"] == []
+    assert_replays(svc)
+
+
+def test_nature_awards_stop_at_the_maximum_setbacks_do_not(svc: TableService) -> None:
+    # R-CV-2, R-CV-13: Nature never above the maximum; a setback at an enemy's hands may go above
+    refused(svc, ANA, AwardNature("kes", NatureTrait.VIRTUE), Forbidden)
+    assert refused(svc, GM, AwardNature("kes", NatureTrait.VIRTUE)).code == "conviction/at_maximum"
+    run(svc, ANA, Surge("kes"))
+    s = run(svc, GM, AwardNature("kes", NatureTrait.VICE, note="charged the whole crew alone"))
+    assert s["conviction"] == 3
+    refused(svc, ANA, GainFromSetback("kes", Setback.KNOCKED_OUT), Forbidden)
+    run(svc, GM, GainFromSetback("kes", Setback.MIND_CONTROLLED_BY_ENEMY))
+    assert conviction(svc, "kes") == 4
+    assert_replays(svc)
+
+
+def test_gm_override_of_conviction_and_conditions(svc: TableService) -> None:
+    # R-T-2: the GM overrides any computed result, with a reason, logged with who made it
+    refused(svc, ANA, CvOverride("kes", "I feel lucky", conviction=9), Forbidden)
+    refused(svc, GM, CvOverride("kes", "", conviction=9), TableError)
+    refused(svc, GM, CvOverride("kes", "oops", conviction=-1), TableError)
+    s = run(svc, GM, CvOverride("kes", "blessing of the sea god", conviction=5, bruised=2))
+    assert s["conviction"] == 5 and s["conditions"] == ["bruised x2"] and "by gm" in s["text"]
+    assert_replays(svc)
+
+
+# --- permissions (R-T-2) ---
+
+
+def test_spectators_and_other_players_cannot_act_for_someone_elses_character(svc: TableService) -> None:
+    # R-T-2: the owner or the GM starts an action; nothing is appended on a refusal
+    run(svc, ANA, RollCheck("kes", 15), 8)
+    for user in (BEN, SAM):
+        for cmd in (
+            Surge("kes"),
+            Reroll(),
+            Announce(),
+            UseWit(1),
+            RollCheck("kes", 10),
+            HeroicFeat("kes", "Heavy Swing"),
+            Determination("kes"),
+            StartExit("kes"),
+            DesignateWit("kes", "Ha!", speaker="kes"),
+            EscapeDeath("kes"),
+            StrenuousGuard("kes"),
+            RecoverNow("kes"),
+            TakeAction("kes", ActionKind.MOVE),
+        ):
+            refused(svc, user, cmd, Forbidden)
+    for cmd in (StartRound(), AwardNature("kes", NatureTrait.VIRTUE), Rest("kes")):
+        refused(svc, ANA, cmd, Forbidden)
+    refused(svc, "stranger", Surge("kes"), Forbidden)
+    assert conviction(svc, "kes") == 3
+
+
+# --- undo (R-T-2) ---
+
+
+def test_a_player_undoes_a_spend_and_gets_the_point_back(svc: TableService) -> None:
+    # R-CV-3, R-T-2: undo refunds what was spent; the state is as before
+    before = state(svc)
+    run(svc, ANA, Surge("kes"))
+    assert conviction(svc, "kes") == 2
+    refused(svc, BEN, Undo(), Forbidden)
+    svc.execute(CID, ANA, Undo())
+    after = state(svc)
+    assert replace(after, seq=0) == replace(before, seq=0)
+    run(svc, ANA, Surge("kes"))  # the spending limit was refunded too
+    assert_replays(svc)
+
+
+def test_a_roll_is_a_commit_point_only_the_gm_undoes(svc: TableService) -> None:
+    # R-CV-4, R-T-2: players cannot undo dice; the GM can
+    before = state(svc)
+    run(svc, ANA, RollCheck("kes", 15), 3)
+    refused(svc, ANA, Undo(), Forbidden)
+    svc.execute(CID, GM, Undo())
+    assert replace(state(svc), seq=0) == replace(before, seq=0)
+    assert state(svc).checks == ()
+    assert_replays(svc)
+
+
+# --- structure (R-T-1) ---
+
+
+def test_boundaries_wait_for_pending_checks_and_the_adventure_closes_the_scene(svc: TableService) -> None:
+    # R-T-1: end-of-scene and session effects hang on the boundaries; R-CV-7: Expertise lasts the scene
+    run(svc, BEN, Expertise("mo", "Notice"))
+    run(svc, ANA, RollCheck("kes", 10), 10)
+    refused(svc, GM, EndScene(), TableError)
+    refused(svc, GM, EndAdventure(), TableError)
+    run(svc, ANA, Announce())
+    run(svc, GM, MarkDramatic())
+    s = run(svc, GM, EndAdventure())
+    assert s["regain_offered"] == ["mo"]
+    assert state(svc).cv_hero("mo").skill_rank("Notice") == 4
+    assert_replays(svc)
+
+
+def test_a_leaving_player_hands_characters_and_pending_checks_to_the_gm(svc: TableService) -> None:
+    # R-T-1: characters stay with the GM when their player leaves
+    run(svc, ANA, RollCheck("kes", 10), 10)
+    run(svc, ANA, RemoveMember(ANA))
+    assert state(svc).cv_character("kes").owner == GM and state(svc).checks[0].owner == GM
+    run(svc, GM, Announce())
+    assert_replays(svc)
+
+
+def test_snapshots_hold_the_conviction_state(svc: TableService) -> None:
+    # R-T-1: state survives a snapshot (Wit listeners are a set, an exit bid, pending checks)
+    run(svc, ANA, DesignateWit("kes", "Ahoy!", speaker="kes", heard_by=("mo",)))
+    run(svc, BEN, StartExit("mo"))
+    run(svc, GM, RollCheck("rex", 10, secret=True), 4)
+    store = svc.store
+    snapshotting = TableService(store, rng=ScriptedRng([]), snapshot_every=1)
+    snapshotting.rng = ScriptedRng([])
+    snapshotting.execute(CID, GM, StartRound())
+    fresh = TableService(store, rng=ScriptedRng([]))
+    assert fresh.state(CID) == snapshotting.state(CID) == replay_events(store.load(CID))
+
+
+def test_nothing_to_spend_is_refused(svc: TableService) -> None:
+    # R-CV-2: no points left, no spend
+    run(svc, GM, CvOverride("kes", "spent on the voyage", conviction=0))
+    refused(svc, ANA, Surge("kes"), NotEnough)
