@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from herotable.conviction.options import CampaignOptions
 from herotable.dice import Rng, SystemRng
 from herotable.ltl.options import LtlOptions
 from herotable.store.export import import_campaign
@@ -108,10 +109,13 @@ class TableService:
         ruleset: Ruleset,
         *,
         ltl_options: LtlOptions | None = None,
+        cv_options: CampaignOptions | None = None,
         campaign_id: str | None = None,
     ) -> TableState:
         cid = campaign_id or uuid.uuid4().hex[:12]
-        cmd = CreateCampaign(cid, title, ruleset, user, display_name, ltl_options or LtlOptions())
+        cmd = CreateCampaign(
+            cid, title, ruleset, user, display_name, ltl_options or LtlOptions(), cv_options or CampaignOptions()
+        )
         cmd_id = uuid.uuid4().hex
         executed = execute(TableState(cid, "", ruleset), cmd, user, self.rng, cmd_id)
         self.store.create_campaign(cid, executed.state.name, ruleset.value, self.clock())
