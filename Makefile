@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/herotable demo
+	$(BIN)/herotable serve --demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

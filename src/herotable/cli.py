@@ -167,5 +167,26 @@ def replay_cmd(
         raise typer.Exit(code=1)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    demo: Annotated[bool, typer.Option("--demo", help="Create demo accounts and a campaign of each game.")] = False,
+) -> None:
+    """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
+    import uvicorn
+
+    from herotable.server.app import create_app
+    from herotable.server.demo_seed import seed_demo
+
+    web = create_app()
+    if demo:
+        logins = seed_demo(web.state.services)
+        typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
+        for login in logins:
+            typer.echo(f"  {login.username:<5} {login.role}")
+    uvicorn.run(web, host=host, port=port, log_level="info")
+
+
 def main() -> None:
     app()

@@ -1,0 +1,76 @@
+"""One mapping from every error family to an HTTP answer: JSON with a stable code, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from herotable.errors import InvalidSheet, RulesError
+from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
+from herotable.table.model import Forbidden
+
+log = logging.getLogger(__name__)
+
+
+def error_body(code: str, message: str, **extra: object) -> dict[str, object]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def rules_status(err: RulesError) -> int:
+    if isinstance(err, Forbidden):
+        return 403
+    if isinstance(err, InvalidSheet):
+        return 422
+    return 409
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(RulesError)
+    async def _rules(request: Request, err: RulesError) -> JSONResponse:
+        extra: dict[str, object] = {"ruling": err.ruling, "fix": err.fix}
+        if isinstance(err, InvalidSheet):
+            extra["problems"] = [{"field": p.field, "message": p.message} for p in err.problems]
+        return JSONResponse(error_body(err.code, err.reason, **extra), status_code=rules_status(err))
+
+    @app.exception_handler(UnknownCampaign)
+    async def _unknown(request: Request, err: UnknownCampaign) -> JSONResponse:
+        return JSONResponse(error_body("campaign/unknown", err.reason), status_code=404)
+
+    @app.exception_handler(InvalidExport)
+    async def _export(request: Request, err: InvalidExport) -> JSONResponse:
+        return JSONResponse(error_body("export/invalid", err.reason), status_code=422)
+
+    @app.exception_handler(ConcurrencyError)
+    async def _busy(request: Request, err: ConcurrencyError) -> JSONResponse:
+        return JSONResponse(error_body("table/busy", err.reason), status_code=503, headers={"Retry-After": "1"})
+
+    @app.exception_handler(StoreError)
+    async def _store(request: Request, err: StoreError) -> JSONResponse:
+        return JSONResponse(error_body("store/error", err.reason), status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0] if err.errors() else {}
+        field = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        message = f"{field or 'request'}: {first.get('msg', 'invalid')}"
+        return JSONResponse(error_body("validation", message, field=field), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:
+        code = {401: "auth/required", 403: "auth/forbidden", 404: "not_found", 429: "auth/rate_limited"}.get(
+            err.status_code, "http"
+        )
+        return JSONResponse(
+            error_body(code, str(err.detail)), status_code=err.status_code, headers=getattr(err, "headers", None)
+        )
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, err: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse(
+            error_body("internal", "something went wrong on the server; nothing was changed"), status_code=500
+        )

@@ -1,0 +1,40 @@
+"""The WebSocket endpoint: /ws/campaigns/{id}."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from herotable.server.deps import Services
+from herotable.server.live import Hub, Viewer
+from herotable.server.security import SESSION_COOKIE
+
+router = APIRouter()
+
+
+@router.websocket("/ws/campaigns/{campaign_id}")
+async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
+    """Live frames for one member: the events they may see, and their view, as they happen."""
+    svc: Services = socket.app.state.services
+    hub: Hub = socket.app.state.hub
+    session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
+    if session is None or session.user_id is None:
+        await socket.close(code=4401, reason="log in first")
+        return
+    try:
+        state = svc.table.state(campaign_id)
+    except Exception:
+        await socket.close(code=4404, reason="no such campaign")
+        return
+    if state.role_of(session.user_id) is None:
+        await socket.close(code=4403, reason="not a member of this campaign")
+        return
+    await socket.accept()
+    viewer = Viewer(socket, campaign_id, session.user_id)
+    await hub.join(viewer)
+    try:
+        while True:
+            await socket.receive_text()  # the client only listens; anything it sends is ignored
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.leave(viewer)

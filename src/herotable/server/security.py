@@ -1,0 +1,110 @@
+"""Passwords (argon2), signed session cookies, CSRF tokens and the login rate limit."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+SESSION_COOKIE = "herotable_session"
+SESSION_MAX_AGE_S = 30 * 24 * 3600
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+
+_hasher = PasswordHasher()
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def check_password(hashed: str, password: str) -> bool:
+    try:
+        return _hasher.verify(hashed, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the session cookie carries: a random session id, and the user once logged in."""
+
+    sid: str
+    user_id: str | None = None
+
+
+class Sessions:
+    """Signs and reads session cookies; derives each session's CSRF token from its id."""
+
+    def __init__(self, secret_key: str) -> None:
+        if len(secret_key) < 16:
+            raise ValueError("the secret key must be at least 16 characters")
+        self._signer = URLSafeTimedSerializer(secret_key, salt="herotable.session")
+        self._csrf_key = hashlib.sha256(("csrf:" + secret_key).encode()).digest()
+
+    def new(self, user_id: str | None = None) -> Session:
+        return Session(secrets.token_urlsafe(18), user_id)
+
+    def dump(self, session: Session) -> str:
+        return self._signer.dumps({"sid": session.sid, "uid": session.user_id})
+
+    def load(self, cookie: str | None) -> Session | None:
+        if not cookie:
+            return None
+        try:
+            data = self._signer.loads(cookie, max_age=SESSION_MAX_AGE_S)
+        except BadSignature:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("sid"), str):
+            return None
+        uid = data.get("uid")
+        return Session(data["sid"], uid if isinstance(uid, str) else None)
+
+    def csrf_token(self, session: Session) -> str:
+        return hmac.new(self._csrf_key, session.sid.encode(), hashlib.sha256).hexdigest()
+
+    def csrf_ok(self, session: Session, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(self.csrf_token(session), token or "")
+
+
+class LoginLimiter:
+    """At most `attempts` failed logins per key within `window_s` seconds."""
+
+    def __init__(self, attempts: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.attempts = attempts
+        self.window_s = window_s
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: str) -> deque[float]:
+        now = self._clock()
+        q = self._failures.setdefault(key, deque())
+        while q and now - q[0] > self.window_s:
+            q.popleft()
+        return q
+
+    def retry_after(self, key: str) -> float:
+        """Seconds until `key` may try again; 0 when it may try now."""
+        with self._lock:
+            q = self._recent(key)
+            if len(q) < self.attempts:
+                return 0.0
+            return max(0.0, self.window_s - (self._clock() - q[0]))
+
+    def failed(self, key: str) -> None:
+        with self._lock:
+            self._recent(key).append(self._clock())
+
+    def succeeded(self, key: str) -> None:
+        with self._lock:
+            self._failures.pop(key, None)
