@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,7 @@ class Viewer:
     socket: WebSocket
     campaign_id: str
     user: str
+    loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
     sent_seq: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -54,20 +56,21 @@ class Hub:
         self.service = service
         self.redis_url = redis_url
         self._viewers: dict[str, set[Viewer]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._guard = threading.Lock()
         self._listener: asyncio.Task[None] | None = None
         self._publisher: Any = None
+        if redis_url:
+            import redis
+
+            self._publisher = redis.Redis.from_url(redis_url)
         service.subscribe(self._appended)
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        """Listen for other processes' appends (with Redis); called by the app's lifespan."""
         if self.redis_url:
-            import redis
             import redis.asyncio as aioredis
 
-            self._publisher = redis.Redis.from_url(self.redis_url)
-            subscriber = aioredis.Redis.from_url(self.redis_url)
-            pubsub = subscriber.pubsub()
+            pubsub = aioredis.Redis.from_url(self.redis_url).pubsub()
             await pubsub.subscribe(CHANNEL)
             self._listener = asyncio.create_task(self._listen(pubsub))
 
@@ -87,30 +90,37 @@ class Hub:
                 campaign_id = json.loads(message["data"])["campaign_id"]
             except (ValueError, KeyError, TypeError):
                 continue
-            await self.catch_up(campaign_id)
+            self.notify(campaign_id)
 
     def _appended(self, campaign_id: str, events: list[StoredEvent]) -> None:
         """Called by the service (in whatever thread ran the command) after an append."""
         if self._publisher is not None:
             self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id, "seq": events[-1].seq}))
-            return
-        if self._loop is not None:
-            asyncio.run_coroutine_threadsafe(self.catch_up(campaign_id), self._loop)
+        else:
+            self.notify(campaign_id)
+
+    def notify(self, campaign_id: str) -> None:
+        """Bring every viewer of the campaign up to date, each on its own event loop. Thread-safe."""
+        with self._guard:
+            viewers = list(self._viewers.get(campaign_id, ()))
+        for viewer in viewers:
+            asyncio.run_coroutine_threadsafe(self._update(viewer), viewer.loop)
 
     async def join(self, viewer: Viewer) -> None:
-        self._viewers.setdefault(viewer.campaign_id, set()).add(viewer)
+        with self._guard:
+            self._viewers.setdefault(viewer.campaign_id, set()).add(viewer)
         await self._send(viewer, hello=True)
 
     def leave(self, viewer: Viewer) -> None:
-        self._viewers.get(viewer.campaign_id, set()).discard(viewer)
+        with self._guard:
+            self._viewers.get(viewer.campaign_id, set()).discard(viewer)
 
-    async def catch_up(self, campaign_id: str) -> None:
-        for viewer in list(self._viewers.get(campaign_id, ())):
-            try:
-                await self._send(viewer)
-            except Exception:  # a broken socket drops that viewer, not the broadcast
-                log.info("dropping a live viewer of %s", campaign_id, exc_info=True)
-                self.leave(viewer)
+    async def _update(self, viewer: Viewer) -> None:
+        try:
+            await self._send(viewer)
+        except Exception:  # a broken socket drops that viewer, not the broadcast
+            log.info("dropping a live viewer of %s", viewer.campaign_id, exc_info=True)
+            self.leave(viewer)
 
     async def _send(self, viewer: Viewer, hello: bool = False) -> None:
         async with viewer.lock:

@@ -1,0 +1,75 @@
+"""Test clients for the API: an app over a real store, and members who are logged in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from herotable.dice import Rng, SeededRng
+from herotable.server.app import create_app
+from herotable.server.settings import Settings
+from herotable.store import EventStore, MemoryEventStore
+
+SECRET = "test-secret-key-0123456789abcdef"
+
+
+def make_app(store: EventStore | None = None, rng: Rng | None = None, **settings: Any) -> Any:
+    return create_app(
+        Settings(secret_key=SECRET, **settings), store=store or MemoryEventStore(), rng=rng or SeededRng(1)
+    )
+
+
+@dataclass
+class Member:
+    """A logged-in browser: its client and CSRF token."""
+
+    client: TestClient
+    user_id: str
+    csrf: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"X-CSRF-Token": self.csrf}
+
+    def get(self, url: str) -> Any:
+        return self.client.get(url)
+
+    def post(self, url: str, body: Any = None) -> Any:
+        return self.client.post(url, json=body if body is not None else {}, headers=self.headers)
+
+    def delete(self, url: str) -> Any:
+        return self.client.delete(url, headers=self.headers)
+
+    def command(self, campaign_id: str, **body: Any) -> Any:
+        return self.post(f"/api/v1/campaigns/{campaign_id}/commands", body)
+
+
+def anonymous(app: Any) -> TestClient:
+    return TestClient(app)
+
+
+def register(app: Any, username: str, name: str | None = None) -> Member:
+    client = TestClient(app)
+    token = client.get("/api/v1/csrf").json()["csrf_token"]
+    r = client.post(
+        "/api/v1/auth/register",
+        json={"username": username, "password": "correct horse", "display_name": name or username.title()},
+        headers={"X-CSRF-Token": token},
+    )
+    assert r.status_code == 201, r.text
+    return Member(client, r.json()["user"]["user_id"], r.json()["csrf_token"])
+
+
+def table(app: Any, ruleset: str = "ltl") -> tuple[str, dict[str, Member]]:
+    """A campaign with a GM, two players and a spectator, each a logged-in client."""
+    gm = register(app, "gwen")
+    cid = gm.post("/api/v1/campaigns", {"name": "Harbour Nights", "ruleset": ruleset}).json()["campaign_id"]
+    members = {"gm": gm}
+    for name, role in (("pat", "player"), ("sam", "player"), ("sly", "spectator")):
+        code = gm.post(f"/api/v1/campaigns/{cid}/invites", {"role": role}).json()["code"]
+        member = register(app, name)
+        assert member.post(f"/api/v1/join/{code}").status_code == 200
+        members[name] = member
+    return cid, members

@@ -1,0 +1,174 @@
+"""The REST API: accounts, sessions, CSRF, campaigns, invitations, commands and their errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.server.security import SESSION_COOKIE
+from herotable.store import open_store
+
+from .clients import anonymous, make_app, register, table
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def app(request, tmp_path):
+    """The API over a real database: a SQLite file, or a fresh PostgreSQL schema."""
+    url = (
+        f"sqlite:///{tmp_path / 'api.db'}"
+        if request.param == "sqlite"
+        else request.getfixturevalue("postgres_schema")()
+    )
+    return make_app(store=open_store(url))
+
+
+def test_register_login_logout_and_me(app):
+    member = register(app, "gwen", "Gwen")
+    assert member.get("/api/v1/me").json()["display_name"] == "Gwen"
+    cookie = member.client.cookies.get(SESSION_COOKIE)
+    assert cookie and "gwen" not in cookie  # signed, not readable as the user name
+    set_cookie = member.post("/api/v1/auth/logout").headers["set-cookie"].lower()
+    assert "httponly" in set_cookie and "samesite=lax" in set_cookie
+    assert member.get("/api/v1/me").status_code == 401
+    token = member.get("/api/v1/csrf").json()["csrf_token"]
+    r = member.client.post(
+        "/api/v1/auth/login", json={"username": "GWEN", "password": "correct horse"}, headers={"X-CSRF-Token": token}
+    )
+    assert r.status_code == 200 and member.client.get("/api/v1/me").status_code == 200
+
+
+def test_passwords_are_stored_as_argon2_hashes(app):
+    register(app, "gwen")
+    stored = app.state.services.accounts.user_by_name("gwen")
+    assert stored.password_hash.startswith("$argon2") and "correct horse" not in stored.password_hash
+
+
+def test_registration_errors_name_the_field(app):
+    client = anonymous(app)
+    token = client.get("/api/v1/csrf").json()["csrf_token"]
+    r = client.post(
+        "/api/v1/auth/register",
+        json={"username": "x", "password": "short", "display_name": "X"},
+        headers={"X-CSRF-Token": token},
+    )
+    assert r.status_code == 422 and r.json()["error"]["code"] == "validation"
+    assert r.json()["error"]["field"] in ("username", "password")
+    register(app, "gwen")
+    r = client.post(
+        "/api/v1/auth/register",
+        json={"username": "gwen", "password": "long enough", "display_name": "G"},
+        headers={"X-CSRF-Token": token},
+    )
+    assert r.status_code == 400 and "taken" in r.json()["error"]["message"]
+
+
+def test_every_unsafe_request_needs_the_csrf_token(app):
+    member = register(app, "gwen")
+    r = member.client.post("/api/v1/campaigns", json={"name": "X", "ruleset": "ltl"})
+    assert r.status_code == 403 and "CSRF" in r.json()["error"]["message"]
+    r = member.client.post(
+        "/api/v1/campaigns", json={"name": "X", "ruleset": "ltl"}, headers={"X-CSRF-Token": "0" * 64}
+    )
+    assert r.status_code == 403
+    assert member.get("/api/v1/campaigns").json() == []
+
+
+def test_login_attempts_are_rate_limited():
+    app = make_app(login_attempts=3, login_window_s=60)
+    register(app, "gwen")
+    client = anonymous(app)
+    token = client.get("/api/v1/csrf").json()["csrf_token"]
+
+    def attempt(password):
+        return client.post(
+            "/api/v1/auth/login", json={"username": "gwen", "password": password}, headers={"X-CSRF-Token": token}
+        )
+
+    assert [attempt("wrong password").status_code for _ in range(3)] == [401, 401, 401]
+    blocked = attempt("correct horse")
+    assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) > 0
+    assert blocked.json()["error"]["code"] == "auth/rate_limited"
+
+
+def test_campaign_invite_join_and_members(app):
+    cid, m = table(app)
+    view = m["pat"].get(f"/api/v1/campaigns/{cid}").json()
+    assert {x["role"] for x in view["members"]} == {"gm", "player", "spectator"}
+    assert [c["campaign_id"] for c in m["sly"].get("/api/v1/campaigns").json()] == [cid]
+    assert m["pat"].post("/api/v1/join/nonsense").status_code == 404
+    assert m["gm"].delete(f"/api/v1/campaigns/{cid}/members/{m['sly'].user_id}").status_code == 200
+    assert m["sly"].get(f"/api/v1/campaigns/{cid}").status_code == 403
+    assert m["pat"].delete(f"/api/v1/campaigns/{cid}/members/{m['pat'].user_id}").status_code == 200
+
+
+def test_commands_run_through_the_rules_and_errors_are_json(app):
+    cid, m = table(app)
+    r = m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    assert r.status_code == 200 and r.json()["events"][0]["type"] == "character.create_ltl"
+    bad = m["pat"].command(
+        cid,
+        type="character.create_ltl",
+        character="bad",
+        sheet={**CAPTAIN_COMET, "base": "d7", "drawbacks": ["a", "b"]},
+    )
+    assert bad.status_code == 422
+    err = bad.json()["error"]
+    assert err["code"] == "sheet/invalid" and {p["field"] for p in err["problems"]} == {"base", "drawbacks"}
+    impossible = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Impossible")
+    assert impossible.status_code == 409
+    err = impossible.json()["error"]
+    assert (err["code"], err["ruling"]) == ("challenge/impossible", "R-LTL-2") and "Inconceivable" in err["fix"]
+    unknown = m["pat"].command(cid, type="ltl.fly_to_the_moon")
+    assert unknown.status_code == 409 and unknown.json()["error"]["code"] == "table/unknown_command"
+    forbidden = m["sam"].command(cid, type="ltl.karma.try_again", character="comet")
+    assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "table/not_your_character"
+    gm_only = m["pat"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"]])
+    assert gm_only.status_code == 403
+
+
+def test_a_player_attack_makes_the_villain_lose_a_level_through_the_api(app):
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
+    m["gm"].command(cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"]])
+    for _ in range(30):
+        opened = m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
+        assert opened.status_code == 200, opened.text
+        settled = m["pat"].command(cid, type="ltl.settle").json()["events"][0]["summary"]
+        m["gm"].command(cid, type="ltl.conflict.end_round")
+        if settled["loser"] == "entropy":
+            break
+    view = m["gm"].get(f"/api/v1/campaigns/{cid}").json()
+    entropy = next(f for f in view["conflict"]["fighters"] if f["id"] == "entropy")
+    assert any(loss["levels"] for loss in entropy["hero"]["losses"])
+
+
+def test_openapi_schema_and_command_catalogue(app):
+    client = anonymous(app)
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "/api/v1/campaigns/{campaign_id}/commands" in paths and "/api/v1/auth/login" in paths
+    catalogue = client.get("/api/v1/commands").json()
+    assert "ltl.challenge" in catalogue and "cv.check" in catalogue
+    assert "difficulty" in catalogue["ltl.challenge"]["fields"]
+
+
+def test_unexpected_errors_are_json_without_a_stack_trace(app):
+    cid, m = table(app)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    app.state.services.table.view = boom
+    client = m["pat"].client
+    client_raise = type(client)(app, raise_server_exceptions=False)
+    client_raise.cookies = client.cookies
+    r = client_raise.get(f"/api/v1/campaigns/{cid}")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal"
+    assert "secret internals" not in r.text and "Traceback" not in r.text
+
+
+def test_export_is_for_the_gm(app):
+    cid, m = table(app)
+    assert m["pat"].get(f"/api/v1/campaigns/{cid}/export").status_code == 403
+    doc = m["gm"].get(f"/api/v1/campaigns/{cid}/export").json()
+    assert doc["format"] == "herotable.campaign" and doc["event_count"] == len(doc["events"])
