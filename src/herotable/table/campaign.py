@@ -11,7 +11,7 @@ from herotable.ltl.advancement import award_hero_points
 from herotable.ltl.hero import Hero, end_adventure, end_scene
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.sheet import sheet_from_dict
-from herotable.table.commands import Command, Ctx, Outcome, handles, require_gm, require_member
+from herotable.table.commands import Command, Ctx, Outcome, handles, new_character_owner, require_gm
 from herotable.table.cv_play import cv_busy, cv_end_scene, cv_new_session
 from herotable.table.model import (
     Forbidden,
@@ -131,16 +131,9 @@ class CreateLtlCharacter(Command):
 
 @handles(CreateLtlCharacter)
 def _create_character(state: TableState, cmd: CreateLtlCharacter, ctx: Ctx) -> Outcome:
-    role = require_member(state, ctx.user)
-    owner = cmd.owner or ctx.user
-    if role is not Role.GM and (owner != ctx.user or cmd.npc or cmd.hidden or role is Role.SPECTATOR):
-        raise Forbidden("character/not_allowed", "players create their own heroes only", fix="ask the GM for NPCs")
-    if state.member(owner) is None:
-        raise TableError("character/owner", f"{owner} is not a member", fix="give it to a member")
-    if state.ruleset is not Ruleset.LTL:
-        raise TableError("character/ruleset", "this campaign plays Conviction", fix="create a Conviction character")
-    if not cmd.character.strip() or any(c.id == cmd.character for c in state.characters):
-        raise TableError("character/id", f"character id {cmd.character!r} is empty or taken", fix="choose another id")
+    owner = new_character_owner(
+        state, ctx.user, cmd.character, cmd.owner, npc=cmd.npc, hidden=cmd.hidden, ruleset=Ruleset.LTL
+    )
     hero = Hero.from_sheet(sheet_from_dict(cmd.sheet))
     chars = (*state.characters, LtlCharacter(cmd.character, owner, hero, cmd.npc, cmd.hidden))
     # a hidden sheet is GM-only: the creation event carries the whole sheet

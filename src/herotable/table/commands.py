@@ -10,7 +10,7 @@ from typing import Any, ClassVar, TypeVar
 
 from herotable.dice import Rng
 from herotable.table.codec import Json, decode, encode
-from herotable.table.model import Forbidden, Role, TableError, TableState, Visibility
+from herotable.table.model import Forbidden, Role, Ruleset, TableError, TableState, Visibility
 
 
 @dataclass(frozen=True)
@@ -127,3 +127,23 @@ def require_controls(state: TableState, user: str, cid: str) -> None:
             f"{name} is not your character",
             fix="act for a character you own",
         )
+
+
+def new_character_owner(
+    state: TableState, user: str, character: str, owner: str | None, *, npc: bool, hidden: bool, ruleset: Ruleset
+) -> str:
+    """Who will own a new character, after checking that `user` may create it here; raises TableError.
+    Players create their own heroes; the GM creates NPCs (hidden or not) and characters for anyone."""
+    role = require_member(state, user)
+    owner = owner or user
+    if role is not Role.GM and (owner != user or npc or hidden or role is Role.SPECTATOR):
+        raise Forbidden("character/not_allowed", "players create their own heroes only", fix="ask the GM for NPCs")
+    if state.member(owner) is None:
+        raise TableError("character/owner", f"{owner} is not a member", fix="give it to a member")
+    if state.ruleset is not ruleset:
+        game = "Larger Than Life" if state.ruleset is Ruleset.LTL else "Conviction"
+        raise TableError("character/ruleset", f"this campaign plays {game}", fix=f"create a {game} character")
+    taken = {c.id for c in state.characters} | {c.id for c in state.cv_characters}
+    if not character.strip() or character in taken:
+        raise TableError("character/id", f"character id {character!r} is empty or taken", fix="choose another id")
+    return owner

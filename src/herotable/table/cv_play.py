@@ -50,12 +50,20 @@ from herotable.conviction.spending import (
     the_talent,
     use_talent_power,
 )
-from herotable.table.commands import Command, Ctx, Outcome, handles, require_controls, require_gm, require_member
+from herotable.table.commands import (
+    Command,
+    Ctx,
+    Outcome,
+    handles,
+    new_character_owner,
+    require_controls,
+    require_gm,
+    require_member,
+)
 from herotable.table.model import (
     CvCharacter,
     Forbidden,
     OpenCheck,
-    Role,
     Ruleset,
     TableError,
     TableState,
@@ -208,19 +216,9 @@ class CreateCvCharacter(Command):
 @handles(CreateCvCharacter)
 def _create(state: TableState, cmd: CreateCvCharacter, ctx: Ctx) -> Outcome:
     """Create a Conviction character with its level's starting Conviction (R-CV-2)."""
-    role = require_member(state, ctx.user)
-    owner = cmd.owner or ctx.user
-    if role is not Role.GM and (owner != ctx.user or cmd.npc or cmd.hidden or role is Role.SPECTATOR):
-        raise Forbidden("character/not_allowed", "players create their own heroes only", fix="ask the GM for NPCs")
-    if state.member(owner) is None:
-        raise TableError("character/owner", f"{owner} is not a member", fix="give it to a member")
-    if state.ruleset is not Ruleset.CONVICTION:
-        raise TableError(
-            "character/ruleset", "this campaign plays Larger Than Life", fix="create a Larger Than Life character"
-        )
-    taken = {c.id for c in state.characters} | {c.id for c in state.cv_characters}
-    if not cmd.character.strip() or cmd.character in taken:
-        raise TableError("character/id", f"character id {cmd.character!r} is empty or taken", fix="choose another id")
+    owner = new_character_owner(
+        state, ctx.user, cmd.character, cmd.owner, npc=cmd.npc, hidden=cmd.hidden, ruleset=Ruleset.CONVICTION
+    )
     s = cmd.sheet
     if any(c.hero.name.casefold() == s.name.strip().casefold() for c in state.cv_characters):
         raise TableError(
