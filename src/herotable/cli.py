@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from fractions import Fraction
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from herotable.dice import SystemRng
+from herotable.dice import Rating, SystemRng
 from herotable.notation import NotationError, roll_notation
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="herotable: Larger Than Life and Conviction.")
@@ -186,6 +187,156 @@ def serve(
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
     uvicorn.run(web, host=host, port=port, log_level="info")
+
+# --- odds and sim (herotable.odds) -------------------------------------------------------------------------
+
+odds_app = typer.Typer(no_args_is_help=True, help="Exact odds: exchanges, whole duels, Conviction checks.")
+sim_app = typer.Typer(no_args_is_help=True, help="Monte Carlo for conflicts too large to solve exactly.")
+app.add_typer(odds_app, name="odds")
+app.add_typer(sim_app, name="sim")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+ExplodingOption = Annotated[bool, typer.Option("--exploding", help="Exploding maximum rolls (R-LTL-18).")]
+
+
+def _probability(value: Fraction) -> dict[str, object]:
+    return {"exact": str(value), "float": float(value)}
+
+
+def _ladder_die(text: str) -> Rating:
+    try:
+        return Rating.of(text)
+    except ValueError as err:
+        raise _fail(str(err)) from None
+
+
+def _emit(document: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(document))
+        return
+    for key, value in document.items():
+        if isinstance(value, dict) and "float" in value:
+            typer.echo(f"{key:>16}: {value['exact']:>24}  ({value['float']:.4f})")
+        elif isinstance(value, dict) and "estimate" in value:
+            typer.echo(f"{key:>16}: {value['estimate']:.4f}  [{value['low']:.4f}, {value['high']:.4f}]")
+        else:
+            typer.echo(f"{key:>16}: {value}")
+
+
+@odds_app.command("exchange")
+def odds_exchange(
+    you: Annotated[str, typer.Argument(help="Your die, e.g. d8.")],
+    opp: Annotated[str, typer.Argument(help="The opposing die, e.g. d12.")],
+    rerolls: Annotated[int, typer.Option("--rerolls", min=0, help="Re-rolls you will use (R-LTL-9).")] = 0,
+    opp_rerolls: Annotated[int, typer.Option("--opp-rerolls", min=0, help="Re-rolls the opponent uses.")] = 0,
+    new_stands: Annotated[bool, typer.Option("--new-stands", help="A re-roll's new result stands.")] = False,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact odds of one exchange: win, tie, lose and both criticals (R-LTL-3, R-LTL-8)."""
+    from herotable.ltl.options import LtlOptions, RerollMode
+    from herotable.odds.exchange import Roll, exchange
+
+    mode = RerollMode.NEW_STANDS if new_stands else RerollMode.KEEP_BETTER
+    try:
+        odds = exchange(
+            Roll(_ladder_die(you), rerolls),
+            Roll(_ladder_die(opp), opp_rerolls),
+            LtlOptions(exploding=exploding, reroll_mode=mode),
+        )
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    _emit({k: _probability(v) for k, v in odds.as_dict().items()}, as_json)
+
+
+@odds_app.command("conflict")
+def odds_conflict(
+    a: Annotated[str, typer.Argument(help="Side A's base Power, e.g. d10.")],
+    b: Annotated[str, typer.Argument(help="Side B's base Power, e.g. d8.")],
+    broke_a: Annotated[int, typer.Option("--broke-a", min=0, help="A goes for broke with N levels each round.")] = 0,
+    broke_b: Annotated[int, typer.Option("--broke-b", min=0, help="B goes for broke with N levels each round.")] = 0,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact odds of a whole duel to defeat (R-LTL-12): who wins, expected rounds and levels left."""
+    from herotable.ltl.options import LtlOptions
+    from herotable.odds.conflict import Contender, Policy, conflict
+
+    odds = conflict(
+        Contender(_ladder_die(a), policy=Policy(broke=broke_a)),
+        Contender(_ladder_die(b), policy=Policy(broke=broke_b)),
+        LtlOptions(exploding=exploding),
+    )
+    _emit(
+        {
+            "a_wins": _probability(odds.a_wins),
+            "b_wins": _probability(odds.b_wins),
+            "expected_rounds": _probability(odds.expected_rounds),
+            "a_levels_left": _probability(odds.a_levels_left),
+            "b_levels_left": _probability(odds.b_levels_left),
+            "outcomes": [{"winner": w, "levels_left": k, "p": _probability(p)} for w, k, p in odds.outcomes],
+        },
+        as_json,
+    )
+
+
+@odds_app.command("check")
+def odds_check(
+    bonus: Annotated[int, typer.Option("--bonus", help="The check's total modifier.")],
+    dc: Annotated[int, typer.Option("--dc", help="The Difficulty to meet.")],
+    conviction_reroll: Annotated[bool, typer.Option("--conviction-reroll", help="Spend Conviction (R-CV-4).")] = False,
+    wit: Annotated[bool, typer.Option("--wit", help="Add a Quotable Wit's +2 (R-CV-12).")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact chance that d20 + bonus meets the Difficulty (R-CV-1)."""
+    from herotable.odds.check import check
+
+    odds = check(bonus, dc, conviction_reroll=conviction_reroll, wit=wit)
+    _emit({"success": _probability(odds.success)}, as_json)
+
+
+@sim_app.command("conflict")
+def sim_conflict(
+    a: Annotated[str, typer.Argument(help="Side A: one die or several, comma-separated (d8,d8).")],
+    b: Annotated[str, typer.Argument(help="Side B: one die or several, comma-separated.")],
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Conflicts to simulate.")] = 20_000,
+    seed: Annotated[int, typer.Option("--seed", help="The simulation's seed (same seed, same answer).")] = 0,
+    target: Annotated[str, typer.Option("--target", help="weakest, strongest or spread.")] = "weakest",
+    confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.9999)] = 0.95,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Monte Carlo odds of a conflict, N against M (R-LTL-12), with a confidence interval."""
+    from herotable.ltl.options import LtlOptions
+    from herotable.odds.melee import Estimate, Targeting
+    from herotable.odds.montecarlo import simulate_melee
+
+    try:
+        targeting = Targeting(target)
+    except ValueError:
+        raise _fail(f"unknown target policy {target!r}; use weakest, strongest or spread") from None
+    side_a = [_ladder_die(d) for d in a.split(",")]
+    side_b = [_ladder_die(d) for d in b.split(",")]
+    odds = simulate_melee(
+        side_a, side_b, seed, trials=trials, targeting=targeting, options=LtlOptions(exploding=exploding),
+        confidence=confidence,
+    )
+
+    def est(e: Estimate) -> dict[str, object]:
+        return {"estimate": e.value, "low": e.low, "high": e.high}
+
+    _emit(
+        {
+            "method": odds.method.value,
+            "trials": odds.trials,
+            "confidence": odds.confidence,
+            "a_wins": est(odds.a_wins),
+            "b_wins": est(odds.b_wins),
+            "draw": est(odds.draw),
+            "expected_rounds": est(odds.expected_rounds),
+        },
+        as_json,
+    )
 
 
 def main() -> None:

@@ -1,0 +1,420 @@
+"""Whole duels as absorbing Markov chains over the ladder positions of R-LTL-1 (R-LTL-3, R-LTL-7, R-LTL-8,
+R-LTL-11, R-LTL-12).
+
+A state holds, for each side, its base Power position (0..7; position 6 is a d20 that has lost one level, so a
+d20 survives one loss), its Heroism position, the rolled Recovery tries left, and the critical effects in force
+this round (+1, -1, a re-roll). One round is one exchange, settled exactly like `ltl.task.settle`: a Push is
+declared, Going For Broke is paid, the dice are rolled, the loser loses 1 + the winner's Broke levels within
+the cap, a critical adds its extra level (or the advantage chosen at the cap) and gives the loser -1 next
+round; losses land at the end of the round, then Recovery may be tried. Defeat (base below d4) absorbs.
+
+Every transition but a tie lowers a position, spends Heroism or a Recovery try, or clears a carried effect,
+so apart from a tie's self-loop the chain is acyclic. A tie repeats the state with probability p, a geometric
+factor summed exactly: V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). Results are exact Fractions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from fractions import Fraction
+from functools import lru_cache
+
+from herotable.dice import MAX_POSITION, Rating
+from herotable.ltl.difficulty import Difficulty
+from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
+from herotable.ltl.task import CritBonus, CritPenalty
+from herotable.odds.distributions import ONE, ZERO, ExchangeOdds
+from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_chance, rolled_rating
+
+
+class Push(StrEnum):
+    """When a side Pushes with Heroism (R-LTL-11): never, every round by a Heroism roll, or every round by
+    burning Heroism while it can pay (no d4 double burn, which would knock the hero out)."""
+
+    NEVER = "never"
+    ROLL = "roll"
+    BURN = "burn"
+
+
+class Recovery(StrEnum):
+    """How a side tries Heroism Recovery at the end of a round (R-LTL-11): never, by rolling against
+    (levels lost + 1) or Inconceivable from below d4, or by burning 1 level (2 from below d4)."""
+
+    NEVER = "never"
+    ROLL = "roll"
+    BURN = "burn"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A side's standing decisions: Going For Broke levels each round (R-LTL-7, trimmed to the cap and to
+    keeping a die), Push and Recovery (R-LTL-11), the reward chosen for a critical success and the one chosen
+    when the extra level would pass the cap, and the critical-failure penalty taken (R-LTL-8)."""
+
+    broke: int = 0
+    push: Push = Push.NEVER
+    recovery: Recovery = Recovery.NEVER
+    recover_at: int = 2  # levels lost (defeat always counts) at which Recovery is tried
+    recovery_tries: int = 1  # rolled Recovery attempts the GM allows in this conflict
+    crit_bonus: CritBonus = CritBonus.EXTRA_LEVEL
+    crit_bonus_at_cap: CritBonus = CritBonus.PLUS_ONE_NEXT
+    crit_penalty: CritPenalty = CritPenalty.MINUS_ONE_NEXT
+
+    def __post_init__(self) -> None:
+        if self.broke < 0 or self.recover_at < 1 or self.recovery_tries < 0:
+            raise ValueError("broke and recovery_tries must be zero or more, recover_at at least 1")
+        if self.crit_bonus_at_cap is CritBonus.EXTRA_LEVEL:
+            raise ValueError("the extra level is refused at the cap (R-LTL-8); Tip: pick an advantage instead")
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One side of a duel: sheet base Power (Recovery restores it), the Style rolled (None: base Power; it
+    moves with base Power, R-LTL-4), Heroism, and the side's policy."""
+
+    power: Rating
+    style: Rating | None = None
+    heroism: Rating = field(default_factory=lambda: Rating(0))
+    policy: Policy = field(default_factory=Policy)
+
+    def __post_init__(self) -> None:
+        if not self.power.usable:
+            raise ValueError("a contender needs base Power of d4 or more")
+        if self.style is not None and self.style.position < self.power.position:
+            raise ValueError("a Style is never below base Power (R-LTL-4)")
+
+    @property
+    def offset(self) -> int:
+        return 0 if self.style is None else self.style.position - self.power.position
+
+    def start(self) -> SideState:
+        return SideState(self.power.position, self.heroism.position, self.policy.recovery_tries)
+
+
+@dataclass(frozen=True, order=True)
+class SideState:
+    """A side between rounds: base Power and Heroism positions, rolled Recovery tries left, and the critical
+    effects it carries into this round (R-LTL-8)."""
+
+    position: int
+    heroism: int = 0
+    tries: int = 0
+    plus_one: int = 0
+    minus_one: int = 0
+    reroll: int = 0
+
+
+@dataclass(frozen=True, order=True)
+class DuelState:
+    a: SideState
+    b: SideState
+
+    @property
+    def over(self) -> bool:
+        return self.a.position <= 0 or self.b.position <= 0
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A one-round override of a side's policy for the advisor: Broke levels, a Push, Automatic Success."""
+
+    broke: int | None = None
+    push: Push | None = None
+    auto_success: bool = False
+
+
+@dataclass(frozen=True)
+class ConflictOdds:
+    """Exact result of a duel: who wins, the expected rounds, the expected base Power levels each side has
+    at the end (0 when defeated), and the full outcome distribution (winner, levels left, probability)."""
+
+    a_wins: Fraction
+    b_wins: Fraction
+    expected_rounds: Fraction
+    a_levels_left: Fraction
+    b_levels_left: Fraction
+    outcomes: tuple[tuple[str, int, Fraction], ...]
+
+
+@dataclass(frozen=True)
+class RoundsDistribution:
+    """P(the duel ends in round n) for n = 1..len(by_round), and the exact mass of longer duels."""
+
+    by_round: tuple[Fraction, ...]
+    beyond: Fraction
+
+
+# value vector: P(A wins with k levels) for k = 1..7, P(B wins with k levels) for k = 1..7, E[rounds]
+_WIDTH = 2 * MAX_POSITION + 1
+Vector = tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class _Static:
+    offset: int
+    sheet: int | None  # the sheet base position, needed only when Recovery can restore it
+    policy: Policy
+
+
+def _static(c: Contender) -> _Static:
+    return _Static(c.offset, c.power.position if c.policy.recovery is not Recovery.NEVER else None, c.policy)
+
+
+@dataclass(frozen=True)
+class _Declared:
+    weight: Fraction
+    state: SideState
+    roll: Roll
+    broke: int
+
+
+class _Chain:
+    """The duel chain for two side kinds under one set of options, with every state's value memoised."""
+
+    def __init__(self, a: _Static, b: _Static, options: LtlOptions) -> None:
+        self.sides = (a, b)
+        self.options = options
+        self.values: dict[DuelState, Vector] = {}
+        self.steps: dict[DuelState, dict[DuelState, Fraction]] = {}
+        self._open: set[DuelState] = set()
+
+    # --- one round -------------------------------------------------------------------------------------------
+
+    def declare(self, who: int, st: SideState, choice: Choice | None) -> list[_Declared]:
+        static = self.sides[who]
+        base = Rating(st.position)
+        mode = choice.push if choice is not None and choice.push is not None else static.policy.push
+        pushes: list[tuple[Fraction, bool, int]] = [(ONE, False, st.heroism)]
+        if mode is Push.BURN:
+            cost = push_burn_cost(base)
+            if cost is not None and st.heroism >= cost:
+                pushes = [(ONE, True, st.heroism - cost)]
+        elif mode is Push.ROLL:
+            p = push_chance(Rating(st.heroism), base, self.options)
+            if p:
+                pushes = [(p, True, st.heroism), (ONE - p, False, st.heroism)]
+        wanted = choice.broke if choice is not None and choice.broke is not None else static.policy.broke
+        broke = max(0, min(wanted, self.options.effect_cap - 1, st.position - 1))
+        style = Rating(min(MAX_POSITION, st.position + static.offset))
+        auto = choice is not None and choice.auto_success
+        out = []
+        for weight, pushed, heroism in pushes:
+            rating = rolled_rating(style, broke=broke, pushed=pushed, plus_one=st.plus_one, minus_one=st.minus_one)
+            paid = SideState(st.position - broke, heroism, st.tries)
+            out.append(_Declared(weight, paid, Roll(rating, st.reroll, auto), broke))
+        return out
+
+    def _settle(self, win: _Declared, lose: _Declared, who_won: int, crit: bool) -> tuple[SideState, SideState]:
+        """The winner's and the loser's states after one decided exchange (R-LTL-7, R-LTL-8)."""
+        cap = self.options.effect_cap
+        effect = min(cap, 1 + win.broke)
+        w, lo = win.state, lose.state
+        if crit:
+            bonus = self.sides[who_won].policy.crit_bonus
+            if bonus is CritBonus.EXTRA_LEVEL:
+                if effect < cap:
+                    effect += 1
+                else:
+                    bonus = self.sides[who_won].policy.crit_bonus_at_cap
+            if bonus is CritBonus.PLUS_ONE_NEXT:
+                w = replace(w, plus_one=1)
+            elif bonus is CritBonus.REROLL_NEXT:
+                w = replace(w, reroll=1)
+            elif bonus is CritBonus.OPPONENT_MINUS_ONE:
+                lo = replace(lo, minus_one=lo.minus_one + 1)
+            if self.sides[1 - who_won].policy.crit_penalty is CritPenalty.MINUS_ONE_NEXT:
+                lo = replace(lo, minus_one=lo.minus_one + 1)
+        return w, replace(lo, position=lo.position - effect)
+
+    def _recover(self, who: int, st: SideState) -> list[tuple[Fraction, SideState]]:
+        """End-of-round Recovery by the side's policy (R-LTL-11); defeat absorbs when it is not undone."""
+        static = self.sides[who]
+        sheet = static.sheet
+        down = st.position <= 0
+        if sheet is None or static.policy.recovery is Recovery.NEVER:
+            return [(ONE, st)]
+        if not down and sheet - st.position < static.policy.recover_at:
+            return [(ONE, st)]
+        restored = replace(st, position=sheet)
+        if static.policy.recovery is Recovery.BURN:
+            cost = 2 if down else 1
+            return [(ONE, replace(restored, heroism=st.heroism - cost))] if st.heroism >= cost else [(ONE, st)]
+        if st.tries < 1 or st.heroism < 1:
+            return [(ONE, st)]
+        difficulty = Difficulty.named("inconceivable") if down else Difficulty.levels(sheet - st.position + 1)
+        assert difficulty.rating is not None
+        p = exchange(Roll(Rating(st.heroism)), Roll(difficulty.rating), self.options).win
+        spent = replace(st, tries=st.tries - 1)
+        return [(p, replace(restored, tries=st.tries - 1)), (ONE - p, spent)]
+
+    def transitions(self, state: DuelState, choice: Choice | None = None) -> dict[DuelState, Fraction]:
+        """Where one round leads from `state`, with A's policy overridden by `choice` for this round."""
+        if choice is None and state in self.steps:
+            return self.steps[state]
+        out: dict[DuelState, Fraction] = {}
+        for da in self.declare(0, state.a, choice):
+            for db in self.declare(1, state.b, None):
+                odds = exchange(da.roll, db.roll, self.options)
+                for weight, after_a, after_b in self._outcomes(da, db, odds):
+                    w = da.weight * db.weight * weight
+                    for pa, ra in self._recover(0, after_a):
+                        for pb, rb in self._recover(1, after_b):
+                            nxt = _normalise(DuelState(ra, rb))
+                            out[nxt] = out.get(nxt, ZERO) + w * pa * pb
+        out = {k: v for k, v in out.items() if v}
+        if choice is None:
+            self.steps[state] = out
+        return out
+
+    def _outcomes(
+        self, da: _Declared, db: _Declared, odds: ExchangeOdds
+    ) -> Iterator[tuple[Fraction, SideState, SideState]]:
+        tie_a, tie_b = da.state, db.state
+        yield odds.tie, tie_a, tie_b
+        for crit, weight in ((True, odds.crit_success), (False, odds.win - odds.crit_success)):
+            if weight:
+                wa, lb = self._settle(da, db, 0, crit)
+                yield weight, wa, lb
+        for crit, weight in ((True, odds.crit_failure), (False, odds.lose - odds.crit_failure)):
+            if weight:
+                wb, la = self._settle(db, da, 1, crit)
+                yield weight, la, wb
+
+    # --- values ---------------------------------------------------------------------------------------------
+
+    def value(self, state: DuelState) -> Vector:
+        """P(each final outcome) and E[rounds] from `state`, exactly (self-loops summed as geometric series)."""
+        if state.over:
+            return _terminal(state)
+        known = self.values.get(state)
+        if known is not None:
+            return known
+        if state in self._open:
+            raise ArithmeticError(f"the duel chain has a cycle through {state}")  # guarded by the design above
+        self._open.add(state)
+        steps = self.transitions(state)
+        stay = steps.get(state, ZERO)
+        acc = [ZERO] * _WIDTH
+        for nxt, p in steps.items():
+            if nxt == state:
+                continue
+            v = self.value(nxt)
+            for i in range(_WIDTH):
+                acc[i] += p * v[i]
+        scale = ONE / (ONE - stay)
+        acc[-1] += ONE  # this round
+        result = tuple(x * scale for x in acc)
+        self._open.discard(state)
+        self.values[state] = result
+        return result
+
+
+def _normalise(state: DuelState) -> DuelState:
+    """One absorbing state per final position: a defeated side is 0, effects are dropped."""
+    if not state.over:
+        return state
+    return DuelState(SideState(max(0, state.a.position)), SideState(max(0, state.b.position)))
+
+
+def _terminal(state: DuelState) -> Vector:
+    vec = [ZERO] * _WIDTH
+    if state.a.position > 0:
+        vec[state.a.position - 1] = ONE
+    elif state.b.position > 0:
+        vec[MAX_POSITION + state.b.position - 1] = ONE
+    return tuple(vec)
+
+
+@lru_cache(maxsize=256)
+def _chain(a: _Static, b: _Static, options: LtlOptions) -> _Chain:
+    return _Chain(a, b, options)
+
+
+def chain_for(a: Contender, b: Contender, options: LtlOptions = DEFAULT_OPTIONS) -> _Chain:
+    """The (memoised) chain two contenders' duels run on; shared by every start state of the same kinds."""
+    return _chain(_static(a), _static(b), options)
+
+
+def _odds(vec: Vector) -> ConflictOdds:
+    a = vec[:MAX_POSITION]
+    b = vec[MAX_POSITION : 2 * MAX_POSITION]
+    outcomes = tuple(("a", k + 1, p) for k, p in enumerate(a) if p) + tuple(
+        ("b", k + 1, p) for k, p in enumerate(b) if p
+    )
+    return ConflictOdds(
+        a_wins=sum(a, ZERO),
+        b_wins=sum(b, ZERO),
+        expected_rounds=vec[-1],
+        a_levels_left=sum(((k + 1) * p for k, p in enumerate(a)), ZERO),
+        b_levels_left=sum(((k + 1) * p for k, p in enumerate(b)), ZERO),
+        outcomes=outcomes,
+    )
+
+
+def conflict(
+    a: Contender, b: Contender, options: LtlOptions = DEFAULT_OPTIONS, *, state: DuelState | None = None
+) -> ConflictOdds:
+    """Exact odds of a whole duel between two contenders from their start (or from `state`), each following
+    its policy (R-LTL-3, R-LTL-7, R-LTL-8, R-LTL-11, R-LTL-12). Raises ValueError for an illegal contender."""
+    start = state if state is not None else DuelState(a.start(), b.start())
+    return _odds(chain_for(a, b, options).value(_normalise(start)))
+
+
+def after_choice(
+    a: Contender, b: Contender, state: DuelState, choice: Choice, options: LtlOptions = DEFAULT_OPTIONS
+) -> ConflictOdds:
+    """The duel's odds when A takes `choice` this round and then follows its policy (the advisor, R-LTL-7,
+    R-LTL-10, R-LTL-11). Rounds count this one."""
+    chain = chain_for(a, b, options)
+    acc = [ZERO] * _WIDTH
+    for nxt, p in chain.transitions(state, choice).items():
+        v = chain.value(nxt)
+        for i in range(_WIDTH):
+            acc[i] += p * v[i]
+    acc[-1] += ONE
+    return _odds(tuple(acc))
+
+
+def round_odds(
+    a: Contender, b: Contender, state: DuelState, choice: Choice | None = None, options: LtlOptions = DEFAULT_OPTIONS
+) -> ExchangeOdds:
+    """This round's exchange odds from A's side, with A's policy overridden by `choice` and a rolled Push
+    mixed in by its chance to hold (R-LTL-3, R-LTL-7, R-LTL-8, R-LTL-11)."""
+    chain = chain_for(a, b, options)
+    parts = [ZERO] * 5
+    for da in chain.declare(0, state.a, choice):
+        for db in chain.declare(1, state.b, None):
+            odds = exchange(da.roll, db.roll, options).as_dict()
+            for i, value in enumerate(odds.values()):
+                parts[i] += da.weight * db.weight * value
+    return ExchangeOdds(*parts)
+
+
+def rounds_distribution(
+    a: Contender,
+    b: Contender,
+    options: LtlOptions = DEFAULT_OPTIONS,
+    *,
+    limit: int = 30,
+    state: DuelState | None = None,
+) -> RoundsDistribution:
+    """Exact P(the duel ends in round n) for n up to `limit`, and the exact mass beyond (R-LTL-12)."""
+    chain = chain_for(a, b, options)
+    live: dict[DuelState, Fraction] = {_normalise(state if state is not None else DuelState(a.start(), b.start())): ONE}
+    ended: list[Fraction] = []
+    for _ in range(limit):
+        nxt: dict[DuelState, Fraction] = {}
+        done = ZERO
+        for st, p in live.items():
+            if st.over:
+                continue
+            for to, q in chain.transitions(st).items():
+                if to.over:
+                    done += p * q
+                else:
+                    nxt[to] = nxt.get(to, ZERO) + p * q
+        ended.append(done)
+        live = nxt
+    return RoundsDistribution(tuple(ended), sum(live.values(), ZERO))

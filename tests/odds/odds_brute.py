@@ -1,0 +1,85 @@
+"""Independent brute force for the odds tests: faces enumerated with itertools, never through herotable.odds."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from itertools import product
+
+SIDES = {1: 4, 2: 6, 3: 8, 4: 10, 5: 12, 6: 20, 7: 20}
+
+
+def exchange_counts(
+    s: int, u: int, rerolls: int = 0, opp_rerolls: int = 0, new_stands: bool = False
+) -> dict[str, Fraction]:
+    """Every face of every roll; keep the best (or re-roll while not winning and keep the last)."""
+    counts = dict.fromkeys(("win", "tie", "lose", "crit_success", "crit_failure"), 0)
+    n = 0
+    for xs in product(range(1, s + 1), repeat=rerolls + 1):
+        for ys in product(range(1, u + 1), repeat=opp_rerolls + 1):
+            y = max(ys)
+            if new_stands:
+                x = next((v for v in xs if v > y), xs[-1])
+            else:
+                x = max(xs)
+            n += 1
+            counts["win" if x > y else "tie" if x == y else "lose"] += 1
+            counts["crit_success"] += x == s and y == 1
+            counts["crit_failure"] += x == 1 and y == u
+    return {k: Fraction(v, n) for k, v in counts.items()}
+
+
+def exploding_totals(s: int, depth: int) -> tuple[dict[int, Fraction], Fraction]:
+    """Totals of an exploding d`s` from face sequences of up to `depth` dice, and the mass left unexplored."""
+    totals: dict[int, Fraction] = {}
+    for k in range(depth):
+        for r in range(1, s):  # k maxima, then a face below the maximum
+            totals[k * s + r] = Fraction(1, s ** (k + 1))
+    return totals, Fraction(1, s**depth)
+
+
+def check_success(bonus: int, dc: int, reroll: bool, wit: bool) -> Fraction:
+    """d20 + bonus (+2) >= dc over all 20 (or 20×20) faces; a re-roll counts 1–10 as 11–20 and keeps the better."""
+    add = bonus + (2 if wit else 0)
+    if not reroll:
+        return Fraction(sum(1 for f in range(1, 21) if f + add >= dc), 20)
+    ok = 0
+    for first, second in product(range(1, 21), repeat=2):
+        counted = second + 10 if second <= 10 else second
+        ok += max(first, counted) + add >= dc
+    return Fraction(ok, 400)
+
+
+def duel(a: int, b: int, cap: int = 3) -> tuple[Fraction, Fraction]:
+    """P(A wins), E[rounds] of a plain duel by direct recursion over faces: loser -1, a critical success -2
+    (within the cap) and -1 on the critical failer's next roll; ties repeat the round."""
+
+    @cache
+    def value(pa: int, pb: int, ma: int, mb: int) -> tuple[Fraction, Fraction]:
+        if pb <= 0:
+            return Fraction(1), Fraction(0)
+        if pa <= 0:
+            return Fraction(0), Fraction(0)
+        sa, sb = SIDES[max(1, pa - ma)], SIDES[max(1, pb - mb)]
+        extra = 1 if cap >= 2 else 0
+        stay = Fraction(0)
+        win = rounds = Fraction(0)
+        each = Fraction(1, sa * sb)
+        for x, y in product(range(1, sa + 1), range(1, sb + 1)):
+            if x == y:
+                nxt = (pa, pb, 0, 0)
+            elif x > y:
+                crit = x == sa and y == 1
+                nxt = (pa, pb - 1 - (extra if crit else 0), 0, 1 if crit else 0)
+            else:
+                crit = y == sb and x == 1
+                nxt = (pa - 1 - (extra if crit else 0), pb, 1 if crit else 0, 0)
+            if nxt == (pa, pb, ma, mb):
+                stay += each
+                continue
+            w, r = value(*nxt)
+            win += each * w
+            rounds += each * r
+        return win / (1 - stay), (1 + rounds) / (1 - stay)
+
+    return value(a, b, 0, 0)

@@ -1,0 +1,156 @@
+"""One exchange: exact odds against brute force over every face (R-LTL-3, R-LTL-8, R-LTL-9, R-LTL-18)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from odds_brute import exchange_counts, exploding_totals
+
+from herotable.dice import LADDER_DICE, Rating
+from herotable.errors import IllegalAction
+from herotable.ltl.options import LtlOptions, RerollMode
+from herotable.odds.distributions import dice_exchange, general_exchange
+from herotable.odds.exchange import Roll, exchange, push_chance, rolled_rating, team
+
+F = Fraction
+
+
+def test_d4_against_d4_by_hand():
+    # R-LTL-3: 16 face pairs, 6 wins, 4 ties; a critical is 4 against 1
+    odds = dice_exchange(4, 4)
+    assert (odds.win, odds.tie, odds.lose) == (F(6, 16), F(4, 16), F(6, 16))
+    assert odds.crit_success == odds.crit_failure == F(1, 16)
+
+
+def test_d20_against_d20_by_hand():
+    odds = dice_exchange(20, 20)
+    assert (odds.win, odds.tie) == (F(190, 400), F(20, 400))
+    assert odds.crit_success == F(1, 400)
+
+
+def test_d4_against_d6_by_hand():
+    # R-LTL-3: wins are x > y: (2,1) (3,1) (3,2) (4,1) (4,2) (4,3) = 6 of 24; ties 4
+    odds = dice_exchange(4, 6)
+    assert (odds.win, odds.tie, odds.lose) == (F(6, 24), F(4, 24), F(14, 24))
+
+
+@pytest.mark.parametrize("s", LADDER_DICE)
+@pytest.mark.parametrize("u", LADDER_DICE)
+def test_all_36_pairs_match_brute_force(s, u):
+    # R-LTL-3, R-LTL-8
+    assert dice_exchange(s, u).as_dict() == exchange_counts(s, u)
+
+
+@pytest.mark.parametrize(
+    ("s", "u", "k", "m"), [(4, 6, 1, 0), (8, 6, 2, 1), (6, 12, 0, 2), (10, 10, 1, 1), (20, 8, 1, 0)]
+)
+def test_keep_better_rerolls_match_brute_force(s, u, k, m):
+    # R-LTL-9: a re-roll keeps the better result
+    assert dice_exchange(s, u, rerolls=k, opp_rerolls=m).as_dict() == exchange_counts(s, u, k, m)
+
+
+@pytest.mark.parametrize(("s", "u", "k"), [(4, 6, 1), (8, 6, 2), (12, 4, 1), (6, 20, 1)])
+def test_new_result_stands_rerolls_while_not_winning(s, u, k):
+    # R-LTL-9 campaign option: the new result stands; a player re-rolls only while not winning
+    mode = RerollMode.NEW_STANDS
+    assert dice_exchange(s, u, rerolls=k, reroll_mode=mode).as_dict() == exchange_counts(s, u, k, new_stands=True)
+    flipped = dice_exchange(u, s, opp_rerolls=k, reroll_mode=mode).flipped()
+    assert flipped == dice_exchange(s, u, rerolls=k, reroll_mode=mode)
+
+
+def test_new_result_stands_refuses_rerolls_on_both_sides():
+    with pytest.raises(ValueError, match="Tip"):
+        dice_exchange(6, 6, rerolls=1, opp_rerolls=1, reroll_mode=RerollMode.NEW_STANDS)
+
+
+def test_periodic_sums_agree_with_counting_for_plain_dice():
+    for s in LADDER_DICE:
+        for u in LADDER_DICE:
+            assert general_exchange(s, u, 1, 0, False) == dice_exchange(s, u, rerolls=1)
+
+
+def _truncated(s: int, u: int, depth: int) -> tuple[dict[str, Fraction], Fraction]:
+    xs, left_x = exploding_totals(s, depth)
+    ys, left_y = exploding_totals(u, depth)
+    out = dict.fromkeys(("win", "tie", "lose"), F(0))
+    for x, px in xs.items():
+        for y, py in ys.items():
+            out["win" if x > y else "tie" if x == y else "lose"] += px * py
+    return out, left_x + left_y
+
+
+@pytest.mark.parametrize(("s", "u"), [(4, 4), (4, 6), (6, 10), (8, 12), (12, 20), (20, 20)])
+def test_exploding_exact_within_the_unexplored_mass_of_a_deep_enumeration(s, u):
+    # R-LTL-18: exact infinite sums; every finite enumeration misses at most its unexplored mass
+    odds = dice_exchange(s, u, exploding=True)
+    partial, left = _truncated(s, u, 6)
+    for key in ("win", "tie", "lose"):
+        assert partial[key] <= getattr(odds, key) <= partial[key] + left
+    assert left < F(1, 10**3)
+
+
+def test_exploding_d4_against_d4_by_hand():
+    # ties: sum over blocks of 3 totals each at 4^-(k+1), squared: 3/16 / (1 - 1/16) = 1/5
+    odds = dice_exchange(4, 4, exploding=True)
+    assert (odds.win, odds.tie, odds.lose) == (F(2, 5), F(1, 5), F(2, 5))
+    assert odds.crit_success == F(1, 16)  # R-LTL-18: criticals unchanged
+
+
+def test_exploding_with_rerolls_sums_to_one():
+    odds = dice_exchange(6, 8, rerolls=1, opp_rerolls=1, exploding=True)
+    assert odds.win + odds.tie + odds.lose == 1
+    assert odds.win > dice_exchange(6, 8, opp_rerolls=1, exploding=True).win
+
+
+@given(
+    st.sampled_from(LADDER_DICE),
+    st.sampled_from(LADDER_DICE),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_odds_sum_to_exactly_one(s, u, k, m, exploding):
+    odds = dice_exchange(s, u, rerolls=k, opp_rerolls=m, exploding=exploding)
+    assert odds.win + odds.tie + odds.lose == 1
+    assert 0 <= odds.crit_success <= odds.win and 0 <= odds.crit_failure <= odds.lose
+
+
+def test_automatic_success_wins_outright_and_cancels_out():
+    # R-LTL-10
+    d6, d12 = Rating.of("d6"), Rating.of("d12")
+    assert exchange(Roll(d6, auto_success=True), Roll(d12)).win == 1
+    both = exchange(Roll(d6, auto_success=True), Roll(d12, auto_success=True))
+    assert both == dice_exchange(6, 12)
+
+
+def test_rolled_rating_follows_broke_push_and_criticals():
+    d12 = Rating.of("d12")
+    assert rolled_rating(d12, broke=1).sides == 10  # R-LTL-7
+    assert rolled_rating(d12, pushed=True).sides == 20  # R-LTL-11: d12 -> d20 is one die step
+    assert rolled_rating(d12, plus_one=1).sides == 12  # R-LTL-1: one level on a d12 is wasted
+    assert rolled_rating(Rating.of("d4"), minus_one=1).sides == 4  # R-LTL-8: never below d4
+    with pytest.raises(ValueError, match="Tip"):
+        rolled_rating(Rating.of("d4"), broke=1)
+
+
+def test_team_die_comes_from_the_engine():
+    # R-LTL-14: two d8s roll a d10; members out of range cannot form a team
+    assert team([Rating.of("d8"), Rating.of("d8")]).sides == 10
+    with pytest.raises(IllegalAction):
+        team([Rating.of("d4"), Rating.of("d12")])
+
+
+def test_push_chance_is_heroism_beating_the_die_pushed_to():
+    # R-LTL-11: a d8 Heroism pushing a d6 base rolls against a d8; a tie fails
+    assert push_chance(Rating.of("d8"), Rating.of("d6")) == exchange_counts(8, 8)["win"]
+    assert push_chance(Rating.of("d8"), Rating.of("d20")) == 0
+    assert push_chance(Rating(0), Rating.of("d6")) == 0
+
+
+def test_exploding_option_reaches_the_exchange():
+    plain = exchange(Roll(Rating.of("d6")), Roll(Rating.of("d8")))
+    boom = exchange(Roll(Rating.of("d6")), Roll(Rating.of("d8")), LtlOptions(exploding=True))
+    assert plain != boom and boom.win + boom.tie + boom.lose == 1
