@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
+from herotable.server import odds_panel
 from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
 from herotable.server.live import event_json
 from herotable.server.security import SESSION_MAX_AGE_S, check_password, hash_password
@@ -247,3 +248,37 @@ def export(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
     if not state.is_gm(user.user_id):
         raise HTTPException(403, "only the GM exports the whole campaign")
     return export_campaign(svc.table.store, campaign_id)
+
+
+# --- odds (never decide: they show what each choice is worth) ---
+
+
+@router.get("/campaigns/{campaign_id}/odds/exchange")
+def odds_exchange(
+    campaign_id: str,
+    actor: str,
+    target: str,
+    svc: ServicesDep,
+    user: UserDep,
+    style: str | None = None,
+    target_style: str | None = None,
+) -> dict[str, Any]:
+    """The actor's options this round against the target, with the exchange and whole-duel odds of each."""
+    state = member_state(svc, campaign_id, user)
+    return odds_panel.exchange_odds(state, user.user_id, actor, target, style, target_style)
+
+
+@router.get("/campaigns/{campaign_id}/odds/check")
+def odds_check(campaign_id: str, bonus: int, dc: int, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """A Conviction check's chance with and without a Conviction re-roll or a Quotable Wit."""
+    member_state(svc, campaign_id, user)
+    return odds_panel.check_odds(bonus, dc)
+
+
+@router.get("/campaigns/{campaign_id}/odds/conflict.svg")
+def odds_chart(campaign_id: str, actor: str, target: str, svc: ServicesDep, user: UserDep) -> Response:
+    """How the conflict between two fighters may end, as an SVG chart."""
+    state = member_state(svc, campaign_id, user)
+    odds = odds_panel.conflict_odds(state, user.user_id, actor, target)
+    svg = odds_panel.outcome_chart(odds, state.hero(actor).name, state.hero(target).name)
+    return Response(svg, media_type="image/svg+xml")

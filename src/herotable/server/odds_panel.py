@@ -1,0 +1,125 @@
+"""Odds for the table: what each choice is worth before it is made, and the conflict outcome chart (SVG).
+
+Only presentation lives here; the numbers come from `herotable.odds`. A player never gets odds against a
+hidden character: they would reveal its sheet.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+from xml.sax.saxutils import escape
+
+from herotable.dice import Rating
+from herotable.ltl.hero import Hero, LossType
+from herotable.odds.advisor import advise, advise_check
+from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
+from herotable.table.model import TableError, TableState
+
+
+def probability(value: Fraction) -> dict[str, Any]:
+    """The CLI's and API's shape for a probability: exact and as a float."""
+    return {"exact": str(value), "float": float(value)}
+
+
+def _visible(state: TableState, viewer: str, cid: str) -> None:
+    c = state.character(cid)
+    if c.hidden and not state.is_gm(viewer) and c.owner != viewer:
+        raise TableError(
+            "odds/hidden",
+            f"{c.hero.name}'s sheet is hidden, so no odds against it are shown",
+            fix="the GM sees these odds",
+            ruling="R-T-2",
+        )
+
+
+def _contender(hero: Hero, style: str | None) -> Contender:
+    found = hero.sheet.style(style) if style else None
+    return Contender(hero.sheet.base, found.rating if found else None, hero.sheet.heroism)
+
+
+def _side(hero: Hero, stakes: LossType | None) -> SideState:
+    return SideState(hero.base_now(stakes).position, hero.heroism.position)
+
+
+def duel(
+    state: TableState, viewer: str, actor: str, target: str, style: str | None, target_style: str | None
+) -> tuple[Contender, Contender, DuelState]:
+    """The two sides of an exchange as the odds engine sees them, from the table's current state."""
+    _visible(state, viewer, target)
+    stakes = state.conflict.stakes if state.conflict else None
+    a, t = state.hero(actor), state.hero(target)
+    for hero in (a, t):
+        if hero.is_defeated(stakes):
+            raise TableError("odds/defeated", f"{hero.name} is out of the fight", fix="pick fighters still in it")
+    return _contender(a, style), _contender(t, target_style), DuelState(_side(a, stakes), _side(t, stakes))
+
+
+def exchange_odds(
+    state: TableState, viewer: str, actor: str, target: str, style: str | None = None, target_style: str | None = None
+) -> dict[str, Any]:
+    """Every option open to the actor this round with its exchange odds and its chance to win the duel
+    (R-LTL-7, R-LTL-10, R-LTL-11). It never decides."""
+    you, opp, now = duel(state, viewer, actor, target, style, target_style)
+    karma = state.hero(actor).karma
+    rows = advise(you, opp, now, karma=karma if karma.usable else None, options=state.ltl_options)
+    return {
+        "actor": actor,
+        "target": target,
+        "options": [
+            {
+                "key": o.key,
+                "label": o.label,
+                "win": probability(o.exchange.win),
+                "tie": probability(o.exchange.tie),
+                "lose": probability(o.exchange.lose),
+                "duel_win": probability(o.duel_win),
+                "change": probability(o.change),
+                "resource": o.resource,
+            }
+            for o in rows
+        ],
+    }
+
+
+def check_odds(bonus: int, difficulty: int) -> dict[str, Any]:
+    """A Conviction check with and without the Conviction re-roll and Quotable Wit (R-CV-4, R-CV-12)."""
+    return {
+        "bonus": bonus,
+        "difficulty": difficulty,
+        "options": [
+            {"key": o.key, "label": o.label, "success": probability(o.success), "change": probability(o.change)}
+            for o in advise_check(bonus, difficulty)
+        ],
+    }
+
+
+def conflict_odds(state: TableState, viewer: str, actor: str, target: str) -> ConflictOdds:
+    you, opp, now = duel(state, viewer, actor, target, None, None)
+    return conflict(you, opp, state.ltl_options, state=now)
+
+
+def outcome_chart(odds: ConflictOdds, a_name: str, b_name: str) -> str:
+    """An SVG bar chart of how the conflict may end: who wins, and with how many levels left."""
+    rows = sorted(odds.outcomes, key=lambda o: (o[0] != "a", -o[1]))
+    width, bar_h, label_w = 360, 22, 170
+    height = 34 + bar_h * len(rows)
+    top = max((p for _, _, p in rows), default=Fraction(1)) or Fraction(1)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'aria-label="How the conflict may end: {escape(a_name)} wins {float(odds.a_wins):.0%}">',
+        f'<text x="0" y="16" font-size="13" font-weight="600">{escape(a_name)} {float(odds.a_wins):.1%} · '
+        f"{escape(b_name)} {float(odds.b_wins):.1%}</text>",
+    ]
+    for i, (side, left, p) in enumerate(rows):
+        y = 28 + i * bar_h
+        name = a_name if side == "a" else b_name
+        length = float(p / top) * (width - label_w - 50)
+        colour = "#2b6cb0" if side == "a" else "#b3261e"
+        parts.append(
+            f'<text x="0" y="{y + 15}" font-size="12">{escape(name)} wins, {escape(Rating(left).name)} left</text>'
+        )
+        parts.append(f'<rect x="{label_w}" y="{y + 4}" width="{length:.1f}" height="{bar_h - 8}" fill="{colour}"/>')
+        parts.append(f'<text x="{label_w + length + 4:.1f}" y="{y + 15}" font-size="12">{float(p):.1%}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

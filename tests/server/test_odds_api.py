@@ -1,0 +1,45 @@
+"""Odds at the table: next to every choice, never against a hidden sheet, and the outcome chart."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from herotable.dice import Rating
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.odds.exchange import Roll, exchange
+
+from .clients import make_app, table
+
+
+def test_exchange_odds_for_each_choice_match_the_odds_engine():
+    app = make_app()
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
+    m["gm"].command(
+        cid,
+        type="character.create_ltl",
+        character="shadow",
+        sheet={**DOCTOR_ENTROPY, "name": "Shadow"},
+        npc=True,
+        hidden=True,
+    )
+    r = m["pat"].get(
+        f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=entropy&style=Fisticuffs&target_style=Decay"
+    )
+    assert r.status_code == 200, r.text
+    options = {o["key"]: o for o in r.json()["options"]}
+    d12 = exchange(Roll(Rating.of("d12")), Roll(Rating.of("d12")))
+    assert options["as_planned"]["win"]["exact"] == str(d12.win)
+    assert Fraction(options["karma_now"]["win"]["exact"]) == 1  # Automatic Success wins the exchange (R-LTL-10)
+    assert {"broke_1", "push_roll", "push_burn"} <= set(options)
+    hidden = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
+    assert hidden.status_code == 409 and hidden.json()["error"]["code"] == "odds/hidden"
+    assert m["gm"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow").status_code == 200
+    chart = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/conflict.svg?actor=comet&target=entropy")
+    assert chart.headers["content-type"].startswith("image/svg+xml")
+    assert chart.text.startswith("<svg") and "Captain Comet wins" in chart.text and "Doctor Entropy wins" in chart.text
+    check = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/check?bonus=5&dc=20").json()
+    plain = next(o for o in check["options"] if o["change"]["exact"] == "0")
+    assert plain["success"]["exact"] == str(Fraction(6, 20))  # needs 15+ on the d20 (R-CV-1)
+    assert m["sly"].get(f"/api/v1/campaigns/{cid}/odds/check?bonus=5&dc=20").status_code == 200
