@@ -1,19 +1,40 @@
-"""Server-rendered pages (Jinja2 + htmx). Handlers only gather what the templates show."""
+"""Server-rendered pages (Jinja2 + htmx). Handlers only gather what the templates show and pass what the user
+posted to the table service; the rules decide, and their errors are shown beside the form that caused them."""
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, cast
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
-from herotable.server import api
-from herotable.server.deps import MaybeUserDep, ServicesDep, check_csrf
+from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, Abilities, Ability, Nature
+from herotable.conviction.character import Role as CvRole
+from herotable.errors import InvalidSheet, Problem, RulesError
+from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
+from herotable.server import actions, api, board
+from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.store.accounts import User, UsernameTaken
+from herotable.store.port import StoreError
+from herotable.table.campaign import CreateLtlCharacter
+from herotable.table.cv_play import CreateCvCharacter, CvSheet, catalogue
+from herotable.table.model import Role, Ruleset, TableState
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(dependencies=[Depends(check_csrf)])
+P = ParamSpec("P")
+
+DICE = ("d4", "d6", "d8", "d10", "d12", "d20")
+LTL_ROWS = {"superpowers": 4, "styles": 4}
+CV_SKILL_ROWS = 6
+TABLE_PARTS = ("board", "log", "actions", "gm")
 
 
 def render(request: Request, name: str, svc: ServicesDep, user: Any, status: int = 200, **context: Any) -> HTMLResponse:
@@ -21,11 +42,63 @@ def render(request: Request, name: str, svc: ServicesDep, user: Any, status: int
     return templates.TemplateResponse(request, name, {"user": user, "csrf": csrf, **context}, status_code=status)
 
 
+class Refused(Exception):
+    """A page the user may not see: shown as a page with the reason, never as a stack trace."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def page(fn: Callable[P, Response]) -> Callable[P, Response]:
+    """A page for logged-in members: anonymous visitors are sent to log in and come back; refusals render."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Response:
+        request = cast(Request, kwargs["request"])
+        svc = cast(Services, kwargs["svc"])
+        user = kwargs.get("user")
+        if user is None:
+            if request.headers.get("HX-Request"):
+                return Response(status_code=401, headers={"HX-Redirect": f"/login?next={request.url.path}"})
+            return RedirectResponse(f"/login?next={request.url.path}", status_code=303)
+        try:
+            return fn(*args, **kwargs)
+        except Refused as refused:
+            return render(request, "message.html", svc, user, status=refused.status, message=refused.message)
+
+    return wrapper
+
+
+def member(svc: Services, campaign_id: str, user: User) -> TableState:
+    """The campaign, for its members only (404 when unknown, 403 for everyone else)."""
+    try:
+        state = svc.table.state(campaign_id)
+    except StoreError:
+        raise Refused(404, "There is no such campaign.") from None
+    if not state.members:
+        raise Refused(404, "There is no such campaign.")
+    if state.role_of(user.user_id) is None:
+        raise Refused(403, "You are not a member of this campaign. Ask its GM for an invitation link.")
+    return state
+
+
+# --- accounts ---
+
+
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     if user is None:
         return render(request, "login.html", svc, None)
-    return render(request, "campaigns.html", svc, user, campaigns=api.my_campaigns(svc, user))
+    return render(request, "campaigns.html", svc, user, campaigns=api.my_campaigns(svc, user), rulesets=list(Ruleset))
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, svc: ServicesDep, user: MaybeUserDep, next: str = "/") -> Response:
+    if user is not None:
+        return RedirectResponse(next if next.startswith("/") else "/", status_code=303)
+    return render(request, "login.html", svc, None, next=next if next.startswith("/") else "/")
 
 
 @router.post("/login")
@@ -35,7 +108,9 @@ def login_form(
     try:
         user = api.authenticate(request, svc, username, password)
     except HTTPException as err:
-        return render(request, "login.html", svc, None, status=err.status_code, error=err.detail, username=username)
+        return render(
+            request, "login.html", svc, None, status=err.status_code, error=err.detail, username=username, next=next
+        )
     response = RedirectResponse(next if next.startswith("/") else "/", status_code=303)
     api.login_session(request, response, svc, user)
     return response
@@ -48,21 +123,22 @@ def register_form(
     username: str = Form(...),
     password: str = Form(...),
     display_name: str = Form(...),
+    next: str = Form("/"),
 ) -> Response:
-    from pydantic import ValidationError
-
-    from herotable.store.accounts import UsernameTaken
-
     try:
         body = api.Registration(username=username, password=password, display_name=display_name)
         user = api.register_user(svc, body)
     except ValidationError as err:
         first = err.errors()[0]
         message = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
-        return render(request, "login.html", svc, None, status=422, register_error=message, username=username)
+        return render(
+            request, "login.html", svc, None, status=422, register_error=message, new_username=username, next=next
+        )
     except UsernameTaken as err:
-        return render(request, "login.html", svc, None, status=409, register_error=err.reason, username=username)
-    response = RedirectResponse("/", status_code=303)
+        return render(
+            request, "login.html", svc, None, status=409, register_error=err.reason, new_username=username, next=next
+        )
+    response = RedirectResponse(next if next.startswith("/") else "/", status_code=303)
     api.login_session(request, response, svc, user)
     return response
 
@@ -104,3 +180,446 @@ def join_form(
         return RedirectResponse(f"/join/{code}", status_code=303)
     campaign_id = api.join_with_code(svc, code, user, display_name.strip() or None)
     return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
+
+
+# --- campaigns ---
+
+
+@router.post("/campaigns")
+@page
+def new_campaign(
+    request: Request, svc: ServicesDep, user: MaybeUserDep, name: str = Form(""), ruleset: str = Form("")
+) -> Response:
+    assert user is not None
+    try:
+        body = api.NewCampaign(name=name.strip(), ruleset=cast(Ruleset, ruleset))
+    except ValidationError as err:
+        field = str(err.errors()[0]["loc"][0])
+        message = "give the campaign a name" if field == "name" else "choose Larger Than Life or Conviction"
+        return render(
+            request,
+            "campaigns.html",
+            svc,
+            user,
+            status=422,
+            campaigns=api.my_campaigns(svc, user),
+            rulesets=list(Ruleset),
+            errors={field: message},
+            form={"name": name, "ruleset": ruleset},
+        )
+    created = api.create_campaign(body, svc, user)
+    return RedirectResponse(f"/campaigns/{created['campaign_id']}", status_code=303)
+
+
+@router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
+@page
+def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    gm = state.is_gm(user.user_id)
+    invites = []
+    if gm:
+        invites = [
+            {"code": i.code, "role": i.role, "link": str(request.url_for("join_page", code=i.code))}
+            for i in svc.accounts.invites_for(campaign_id)
+        ]
+    return render(
+        request,
+        "campaign.html",
+        svc,
+        user,
+        campaign=state,
+        gm=gm,
+        role=state.role_of(user.user_id),
+        invites=invites,
+        characters=_character_rows(state, user.user_id),
+    )
+
+
+def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
+    who = board.names(state)
+    rows = [(c.id, c.hero.name, c.owner, c.npc, c.hidden) for c in state.characters]
+    rows += [(c.id, c.hero.name, c.owner, c.npc, c.hidden) for c in state.cv_characters]
+    return [
+        {
+            "id": cid,
+            "name": name,
+            "owner": who.get(owner, owner),
+            "npc": npc,
+            "hidden": hidden,
+            "readable": board.may_see_sheet(state, user, owner, hidden),
+        }
+        for cid, name, owner, npc, hidden in rows
+    ]
+
+
+@router.post("/campaigns/{campaign_id}/invites")
+@page
+def invite_form(
+    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, role: str = Form("player")
+) -> Response:
+    assert user is not None
+    member(svc, campaign_id, user)
+    try:
+        api.invite(campaign_id, api.NewInvite(role=cast(Role, role)), request, svc, user)
+    except (HTTPException, ValidationError) as err:
+        detail = err.detail if isinstance(err, HTTPException) else "invite a player or a spectator"
+        raise Refused(getattr(err, "status_code", 422), f"No invitation was made: {detail}.") from None
+    return RedirectResponse(f"/campaigns/{campaign_id}#invites", status_code=303)
+
+
+@router.post("/campaigns/{campaign_id}/invites/{code}/withdraw")
+@page
+def withdraw_invite(campaign_id: str, code: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    found = svc.accounts.invite(code)
+    if not state.is_gm(user.user_id) or found is None or found.campaign_id != campaign_id:
+        raise Refused(403, "Only the GM withdraws this campaign's invitations.")
+    svc.accounts.revoke_invite(code)
+    return RedirectResponse(f"/campaigns/{campaign_id}#invites", status_code=303)
+
+
+@router.post("/campaigns/{campaign_id}/members/{member_id}/remove")
+@page
+def remove_member_form(
+    campaign_id: str, member_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep
+) -> Response:
+    """The GM removes a member, or a member leaves (their own id)."""
+    assert user is not None
+    member(svc, campaign_id, user)
+    try:
+        api.remove_member(campaign_id, member_id, svc, user)
+    except RulesError as err:
+        raise Refused(403, f"{err.reason}. {err.fix.capitalize()}.") from None
+    return RedirectResponse("/" if member_id == user.user_id else f"/campaigns/{campaign_id}", status_code=303)
+
+
+# --- character sheets ---
+
+
+def _slug(name: str, state: TableState) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:24] or "character"
+    taken = {c.id for c in state.characters} | {c.id for c in state.cv_characters}
+    cid, n = base, 1
+    while cid in taken:
+        n += 1
+        cid = f"{base}-{n}"
+    return cid
+
+
+def _sheet_keys(state: TableState) -> set[str]:
+    """The form controls a sheet editor shows problems beside; any other problem is listed at the top."""
+    common = {"character", "name", "owner", "sheet"}
+    if state.ruleset is Ruleset.LTL:
+        rows = {f"style_{i}" for i in range(LTL_ROWS["styles"])} | {
+            f"power_{i}" for i in range(LTL_ROWS["superpowers"])
+        }
+        texts = {"writer", "artist", "origin", "motivation", "costume", "base", "karma", "heroism"}
+        return common | rows | texts | {"styles", "superpowers", "specialties", "complications", "drawbacks"}
+    numbers = {f"abilities.{a.value}" for a in Ability} | {f"skill_{i}" for i in range(CV_SKILL_ROWS)}
+    return (
+        common | numbers | {"level", "roles", "first_role", "toughness", "combat_bonus", "nature.virtue", "nature.vice"}
+    )
+
+
+def _sheet_context(state: TableState, user: User) -> dict[str, Any]:
+    gm = state.is_gm(user.user_id)
+    return {
+        "campaign": state,
+        "gm": gm,
+        "members": [(m.user, m.name) for m in state.members if m.role is not Role.SPECTATOR],
+        "dice": DICE,
+        "sections": CREATION_SECTIONS,
+        "rows": LTL_ROWS,
+        "skill_rows": CV_SKILL_ROWS,
+        "virtues": SUGGESTED_VIRTUES,
+        "vices": SUGGESTED_VICES,
+        "cv_roles": [r.value for r in CvRole],
+        "abilities": [a.value for a in Ability],
+        "feats": catalogue().feats,
+    }
+
+
+@router.get("/campaigns/{campaign_id}/characters/new", response_class=HTMLResponse)
+@page
+def new_character(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    if state.role_of(user.user_id) is Role.SPECTATOR:
+        raise Refused(403, "Spectators watch the table; ask the GM to make you a player to build a hero.")
+    template = "ltl_sheet.html" if state.ruleset is Ruleset.LTL else "cv_sheet.html"
+    return render(request, template, svc, user, form={}, errors={}, others=[], **_sheet_context(state, user))
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _ltl_sheet(form: dict[str, str]) -> tuple[dict[str, Any], dict[int, int], dict[int, int], list[Problem]]:
+    """The sheet as the engine reads it, which form row each listed Style and Superpower came from, and the
+    rows the sheet's Style map cannot hold (the same name twice)."""
+    style_rows: dict[int, int] = {}
+    styles: dict[str, str] = {}
+    twice: list[Problem] = []
+    for row in range(LTL_ROWS["styles"]):
+        name = form.get(f"style_name_{row}", "").strip()
+        if name in styles:
+            twice.append(Problem(f"style_{row}", f"the Style {name!r} is listed twice"))
+        elif name or form.get(f"style_die_{row}", ""):
+            style_rows[len(styles)] = row
+            styles[name or f"(row {row + 1})"] = form.get(f"style_die_{row}", "")
+    power_rows: dict[int, int] = {}
+    powers: list[dict[str, Any]] = []
+    for row in range(LTL_ROWS["superpowers"]):
+        name = form.get(f"power_name_{row}", "").strip()
+        stunts = [s.strip() for s in form.get(f"power_stunts_{row}", "").split(",") if s.strip()]
+        if name or stunts:
+            power_rows[len(powers)] = row
+            powers.append({"name": name, "stunts": stunts})
+    sheet: dict[str, Any] = {
+        key: form.get(key, "").strip() for key in ("name", "writer", "artist", "origin", "motivation", "costume")
+    }
+    sheet.update(
+        base=form.get("base", ""),
+        karma=form.get("karma", ""),
+        heroism=form.get("heroism", ""),
+        styles=styles,
+        superpowers=powers,
+        specialties=_lines(form.get("specialties", "")),
+        complications=_lines(form.get("complications", "")),
+        drawbacks=_lines(form.get("drawbacks", "")),
+    )
+    return sheet, style_rows, power_rows, twice
+
+
+def _ltl_field(problem: Problem, style_rows: dict[int, int], power_rows: dict[int, int], styles: list[str]) -> str:
+    """The form control a sheet problem belongs beside."""
+    m = re.match(r"(styles|superpowers)\[(\d+)\]", problem.field)
+    if m:
+        rows = style_rows if m.group(1) == "styles" else power_rows
+        return f"{'style' if m.group(1) == 'styles' else 'power'}_{rows.get(int(m.group(2)), 0)}"
+    if problem.field.startswith("styles."):
+        name = problem.field.split(".", 1)[1]
+        return f"style_{styles.index(name)}" if name in styles else "styles"
+    return problem.field
+
+
+def _int(form: dict[str, str], key: str, problems: list[Problem], default: int = 0) -> int:
+    text = form.get(key, "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        problems.append(Problem(key, f"{text!r} is not a whole number"))
+        return default
+
+
+def _cv_sheet(
+    form: dict[str, str], roles: list[str], feats: list[str]
+) -> tuple[CvSheet, list[Problem], dict[int, int]]:
+    """The sheet as the engine reads it, which form row each listed skill came from; numbers that are not
+    numbers are problems of their own."""
+    problems: list[Problem] = []
+    skill_rows: dict[int, int] = {}
+    first = form.get("first_role", "")
+    ordered = [first] if first in roles else []
+    ordered += [r for r in roles if r != first]
+    skills: list[tuple[str, int]] = []
+    for row in range(CV_SKILL_ROWS):
+        name = form.get(f"skill_name_{row}", "").strip()
+        if name:
+            skill_rows[len(skills)] = row
+            skills.append((name, _int(form, f"skill_ranks_{row}", problems)))
+    sheet = CvSheet(
+        name=form.get("name", "").strip(),
+        level=_int(form, "level", problems, 1),
+        roles=tuple(CvRole(r) for r in ordered if r in {x.value for x in CvRole}),
+        abilities=Abilities(**{a.value: _int(form, f"abilities.{a.value}", problems) for a in Ability}),
+        toughness=_int(form, "toughness", problems),
+        nature=Nature(form.get("nature.virtue", "").strip(), form.get("nature.vice", "").strip()),
+        combat_bonus=_int(form, "combat_bonus", problems),
+        skills=tuple(skills),
+        feats=tuple(feats),
+    )
+    return sheet, problems, skill_rows
+
+
+def _cv_field(problem: Problem, skill_rows: dict[int, int], feats: list[str]) -> str:
+    """The form control a sheet problem belongs beside."""
+    m = re.match(r"(skills|feats)\[(\d+)\]", problem.field)
+    if m and m.group(1) == "skills":
+        return f"skill_{skill_rows.get(int(m.group(2)), 0)}"
+    if m:
+        index = int(m.group(2))
+        return f"feat_{feats[index]}" if index < len(feats) else "feats"
+    return problem.field.replace("skill_ranks_", "skill_")
+
+
+@router.post("/campaigns/{campaign_id}/characters")
+async def create_character(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(
+        _create_character, campaign_id=campaign_id, request=request, svc=svc, user=user, form=form
+    )
+
+
+@page
+def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, form: Any) -> Response:
+    """Create the character, or show the sheet again with each problem beside its field and nothing written."""
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    values = {k: str(v) for k, v in form.items()}
+    gm = state.is_gm(user.user_id)
+    npc, hidden = gm and values.get("npc") == "true", gm and values.get("hidden") == "true"
+    owner = values.get("owner") or user.user_id if gm else None
+    cid = values.get("character", "").strip() or _slug(values.get("name", ""), state)
+    problems: list[Problem] = []
+    style_names: list[str] = []
+    style_rows: dict[int, int] = {}
+    power_rows: dict[int, int] = {}
+    skill_rows: dict[int, int] = {}
+    feats: list[str] = []
+    try:
+        if state.ruleset is Ruleset.LTL:
+            sheet, style_rows, power_rows, problems = _ltl_sheet(values)
+            style_names = list(sheet["styles"])
+            if problems:
+                sheet_from_dict(sheet)  # the engine's own problems are listed with the form's
+            cmd: Any = CreateLtlCharacter(cid, sheet, owner=owner, npc=npc, hidden=hidden)
+        else:
+            roles, feats = [str(r) for r in form.getlist("roles")], [str(f) for f in form.getlist("feats")]
+            cv_sheet, problems, skill_rows = _cv_sheet(values, roles, feats)
+            cmd = CreateCvCharacter(cid, cv_sheet, owner=owner, npc=npc, hidden=hidden)
+        if not problems:
+            svc.table.execute(campaign_id, user.user_id, cmd)
+            return RedirectResponse(f"/campaigns/{campaign_id}/characters/{cid}", status_code=303)
+    except InvalidSheet as err:
+        problems += list(err.problems)
+    except RulesError as err:
+        field = "name" if err.code == "character/name" else "character" if err.code == "character/id" else ""
+        problems = [Problem(field or "sheet", f"{err.reason}. {err.fix.capitalize()}.")]
+    errors: dict[str, list[str]] = {}
+    for p in problems:
+        if state.ruleset is Ruleset.LTL:
+            key = _ltl_field(p, style_rows, power_rows, style_names)
+        else:
+            key = _cv_field(p, skill_rows, feats)
+        errors.setdefault(key if key in _sheet_keys(state) or key.startswith("feat_") else "sheet", []).append(
+            f"{p.field}: {p.message}" if key not in _sheet_keys(state) and not key.startswith("feat_") else p.message
+        )
+    template = "ltl_sheet.html" if state.ruleset is Ruleset.LTL else "cv_sheet.html"
+    chosen = {"roles": form.getlist("roles"), "feats": form.getlist("feats")}
+    return render(
+        request,
+        template,
+        svc,
+        user,
+        status=422,
+        form=values,
+        chosen=chosen,
+        errors=errors,
+        **_sheet_context(state, user),
+    )
+
+
+@router.get("/campaigns/{campaign_id}/characters/{cid}", response_class=HTMLResponse)
+@page
+def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    ltl = next((c for c in state.characters if c.id == cid), None)
+    cv = next((c for c in state.cv_characters if c.id == cid), None)
+    found = ltl or cv
+    if found is None:
+        raise Refused(404, "There is no such character in this campaign.")
+    if not board.may_see_sheet(state, user.user_id, found.owner, found.hidden):
+        raise Refused(403, f"{found.hero.name}'s sheet is the GM's secret.")
+    context: dict[str, Any] = {"campaign": state, "character": found, "owner": board.names(state).get(found.owner)}
+    if ltl is not None:
+        context.update(ltl=sheet_to_dict(ltl.hero.sheet), sections=CREATION_SECTIONS)
+    return render(request, "sheet_view.html", svc, user, **context)
+
+
+# --- the table ---
+
+
+def _table_context(state: TableState, user: User, svc: Services) -> dict[str, Any]:
+    uid = user.user_id
+    gm = state.is_gm(uid)
+    view = svc.table.view(state.campaign_id, uid)
+    built = board.build(state, view, uid)
+    roll_actions: dict[int, tuple[actions.Action, ...]] = {}
+    for i, roll in enumerate(built.rolls):
+        if roll.rolling or not (roll.mine or roll.characters):
+            continue
+        if state.ruleset is Ruleset.LTL:
+            chars = roll.characters if roll.id == "" else (roll.characters if roll.mine else ())
+            found = actions.ltl_roll_actions(state, roll.id, chars)
+            roll_actions[i] = found if roll.mine else tuple(a for a in found if a.type != "ltl.settle")
+        elif roll.mine:
+            roll_actions[i] = actions.cv_roll_actions(state, roll.id, gm)
+    return {
+        "campaign": state,
+        "gm": gm,
+        "role": state.role_of(uid),
+        "board": built,
+        "who": board.names(state),
+        "roll_actions": roll_actions,
+        "groups": actions.groups_for(state, uid),
+        "ask": actions.request_action(state, uid),
+        "gm_groups": actions.gm_groups(state) if gm else [],
+        "answers": {r.id: actions.answer_action(r.id) for r in built.requests} if gm else {},
+        "log": board.log_entries(state, svc.table.events_for(state.campaign_id, uid)),
+    }
+
+
+@router.get("/campaigns/{campaign_id}/table", response_class=HTMLResponse)
+@page
+def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    return render(request, "table.html", svc, user, **_table_context(state, user, svc))
+
+
+@router.get("/campaigns/{campaign_id}/table/{part}", response_class=HTMLResponse)
+@page
+def table_part(campaign_id: str, part: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    """One panel of the table page, re-rendered when a live frame arrives or after the user's own action."""
+    assert user is not None
+    if part not in TABLE_PARTS:
+        raise Refused(404, "There is no such part of the table page.")
+    state = member(svc, campaign_id, user)
+    if part == "gm" and not state.is_gm(user.user_id):
+        raise Refused(403, "The GM panel is the GM's.")
+    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user, svc))
+
+
+@router.post("/campaigns/{campaign_id}/table/act")
+async def act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_act, campaign_id=campaign_id, request=request, svc=svc, user=user, form=form)
+
+
+@page
+def _act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, form: Any) -> Response:
+    """Run one table command from an action form. The answer is a fragment for the form's result area."""
+    assert user is not None
+    member(svc, campaign_id, user)
+    htmx = bool(request.headers.get("HX-Request"))
+    try:
+        applied = svc.table.execute(campaign_id, user.user_id, actions.command_from_form(form))
+    except RulesError as err:
+        if not htmx:
+            message = f"{err.reason} ({err.ruling}). Tip: {err.fix}"
+            return render(
+                request, "message.html", svc, user, status=409, message=message, back=f"/campaigns/{campaign_id}/table"
+            )
+        return render(request, "parts/result.html", svc, user, error=err)
+    if not htmx:
+        return RedirectResponse(f"/campaigns/{campaign_id}/table", status_code=303)
+    text = str(applied.events[-1].data.get("summary", {}).get("text", "")) if applied.events else ""
+    response = render(request, "parts/result.html", svc, user, done=text or "Done.")
+    response.headers["HX-Trigger"] = "acted"
+    return response

@@ -124,6 +124,17 @@ class FailedTask:
 
 
 @dataclass(frozen=True)
+class OpenRequest:
+    """A question for the GM's judgement (a difficulty, a Deus Ex Machina cost, a Last Chance), until answered."""
+
+    id: str  # the command that asked it
+    user: str  # who asked; they and the GM see it
+    kind: str
+    text: str
+    character: str | None = None
+
+
+@dataclass(frozen=True)
 class Done:
     """A command that took effect: who issued it and whether it rolled dice (a commit point for players)."""
 
@@ -155,6 +166,7 @@ class TableState:
     wits: WitLedger = field(default_factory=WitLedger)
     exit_bid: ExitBid | None = None
     checks: tuple[OpenCheck, ...] = ()  # pending Conviction checks
+    requests: tuple[OpenRequest, ...] = ()  # questions waiting for the GM's answer
 
     def member(self, user: str) -> Member | None:
         return next((m for m in self.members if m.user == user), None)

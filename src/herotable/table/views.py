@@ -50,6 +50,7 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         for c in state.characters
     ]
     view["checks"] = [encode(c) for c in state.checks if c.owner == user and not c.secret]
+    view["requests"] = [encode(r) for r in state.requests if r.user == user]
     view["cv_characters"] = [
         encode(c)
         if not c.hidden or c.owner == user

@@ -1,0 +1,121 @@
+"""Fixtures for the server tests: an app over a memory store whose dice the test queues, and logged-in members.
+
+`table` builds a campaign of either game with a GM, two players and a spectator, each a `Member` whose
+client carries their session cookie and CSRF token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from herotable.server.app import create_app
+from herotable.server.settings import Settings
+from herotable.store.memory import MemoryEventStore
+
+SECRET = "server-tests-secret-key-0123456789"
+PASSWORD = "correct-horse-battery"
+
+
+class QueueRng:
+    """Faces handed out in order; a test sets the dice of the next command by appending to `faces`."""
+
+    def __init__(self) -> None:
+        self.faces: list[int] = []
+
+    def roll(self, sides: int) -> int:
+        if not self.faces:
+            raise AssertionError(f"a d{sides} was rolled but no face was queued")
+        face = self.faces.pop(0)
+        assert 1 <= face <= sides, f"queued {face} for a d{sides}"
+        return face
+
+
+@dataclass
+class Member:
+    """A logged-in user of the test app: their client (session cookie set), id and CSRF token."""
+
+    client: TestClient
+    user_id: str
+    username: str
+    csrf: str
+
+    def post(self, url: str, data: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        """A form post with this member's CSRF token (unless the test passes its own)."""
+        form = {"csrf_token": self.csrf, **(data or {})}
+        return self.client.post(url, data=form, follow_redirects=False, **kwargs)
+
+    def command(self, campaign_id: str, body: dict[str, Any]) -> Any:
+        """Run a table command through the REST API."""
+        return self.client.post(
+            f"/api/v1/campaigns/{campaign_id}/commands", json=body, headers={"X-CSRF-Token": self.csrf}
+        )
+
+
+@pytest.fixture
+def dice() -> QueueRng:
+    return QueueRng()
+
+
+@pytest.fixture
+def app(dice: QueueRng) -> FastAPI:
+    return create_app(Settings(secret_key=SECRET), store=MemoryEventStore(), rng=dice)
+
+
+@pytest.fixture
+def anonymous(app: FastAPI) -> TestClient:
+    return TestClient(app)
+
+
+@pytest.fixture
+def login(app: FastAPI) -> Callable[[str], Member]:
+    """Register (and so log in) a user by name."""
+
+    def make(username: str) -> Member:
+        client = TestClient(app)
+        csrf = client.get("/api/v1/csrf").json()["csrf_token"]
+        answer = client.post(
+            "/api/v1/auth/register",
+            json={"username": username, "password": PASSWORD, "display_name": username.capitalize()},
+            headers={"X-CSRF-Token": csrf},
+        )
+        assert answer.status_code == 201, answer.text
+        body = answer.json()
+        return Member(client, body["user"]["user_id"], username, body["csrf_token"])
+
+    return make
+
+
+@dataclass
+class Table:
+    campaign_id: str
+    gm: Member
+    pat: Member
+    sam: Member
+    sly: Member  # a spectator
+
+
+@pytest.fixture
+def make_table(login: Callable[[str], Member]) -> Callable[[str], Table]:
+    """A campaign of `ruleset` ("ltl" or "conviction") with a GM, two players and a spectator."""
+
+    def make(ruleset: str) -> Table:
+        gm, pat, sam, sly = login("gwen"), login("pat"), login("sam"), login("sly")
+        created = gm.client.post(
+            "/api/v1/campaigns", json={"name": "Harbour Nights", "ruleset": ruleset}, headers={"X-CSRF-Token": gm.csrf}
+        )
+        campaign_id = created.json()["campaign_id"]
+        for who, role in ((pat, "player"), (sam, "player"), (sly, "spectator")):
+            code = gm.client.post(
+                f"/api/v1/campaigns/{campaign_id}/invites", json={"role": role}, headers={"X-CSRF-Token": gm.csrf}
+            ).json()["code"]
+            joined = who.client.post(f"/api/v1/join/{code}", json={}, headers={"X-CSRF-Token": who.csrf})
+            assert joined.status_code == 200, joined.text
+        return Table(campaign_id, gm, pat, sam, sly)
+
+    return make

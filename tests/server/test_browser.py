@@ -1,0 +1,396 @@
+"""Three people play in real browsers (Debian's Chromium through Playwright) against a real server: a GM and two
+players register, build a campaign and characters, and play a scene of each game, each seeing the others'
+rolls arrive live. Screenshots of every page go to test-artifacts/screenshots/.
+
+The server is uvicorn in a thread over SQLite with seeded dice, so a run is repeatable; where the dice could
+still drag a fight on, the GM's override finishes it and the tests assert on what every page shows.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from herotable.dice import SeededRng
+from herotable.server.app import create_app
+from herotable.server.settings import Settings
+from herotable.store.sql import open_store
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+PASSWORD = "browser-test-password"
+PHONE = {"width": 390, "height": 844}
+WAIT_MS = 10_000
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)",
+)
+
+
+@dataclass
+class Server:
+    url: str
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    import uvicorn
+
+    store = open_store(f"sqlite:///{tmp_path / 'table.sqlite'}")
+    app = create_app(
+        Settings(secret_key="browser-tests-secret-0123456789"), store=store, rng=SeededRng(request.node.name)
+    )
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.05)
+    yield Server(f"http://127.0.0.1:{port}")
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Player:
+    """One person in their own browser context."""
+
+    def __init__(self, browser: Any, server: Server, name: str, viewport: dict[str, int] | None = None) -> None:
+        self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        self.context.set_default_timeout(WAIT_MS)
+        self.page = self.context.new_page()
+        self.server = server
+        self.name = name
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda err: self.errors.append(str(err)))
+
+    def goto(self, path: str) -> None:
+        self.page.goto(path if path.startswith("http") else self.server.url + path)
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def register(self) -> None:
+        p = self.page
+        p.fill("#reg-username", self.name.lower())
+        p.fill("#reg-name", self.name)
+        p.fill("#reg-password", PASSWORD)
+        p.click("form[action='/register'] button[type=submit]")
+
+    def act(self, panel: str, action: str, fields: dict[str, str] | None = None, checks: tuple[str, ...] = ()) -> None:
+        """Open an action in a panel, fill it, submit it, and wait for its answer; fail on a refusal."""
+        p = self.page
+        form = p.locator(f"#{panel} form[data-action='{action}']").first
+        details = p.locator(f"#{panel} details[data-action='{action}']").first
+        if details.count() and not details.evaluate("d => d.open"):
+            details.locator("summary").click()
+        expect(form.locator("button[type=submit]")).to_be_visible()
+        for name, value in (fields or {}).items():
+            control = form.locator(f"[name='{name}']").last
+            if control.evaluate("e => e.tagName") == "SELECT":
+                control.select_option(value)
+            else:
+                control.fill(value)
+        for name in checks:  # "name" ticks a box; "name=value" one box of a group
+            key, _, value = name.partition("=")
+            form.locator(f"input[type=checkbox][name='{key}']" + (f"[value='{value}']" if value else "")).check()
+        self.submit(form)
+
+    def roll_action(self, action: str, fields: dict[str, str] | None = None) -> None:
+        """Act on the open roll shown on the board (re-roll, settle, announce…)."""
+        form = self.page.locator(f"#board article.roll form[data-action='{action}']").first
+        for name, value in (fields or {}).items():
+            form.locator(f"[name='{name}']").select_option(value)
+        self.submit(form)
+
+    def submit(self, form: Any) -> None:
+        button = form.locator("button[type=submit]")
+        # a live reload may land between opening a section and pressing its button: keep the section open
+        form.evaluate("f => { const d = f.closest('details'); if (d) { d.open = true; } }")
+        with self.page.expect_response(lambda r: r.url.endswith("/table/act")) as answer:
+            button.click()
+        body = answer.value.text()
+        assert 'role="alert"' not in body, f"{self.name}: {re.sub(r'<[^>]+>', ' ', body)}"
+
+    def log_has(self, text: str) -> None:
+        expect(self.page.locator("#log")).to_contain_text(text)
+
+    def close(self) -> None:
+        assert not self.errors, f"{self.name}'s page raised: {self.errors}"
+        self.context.close()
+
+
+def start_campaign(gm: Player, name: str, ruleset: str) -> str:
+    """The GM registers, creates a campaign and an invitation link; returns the link."""
+    gm.goto("/")
+    gm.shot("01-login")
+    gm.register()
+    gm.page.fill("#new-name", name)
+    gm.page.select_option("#new-ruleset", ruleset)
+    gm.shot(f"02-campaigns-{ruleset}")
+    gm.page.click("text=Create the campaign")
+    gm.page.click("text=Create an invitation link")
+    link: str = gm.page.locator("input.invite-link").first.input_value()
+    assert "/join/" in link
+    return link
+
+
+def join(player: Player, link: str, ruleset: str, shots: bool) -> None:
+    player.goto(link)
+    if shots:
+        player.shot("03-join-login")
+    player.register()
+    player.page.wait_for_url(re.compile(r"/join/"))
+    if shots:
+        player.shot("04-join")
+    player.page.click("form button[type=submit]:has-text('Join')")
+    player.page.wait_for_url(re.compile(r"/campaigns/[0-9a-f]+$"))
+    player.page.click("text=Build your hero")
+
+
+def fill(page: Any, fields: dict[str, str]) -> None:
+    for name, value in fields.items():
+        control = page.locator(f"[name='{name}']")
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+
+
+def open_table(player: Player, campaign_url: str) -> None:
+    player.goto(campaign_url + "/table")
+    expect(player.page.locator("#live-status")).to_have_text("live")
+
+
+# --- Larger Than Life ---
+
+
+def ltl_hero(player: Player, name: str, style: str) -> None:
+    page = player.page
+    fill(page, {"writer": "Dee", "artist": "Max", "origin": "A storm at sea", "power_name_0": "Thunder"})
+    fill(page, {"power_stunts_0": "Clap", "motivation": "Protect the harbour", "costume": "Storm grey"})
+    fill(page, {"name": name, "base": "d12", "style_name_0": style, "style_die_0": "d20"})
+    fill(page, {"karma": "d10", "heroism": "d10", "specialties": "Sailing"})
+    page.click("text=Save the character")
+    page.wait_for_url(re.compile(r"/characters/[a-z0-9-]+$"))
+
+
+def initiative(gm: Player) -> list[list[str]]:
+    tags = gm.page.locator("#board .conflict p:has-text('Initiative') .tag").all_inner_texts()
+    return [t.split(", ") for t in tags]
+
+
+def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server):
+    gm = Player(browser, server, "Gwen")
+    ana = Player(browser, server, "Ana")
+    ben = Player(browser, server, "Ben", viewport=PHONE)
+    link = start_campaign(gm, "Harbour Nights", "ltl")
+    campaign_url = gm.page.url.split("#")[0]
+    gm.shot("05-campaign-gm")
+
+    join(ana, link, "ltl", shots=True)
+    ana.shot("06-ltl-sheet-editor")
+    ana.page.click("text=Save the character")  # an empty sheet: every problem beside its field
+    assert "a hero needs a name" in ana.page.locator("#e-name").inner_text()
+    ana.shot("07-ltl-sheet-problems")
+    ltl_hero(ana, "Squall", "Lightning")
+    ana.shot("08-ltl-sheet-view")
+    join(ben, link, "ltl", shots=False)
+    ben.shot("09-ltl-sheet-editor-phone")
+    ltl_hero(ben, "Breaker", "Waves")
+
+    gm.goto(campaign_url)
+    gm.page.click("text=New character or NPC")
+    fill(gm.page, {"name": "Captain Krake", "base": "d6", "karma": "d4", "heroism": "d4", "writer": "Dee"})
+    gm.page.check("#f-npc")
+    gm.page.click("text=Save the character")
+    gm.page.wait_for_url(re.compile(r"/characters/captain-krake$"))
+    gm.goto(campaign_url)
+    gm.shot("10-campaign-with-characters")
+
+    for p in (gm, ana, ben):
+        open_table(p, campaign_url)
+    for step in ("structure.start_adventure", "structure.start_session"):
+        gm.act("gm", step)
+    gm.act("gm", "structure.start_scene", checks=("dramatic",))
+    # what needs the GM's judgement is a request the GM answers on their page
+    ana.act("actions", "request.ask", {"kind": "deus_ex_machina", "character": "squall", "text": "the crane falls"})
+    expect(gm.page.locator("#board .requests")).to_contain_text("the crane falls")
+    gm.shot("11a-ltl-table-gm-request")
+    gm.page.locator("#board .requests form[data-action='request.answer'] [name='answer']").fill("1 level of Karma")
+    gm.submit(gm.page.locator("#board .requests form[data-action='request.answer']"))
+    ana.log_has("1 level of Karma")
+    # a refused action explains itself inline, and nothing is written
+    ben.page.locator("#actions details[data-action='ltl.karma.last_chance'] summary").click()
+    ben.page.locator("#actions form[data-action='ltl.karma.last_chance'] button[type=submit]").click()
+    expect(ben.page.locator("#actions form[data-action='ltl.karma.last_chance'] [role=alert]")).to_contain_text("Tip:")
+    ben.shot("11b-ltl-table-phone-refused")
+    gm.act("gm", "ltl.conflict.start")
+    for p in (ana, ben):
+        expect(p.page.locator("#board")).to_contain_text("Conflict, round 1")
+    gm.shot("11-ltl-table-gm")
+
+    heroes = {"Squall": (ana, "squall"), "Breaker": (ben, "breaker")}
+    settled = 0
+    burned = pushed = False
+    for _round in range(4):
+        for group in initiative(gm) or [["Squall", "Breaker"]]:  # no initiative: everyone at once
+            for fighter in group:
+                if fighter == "Captain Krake":
+                    if (
+                        "acted this round"
+                        not in gm.page.locator("#board li[data-character='captain-krake']").inner_text()
+                    ):
+                        gm.act("actions", "ltl.conflict.pass", {"character": "captain-krake"})
+                    continue
+                player, cid = heroes[fighter]
+                if player is ben and not pushed:
+                    ben.act("actions", "ltl.heroism.push", {"character": cid}, checks=("burn",))
+                    pushed = True
+                    for other in (gm, ana):
+                        other.log_has("Breaker pushes")
+                player.act("actions", "ltl.attack", {"actor": cid, "target": "captain-krake"})
+                if player is ana and not burned:
+                    ana.act("actions", "ltl.karma.try_again", {"character": cid})
+                    ana.roll_action("ltl.reroll", {"source": "try_again"})
+                    burned = True
+                    ana.shot("12-ltl-table-open-roll")
+                    for other in (gm, ben):
+                        other.log_has("burns Karma for two Try Again tokens")
+                player.roll_action("ltl.settle")
+                settled += 1
+                for other in (gm, ana, ben):
+                    expect(other.page.locator("#log li.entry:has-text('Settled')")).to_have_count(settled)
+                    other.log_has(f"{fighter} rolls")
+        gm.act("gm", "ltl.conflict.end_round")
+        expect(gm.page.locator("#board .conflict")).to_contain_text(re.compile(f"round {_round + 2}|over"))
+        if "defeated" in gm.page.locator("#board li[data-character='captain-krake']").inner_text():
+            break
+    else:
+        gm.act("gm", "ltl.override", {"character": "captain-krake", "reason": "the harbour wins", "lose": "5"})
+    assert burned and pushed
+    for p in (gm, ana, ben):
+        expect(p.page.locator("#board li[data-character='captain-krake']")).to_contain_text("defeated")
+    ben.shot("13-ltl-table-phone")
+    gm.act("gm", "ltl.conflict.end")
+    for p in (ana, ben):
+        p.log_has("The conflict ends")
+    gm.shot("14-ltl-table-gm-after")
+    ana.shot("15-ltl-table-player")
+    for p in (gm, ana, ben):
+        p.close()
+
+
+# --- Conviction ---
+
+
+def cv_hero(player: Player, name: str, virtue: str) -> None:
+    page = player.page
+    fill(page, {"name": name, "level": "3", "first_role": "warrior", "abilities.strength": "2"})
+    fill(page, {"abilities.charisma": "1", "toughness": "2", "combat_bonus": "1"})
+    fill(page, {"nature.virtue": virtue, "nature.vice": "Reckless", "skill_name_0": "Notice", "skill_ranks_0": "4"})
+    page.check("#f-role-warrior")
+    page.click("text=Save the character")
+    page.wait_for_url(re.compile(r"/characters/[a-z0-9-]+$"))
+
+
+def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, server):
+    gm = Player(browser, server, "Gwen")
+    kes = Player(browser, server, "Kes")
+    moss = Player(browser, server, "Moss", viewport=PHONE)
+    link = start_campaign(gm, "Ninja Island", "conviction")
+    campaign_url = gm.page.url.split("#")[0]
+    join(kes, link, "conviction", shots=False)
+    kes.shot("20-cv-sheet-editor")
+    cv_hero(kes, "Kestrel", "Loyal")
+    kes.shot("21-cv-sheet-view")
+    join(moss, link, "conviction", shots=False)
+    cv_hero(moss, "Moss", "Curious")
+    gm.goto(campaign_url)
+    gm.page.click("text=New character or NPC")
+    fill(gm.page, {"name": "Captain Rex", "level": "2", "nature.virtue": "Proud", "nature.vice": "Cruel"})
+    gm.page.check("#f-role-warrior")
+    gm.page.check("#f-npc")
+    gm.page.check("#f-hidden")
+    gm.page.click("text=Save the character")
+    gm.page.wait_for_url(re.compile(r"/characters/captain-rex$"))
+
+    for p in (gm, kes, moss):
+        open_table(p, campaign_url)
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        gm.act("gm", step)
+    gm.act("gm", "cv.round.start")
+    expect(moss.page.locator("#board")).to_contain_text("Sheet hidden by the GM")
+
+    # a check, a Conviction re-roll, then the announcement everyone sees
+    kes.act("actions", "cv.check", {"character": "kestrel", "difficulty": "15", "label": "Climb the mast"})
+    expect(gm.page.locator("#board")).to_contain_text("Climb the mast")
+    expect(moss.page.locator("#board")).not_to_contain_text("Climb the mast")  # pending: Kes and the GM only
+    kes.roll_action("cv.reroll")
+    kes.shot("22-cv-table-pending-check")
+    kes.roll_action("cv.announce")
+    for p in (gm, moss):
+        p.log_has("Climb the mast")
+        p.log_has("re-roll")
+
+    # a surge, seen by everyone
+    moss.act("actions", "cv.surge", {"character": "moss"})
+    for p in (gm, kes):
+        p.log_has("Moss surges for a standard action")
+
+    # a Quotable Wit in the next round (one point a round): Moss marks a line Kestrel heard; Kestrel uses it
+    gm.act("gm", "cv.round.start")
+    wit = {"character": "moss", "text": "Not today, Rex!", "speaker": "moss"}
+    moss.act("actions", "cv.wit.designate", wit, checks=("heard_by=kestrel",))
+    for p in (gm, kes):
+        expect(p.page.locator("#board .wits")).to_contain_text("Not today, Rex!")
+    kes.act("actions", "cv.check", {"character": "kestrel", "difficulty": "12", "label": "Swing across"})
+    expect(kes.page.locator("#board article.roll form[data-action='cv.wit.use']")).to_have_count(1)
+    kes.roll_action("cv.wit.use", {"wit": "1"})
+    kes.roll_action("cv.announce")
+    for p in (gm, moss):
+        p.log_has("Swing across")
+        p.log_has("+2 Quotable Wit #1")
+    moss.shot("23-cv-table-phone")
+    gm.shot("24-cv-table-gm")
+    for p in (gm, kes, moss):
+        p.close()

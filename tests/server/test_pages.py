@@ -1,0 +1,451 @@
+"""The pages: who sees which, forms and their CSRF, sheet validation beside the fields, and secrets kept out
+of other players' HTML (R-T-2)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape as html_text
+
+import pytest
+
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+
+HX = {"HX-Request": "true"}
+
+
+def ltl_table(make_table):
+    t = make_table("ltl")
+    cid = t.campaign_id
+    assert t.pat.command(cid, {"type": "character.create_ltl", "character": "comet", "sheet": CAPTAIN_COMET}).is_success
+    nova = {**CAPTAIN_COMET, "name": "Nova"}
+    assert t.sam.command(cid, {"type": "character.create_ltl", "character": "nova", "sheet": nova}).is_success
+    villain = {"type": "character.create_ltl", "character": "entropy", "sheet": DOCTOR_ENTROPY, "npc": True}
+    assert t.gm.command(cid, {**villain, "hidden": True}).is_success
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        assert t.gm.command(cid, {"type": step}).is_success
+    return t
+
+
+def cv_table(make_table):
+    t = make_table("conviction")
+    cid = t.campaign_id
+
+    def sheet(name, charisma=1):
+        abilities = {"strength": 2, "dexterity": 1, "constitution": 1, "intelligence": 0, "wisdom": 1}
+        return {
+            "name": name,
+            "level": 3,
+            "roles": ["warrior"],
+            "toughness": 2,
+            "nature": {"virtue": "Loyal", "vice": "Reckless"},
+            "combat_bonus": 2,
+            "abilities": {**abilities, "charisma": charisma},
+            "skills": [["Notice", 4]],
+        }
+
+    assert t.pat.command(cid, {"type": "character.create_cv", "character": "kes", "sheet": sheet("Kestrel")}).is_success
+    assert t.sam.command(cid, {"type": "character.create_cv", "character": "moss", "sheet": sheet("Moss")}).is_success
+    rex = {"type": "character.create_cv", "character": "rex", "sheet": sheet("Captain Rex"), "npc": True}
+    assert t.gm.command(cid, {**rex, "hidden": True}).is_success
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        assert t.gm.command(cid, {"type": step}).is_success
+    return t
+
+
+def act(member, cid, **fields):
+    return member.post(f"/campaigns/{cid}/table/act", fields, headers=HX)
+
+
+# --- who sees which page ---
+
+
+@pytest.mark.parametrize("path", ["", "/table", "/table/board", "/table/log", "/characters/new", "/characters/comet"])
+def test_anonymous_visitors_are_sent_to_log_in(make_table, anonymous, path):
+    t = ltl_table(make_table)
+    answer = anonymous.get(f"/campaigns/{t.campaign_id}{path}", follow_redirects=False)
+    assert answer.status_code == 303
+    assert answer.headers["location"] == f"/login?next=/campaigns/{t.campaign_id}{path}"
+    login = anonymous.get(answer.headers["location"])
+    assert login.status_code == 200 and 'name="next" value="/campaigns/' in login.text
+
+
+@pytest.mark.parametrize("ruleset", ["ltl", "conviction"])
+def test_every_page_renders_for_every_member(make_table, ruleset):
+    t = ltl_table(make_table) if ruleset == "ltl" else cv_table(make_table)
+    cid = t.campaign_id
+    mine = {"gm": "entropy" if ruleset == "ltl" else "rex", "pat": "comet" if ruleset == "ltl" else "kes"}
+    for who in (t.gm, t.pat, t.sam, t.sly):
+        for path in ("", "/table", "/table/board", "/table/log", "/table/actions", f"/characters/{mine['pat']}"):
+            answer = who.client.get(f"/campaigns/{cid}{path}")
+            assert answer.status_code == 200, (who.username, path, answer.text[:300])
+    assert t.gm.client.get(f"/campaigns/{cid}/table/gm").status_code == 200
+    assert t.gm.client.get(f"/campaigns/{cid}/characters/{mine['gm']}").status_code == 200
+    assert t.pat.client.get(f"/campaigns/{cid}/characters/new").status_code == 200
+    assert t.gm.client.get(f"/campaigns/{cid}/characters/new").status_code == 200
+    assert t.sly.client.get(f"/campaigns/{cid}/characters/new").status_code == 403
+    assert t.pat.client.get(f"/campaigns/{cid}/table/gm").status_code == 403
+    assert 'data-live-campaign="' + cid + '"' in t.pat.client.get(f"/campaigns/{cid}/table").text
+
+
+def test_strangers_and_unknown_campaigns_are_refused_with_a_page(make_table, login):
+    t = ltl_table(make_table)
+    stranger = login("stranger")
+    answer = stranger.client.get(f"/campaigns/{t.campaign_id}/table")
+    assert answer.status_code == 403 and "not a member" in answer.text and "Traceback" not in answer.text
+    assert stranger.client.get("/campaigns/nope").status_code == 404
+    assert t.gm.client.get(f"/campaigns/{t.campaign_id}/characters/nobody").status_code == 404
+    assert t.gm.client.get(f"/campaigns/{t.campaign_id}/table/secrets").status_code == 404
+
+
+def test_the_campaign_page_shows_members_roles_and_the_gms_invitations(make_table):
+    t = ltl_table(make_table)
+    page = t.gm.client.get(f"/campaigns/{t.campaign_id}").text
+    for name in ("Gwen", "Pat", "Sam", "Sly"):
+        assert name in page
+    assert "Create an invitation link" in page and "Remove Pat" in page
+    player_page = t.pat.client.get(f"/campaigns/{t.campaign_id}").text
+    assert "Create an invitation link" not in player_page and "Leave the campaign" in player_page
+    assert "Remove Sam" not in player_page
+
+
+# --- forms ---
+
+
+def test_a_new_campaign_is_made_from_the_list_page(login):
+    gm = login("gwen")
+    answer = gm.post("/campaigns", {"name": "Ninja Island", "ruleset": "conviction"})
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/campaigns/")
+    page = gm.client.get(answer.headers["location"]).text
+    assert "Ninja Island" in page and "Conviction" in page
+    empty = gm.post("/campaigns", {"name": " ", "ruleset": "ltl"})
+    assert empty.status_code == 422 and "give the campaign a name" in empty.text
+    assert len(gm.client.get("/api/v1/campaigns").json()) == 1
+
+
+def test_forms_with_a_wrong_csrf_token_are_refused_and_change_nothing(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    before = t.gm.client.get(f"/api/v1/campaigns/{cid}/events").json()
+    bad = {"csrf_token": "forged"}
+    assert t.gm.client.post("/campaigns", data={**bad, "name": "X", "ruleset": "ltl"}).status_code == 403
+    assert t.gm.client.post(f"/campaigns/{cid}/invites", data={**bad, "role": "player"}).status_code == 403
+    assert (
+        t.pat.client.post(f"/campaigns/{cid}/characters", data={**bad, "name": "Zed", "base": "d8"}).status_code == 403
+    )
+    act_form = {**bad, "type": "structure.end_scene"}
+    assert t.gm.client.post(f"/campaigns/{cid}/table/act", data=act_form).status_code == 403
+    assert t.gm.client.post(f"/campaigns/{cid}/members/{t.pat.user_id}/remove", data=bad).status_code == 403
+    assert t.gm.client.get(f"/api/v1/campaigns/{cid}/events").json() == before
+    assert len(t.gm.client.get("/api/v1/campaigns").json()) == 1
+
+
+def test_invitations_are_made_joined_and_withdrawn_and_members_leave(make_table, login):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    assert t.gm.post(f"/campaigns/{cid}/invites", {"role": "player"}).status_code == 303
+    page = t.gm.client.get(f"/campaigns/{cid}").text
+    link = re.findall(r'value="(http://testserver/join/[^"]+)"', page)[-1]
+    newcomer = login("nia")
+    path = link.removeprefix("http://testserver")
+    assert "Join Harbour Nights" in newcomer.client.get(path).text
+    assert newcomer.post(path, {"display_name": "Nia"}).headers["location"] == f"/campaigns/{cid}"
+    code = path.rsplit("/", 1)[1]
+    assert t.pat.post(f"/campaigns/{cid}/invites/{code}/withdraw").status_code == 403
+    assert t.gm.post(f"/campaigns/{cid}/invites/{code}/withdraw").status_code == 303
+    assert login("late").client.get(path).status_code == 404
+    assert t.sam.post(f"/campaigns/{cid}/members/{t.pat.user_id}/remove").status_code == 403
+    assert t.gm.post(f"/campaigns/{cid}/members/{newcomer.user_id}/remove").status_code == 303
+    assert t.pat.post(f"/campaigns/{cid}/members/{t.pat.user_id}/remove").headers["location"] == "/"
+    members = [m["user"] for m in t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["members"]]
+    assert t.pat.user_id not in members and newcomer.user_id not in members
+
+
+# --- sheets ---
+
+
+def test_a_larger_than_life_sheet_is_saved_from_the_six_sections(make_table):
+    t = make_table("ltl")
+    cid = t.campaign_id
+    editor = t.pat.client.get(f"/campaigns/{cid}/characters/new").text
+    order = [editor.index(s) for s in ("Writer / Artist", "Origin", "Superpowers", "Motivation", "Costume", "Hero!")]
+    assert order == sorted(order)
+    form = {
+        "writer": "Dee",
+        "power_name_0": "Flight",
+        "power_stunts_0": "Loop, Dive",
+        "name": "Skylark",
+        "base": "d8",
+        "style_name_0": "Aerial",
+        "style_die_0": "d12",
+        "karma": "d10",
+        "heroism": "d8",
+        "specialties": "Piloting\nMaps",
+    }
+    answer = t.pat.post(f"/campaigns/{cid}/characters", form)
+    assert answer.status_code == 303 and answer.headers["location"] == f"/campaigns/{cid}/characters/skylark"
+    sheet = t.pat.client.get(answer.headers["location"]).text
+    for text in ("Skylark", "Flight (stunts: Loop, Dive)", "Aerial d12", "Piloting, Maps"):
+        assert text in sheet
+
+
+def problem_beside(html: str, field: str) -> str:
+    found = re.search(
+        rf'<p class="field-error" id="e-{re.escape(field)}" data-field="{re.escape(field)}">(.*?)</p>', html, re.S
+    )
+    assert found, f"no problem shown beside {field}"
+    return html_text(found.group(1))
+
+
+def test_a_sheet_with_errors_shows_each_problem_beside_its_field_and_writes_nothing(make_table):
+    # R-LTL-19, R-LTL-4: every problem by field, nothing written, what was typed kept
+    t = make_table("ltl")
+    cid = t.campaign_id
+    before = t.pat.client.get(f"/api/v1/campaigns/{cid}/events").json()
+    form = {
+        "name": "",
+        "base": "d10",
+        "style_name_1": "Punch",
+        "style_die_1": "d6",
+        "style_name_2": "Punch",
+        "style_die_2": "d12",
+        "drawbacks": "Slow\nLoud",
+        "power_stunts_3": "Orphan stunt",
+        "origin": "A lab <b>accident</b>",
+        "karma": "d8",
+        "heroism": "d8",
+    }
+    answer = t.pat.post(f"/campaigns/{cid}/characters", form)
+    assert answer.status_code == 422
+    html = answer.text
+    assert "a hero needs a name" in problem_beside(html, "name")
+    assert "below base Power" in problem_beside(html, "style_1")
+    assert "listed twice" in problem_beside(html, "style_2")
+    assert "at most one Drawback" in problem_beside(html, "drawbacks")
+    assert "needs a name" in problem_beside(html, "power_3")
+    assert "A lab &lt;b&gt;accident&lt;/b&gt;" in html and 'value="Punch"' in html
+    assert "5 problem(s)" in html
+    assert t.pat.client.get(f"/api/v1/campaigns/{cid}/events").json() == before
+
+
+def test_a_conviction_sheet_with_errors_shows_each_problem_beside_its_field(make_table):
+    # R-CV-2, R-CV-6
+    t = make_table("conviction")
+    cid = t.campaign_id
+    editor = t.pat.client.get(f"/campaigns/{cid}/characters/new").text
+    assert "Suggested: Compassionate" in editor and "Sea Legs" in editor
+    form = {
+        "name": "Kestrel",
+        "level": "2",
+        "roles": ["warrior", "adept", "expert"],
+        "first_role": "warrior",
+        "abilities.strength": "12",
+        "abilities.dexterity": "lots",
+        "toughness": "1",
+        "combat_bonus": "5",
+        "nature.virtue": "",
+        "nature.vice": "Vain",
+        "skill_name_2": "Notice",
+        "skill_ranks_2": "9",
+        "feats": ["Ready Hand"],
+    }
+    answer = t.pat.post(f"/campaigns/{cid}/characters", form)
+    assert answer.status_code == 422
+    html = answer.text
+    assert "not a whole number" in problem_beside(html, "abilities.dexterity")
+    answer = t.pat.post(f"/campaigns/{cid}/characters", {**form, "abilities.dexterity": "0"})
+    html = answer.text
+    assert "roles need at least that many levels" in problem_beside(html, "roles")
+    assert "between -5 and +10" in problem_beside(html, "abilities.strength")
+    assert "combat bonus" in problem_beside(html, "combat_bonus")
+    assert "ranks in 'Notice'" in problem_beside(html, "skill_2")
+    assert "Virtue" in problem_beside(html, "nature.virtue")
+    assert "Dexterity" in problem_beside(html, "feat_Ready Hand")
+    assert 'value="Vain"' in html and 'value="warrior" checked' in html
+    assert t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["cv_characters"] == []
+
+
+def test_a_gm_makes_a_hidden_npc_and_players_cannot_open_its_sheet(make_table):
+    t = make_table("ltl")
+    cid = t.campaign_id
+    form = {
+        "name": "Mister Mist",
+        "base": "d8",
+        "karma": "d6",
+        "heroism": "d6",
+        "style_name_0": "Fog",
+        "style_die_0": "d10",
+    }
+    answer = t.gm.post(f"/campaigns/{cid}/characters", {**form, "npc": "true", "hidden": "true"})
+    assert answer.status_code == 303
+    assert t.gm.client.get(answer.headers["location"]).status_code == 200
+    refused = t.pat.client.get(answer.headers["location"])
+    assert refused.status_code == 403 and "Fog" not in refused.text
+    table = t.pat.client.get(f"/campaigns/{cid}/table").text
+    assert "Mister Mist" in table and "Sheet hidden by the GM" in table and "Fog" not in table
+    player = t.pat.post(f"/campaigns/{cid}/characters", {**form, "name": "Sneak", "npc": "true", "hidden": "true"})
+    assert player.status_code == 303
+    assert t.sam.client.get(player.headers["location"]).status_code == 200  # a player's hero is never hidden
+
+
+# --- the table ---
+
+
+def test_a_players_pending_roll_stays_out_of_the_other_players_page(make_table, dice):
+    # R-LTL-9, R-T-2: pending until settled
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    dice.faces = [17, 3]
+    answer = act(t.pat, cid, type="ltl.challenge", character="comet", difficulty="Hard", style="Flight")
+    assert answer.status_code == 200 and answer.headers["HX-Trigger"] == "acted"
+    task = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["tasks"][0]["id"]
+    for who in (t.pat, t.gm):
+        page = who.client.get(f"/campaigns/{cid}/table").text
+        assert f'data-roll="{task}"' in page and "17" in page
+    for who in (t.sam, t.sly):
+        page = who.client.get(f"/campaigns/{cid}/table").text
+        assert task not in page and "Challenge rolled" not in page and "→ 17" not in page
+    assert act(t.pat, cid, type="ltl.settle", task=task).status_code == 200
+    settled = t.sam.client.get(f"/campaigns/{cid}/table/log").text
+    assert (
+        "Settled" in settled
+        and "Captain Comet rolls d20: 17 → 17" in settled
+        and "Difficulty Hard (d10): 3 → 3" in settled
+        and "→ win" in settled
+    )
+
+
+def test_a_gm_secret_roll_never_reaches_a_players_page(make_table, dice):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    dice.faces = [19, 2]
+    answer = act(t.gm, cid, type="ltl.challenge", character="comet", difficulty="Hard", style="Flight", secret="true")
+    assert "ok" in answer.text
+    task = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["tasks"][0]["id"]
+    assert act(t.gm, cid, type="ltl.settle", task=task).status_code == 200
+    assert "GM only" in t.gm.client.get(f"/campaigns/{cid}/table/log").text
+    for who in (t.pat, t.sam, t.sly):
+        for path in ("/table", "/table/log", "/table/board"):
+            page = who.client.get(f"/campaigns/{cid}{path}").text
+            assert task not in page and "d20:19" not in page and "(secret)" not in page and "d20: 19" not in page
+
+
+def test_a_refused_action_shows_its_code_message_and_fix_inline(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    answer = act(t.pat, cid, type="ltl.settle")
+    assert answer.status_code == 200 and "HX-Trigger" not in answer.headers
+    assert 'role="alert"' in answer.text and "table/no_task" in answer.text and "Tip:" in answer.text
+    assert "Traceback" not in answer.text
+    bad_number = act(t.gm, cid, type="ltl.hero_points.award", character="comet", points="many")
+    assert "not a whole number" in bad_number.text
+    not_yours = act(t.sam, cid, type="ltl.karma.try_again", character="comet")
+    assert "table/not_your_character" in not_yours.text
+
+
+def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    page = t.pat.client.get(f"/campaigns/{cid}/table").text
+    for action in (
+        "ltl.challenge",
+        "ltl.karma.try_again",
+        "ltl.karma.roll",
+        "ltl.karma.last_chance",
+        "ltl.heroism.push",
+        "ltl.heroism.recover",
+        "ltl.heal",
+        "ltl.hero_points.spend",
+        "request.ask",
+    ):
+        assert f'data-action="{action}"' in page, action
+    assert 'id="gm"' not in page
+    gm = t.gm.client.get(f"/campaigns/{cid}/table").text
+    for action in (
+        "structure.end_scene",
+        "structure.mark_dramatic",
+        "ltl.conflict.start",
+        "ltl.karma.fortune",
+        "ltl.hero_points.award",
+        "ltl.override",
+        "table.undo",
+    ):
+        assert f'data-action="{action}"' in gm, action
+    dice.faces = [5, 4, 3]  # initiative
+    started = act(
+        t.gm,
+        cid,
+        **{
+            "type": "ltl.conflict.start",
+            "side.comet": "heroes",
+            "side.nova": "heroes",
+            "side.entropy": "villains",
+            "stakes": "physical",
+        },
+    )
+    assert "A conflict begins" in started.text
+    page = t.pat.client.get(f"/campaigns/{cid}/table").text
+    for action in ("ltl.attack", "ltl.attempt", "ltl.conflict.pass", "ltl.conflict.give_up"):
+        assert f'data-action="{action}"' in page, action
+    assert "Conflict, round 1" in page and "side: heroes" in page
+    assert 'data-action="ltl.conflict.end_round"' in t.gm.client.get(f"/campaigns/{cid}/table/gm").text
+
+
+def test_a_requests_goes_to_the_gm_and_the_answer_back(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    asked = act(t.pat, cid, type="request.ask", kind="deus_ex_machina", character="comet", text="the bridge holds")
+    assert "ok" in asked.text
+    assert "the bridge holds" in t.gm.client.get(f"/campaigns/{cid}/table/board").text
+    assert "the bridge holds" not in t.sam.client.get(f"/campaigns/{cid}/table").text
+    rid = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["requests"][0]["id"]
+    assert 'data-action="request.answer"' in t.gm.client.get(f"/campaigns/{cid}/table/board").text
+    act(t.gm, cid, type="request.answer", request=rid, answer="2 levels of Karma", granted="true")
+    log = t.pat.client.get(f"/campaigns/{cid}/table/log").text
+    assert "2 levels of Karma" in log and "granted" in log
+    assert "2 levels of Karma" not in t.sam.client.get(f"/campaigns/{cid}/table/log").text
+
+
+def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table, dice):
+    t = cv_table(make_table)
+    cid = t.campaign_id
+    page = t.pat.client.get(f"/campaigns/{cid}/table").text
+    assert "Conviction</dt><dd>4 / 4" in page and "Sheet hidden by the GM" in page
+    for action in (
+        "cv.check",
+        "cv.surge",
+        "cv.heroic_feat",
+        "cv.talent",
+        "cv.expertise",
+        "cv.determination",
+        "cv.shake_off",
+        "cv.recover_now",
+        "cv.strenuous_guard",
+        "cv.escape_death",
+        "cv.exit.start",
+        "cv.wit.designate",
+        "cv.toughness_save",
+        "cv.dying_check",
+        "cv.recovery_check",
+        "cv.regain_check",
+    ):
+        assert f'data-action="{action}"' in page, action
+    wit = act(
+        t.sam, cid, type="cv.wit.designate", character="moss", text="Never again", speaker="moss", heard_by=["kes"]
+    )
+    assert "Quotable Wit #1" in wit.text
+    dice.faces = [6]
+    act(t.pat, cid, type="cv.check", character="kes", difficulty="15", ability="strength", label="Lift the gate")
+    board = t.pat.client.get(f"/campaigns/{cid}/table/board").text
+    for action in ("cv.reroll", "cv.wit.use", "cv.announce"):
+        assert f'data-action="{action}"' in board
+    assert "Lift the gate" not in t.sam.client.get(f"/campaigns/{cid}/table").text
+    check = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["checks"][0]["id"]
+    dice.faces = [4]
+    act(t.pat, cid, type="cv.reroll", check=check)
+    act(t.pat, cid, type="cv.wit.use", check=check, wit="1")
+    act(t.pat, cid, type="cv.announce", check=check)
+    log = t.sam.client.get(f"/campaigns/{cid}/table/log").text
+    assert "Lift the gate" in log and "re-roll 4 (counts as 14)" in log and "Quotable Wit #1" in log
+    gm = t.gm.client.get(f"/campaigns/{cid}/table/gm").text
+    for action in ("cv.round.start", "cv.award_nature", "cv.override", "structure.end_scene", "table.undo"):
+        assert f'data-action="{action}"' in gm, action
