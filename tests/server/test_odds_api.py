@@ -43,3 +43,30 @@ def test_exchange_odds_for_each_choice_match_the_odds_engine():
     plain = next(o for o in check["options"] if o["change"]["exact"] == "0")
     assert plain["success"]["exact"] == str(Fraction(6, 20))  # needs 15+ on the d20 (R-CV-1)
     assert m["sly"].get(f"/api/v1/campaigns/{cid}/odds/check?bonus=5&dc=20").status_code == 200
+
+
+def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
+    app = make_app()
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
+    m["gm"].command(
+        cid,
+        type="character.create_ltl",
+        character="shadow",
+        sheet={**DOCTOR_ENTROPY, "name": "Shadow"},
+        npc=True,
+        hidden=True,
+    )
+    assert "Odds appear here during a conflict" in m["pat"].get(f"/campaigns/{cid}/table/odds").text
+    m["gm"].command(
+        cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"], ["shadow", "villains"]]
+    )
+    page = m["pat"].get(f"/campaigns/{cid}/table/odds").text
+    assert "Captain Comet against Doctor Entropy" in page and "<svg" in page and "win the conflict" in page
+    assert "Automatic Success" in page and "go for broke" in page
+    assert "sheet is hidden" in page  # no odds against the hidden villain for a player
+    assert "Captain Comet against" not in m["sam"].get(f"/campaigns/{cid}/table/odds").text  # not sam's fighter
+    gm_page = m["gm"].get(f"/campaigns/{cid}/table/odds").text
+    assert "Captain Comet against Shadow" in gm_page and gm_page.count("<svg") == 4  # every pairing, both ways
+    assert 'id="odds"' in m["pat"].get(f"/campaigns/{cid}/table").text

@@ -12,6 +12,7 @@ from typing import Any, ParamSpec, cast
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -19,13 +20,13 @@ from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, A
 from herotable.conviction.character import Role as CvRole
 from herotable.errors import InvalidSheet, Problem, RulesError
 from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
-from herotable.server import actions, api, board
+from herotable.server import actions, api, board, odds_panel
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.campaign import CreateLtlCharacter
 from herotable.table.cv_play import CreateCvCharacter, CvSheet, catalogue
-from herotable.table.model import Role, Ruleset, TableState
+from herotable.table.model import Role, Ruleset, TableError, TableState
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(dependencies=[Depends(check_csrf)])
@@ -34,7 +35,7 @@ P = ParamSpec("P")
 DICE = ("d4", "d6", "d8", "d10", "d12", "d20")
 LTL_ROWS = {"superpowers": 4, "styles": 4}
 CV_SKILL_ROWS = 6
-TABLE_PARTS = ("board", "log", "actions", "gm")
+TABLE_PARTS = ("board", "log", "actions", "gm", "odds")
 
 
 def render(request: Request, name: str, svc: ServicesDep, user: Any, status: int = 200, **context: Any) -> HTMLResponse:
@@ -561,6 +562,7 @@ def _table_context(state: TableState, user: User, svc: Services) -> dict[str, An
         elif roll.mine:
             roll_actions[i] = actions.cv_roll_actions(state, roll.id, gm)
     return {
+        "odds": _odds_context(state, uid),
         "campaign": state,
         "gm": gm,
         "role": state.role_of(uid),
@@ -573,6 +575,33 @@ def _table_context(state: TableState, user: User, svc: Services) -> dict[str, An
         "answers": {r.id: actions.answer_action(r.id) for r in built.requests} if gm else {},
         "log": board.log_entries(state, svc.table.events_for(state.campaign_id, uid)),
     }
+
+
+def _odds_context(state: TableState, uid: str) -> list[dict[str, Any]]:
+    """For each of the viewer's fighters against each opponent still standing: every option's odds this round
+    and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The GM sees them for every pairing."""
+    c = state.conflict
+    if c is None or c.over:
+        return []
+    gm = state.is_gm(uid)
+    out: list[dict[str, Any]] = []
+    for mine in c.fighters:
+        if c.is_out(mine.id) or not (gm or state.character(mine.id).owner == uid):
+            continue
+        for theirs in c.fighters:
+            if theirs.side == mine.side or c.is_out(theirs.id):
+                continue
+            try:
+                advice = odds_panel.exchange_odds(state, uid, mine.id, theirs.id)
+                chart = odds_panel.outcome_chart(
+                    odds_panel.conflict_odds(state, uid, mine.id, theirs.id), mine.hero.name, theirs.hero.name
+                )
+            except TableError as err:
+                out.append({"actor": mine.hero.name, "target": theirs.hero.name, "refused": err.reason})
+                continue
+            out.append({"actor": mine.hero.name, "target": theirs.hero.name, "options": advice["options"],
+                        "chart": Markup(chart)})
+    return out
 
 
 @router.get("/campaigns/{campaign_id}/table", response_class=HTMLResponse)
