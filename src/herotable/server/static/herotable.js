@@ -24,8 +24,15 @@
 
   // A panel does not reload under someone typing or choosing in it; it catches up when they leave it.
   window.herotableIdle = function (panel) {
+    // busy only while the user has changed the field they are in; an untouched field never holds back news
     var active = document.activeElement;
-    var busy = active && panel.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName);
+    var changed = false;
+    if (active && active.tagName === "SELECT") {
+      changed = Array.prototype.some.call(active.options, function (o) { return o.selected !== o.defaultSelected; });
+    } else if (active && /^(INPUT|TEXTAREA)$/.test(active.tagName)) {
+      changed = active.type === "checkbox" ? active.checked !== active.defaultChecked : active.value !== active.defaultValue;
+    }
+    var busy = changed && panel.contains(active);
     if (busy) { panel.setAttribute("data-stale", "1"); }
     return !busy;
   };
@@ -41,6 +48,11 @@
   var opened = {};
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
+    // a reload that was already on its way must not wipe a form the user has started to fill in
+    if (target.classList && target.classList.contains("panel") && !window.herotableIdle(target)) {
+      event.detail.shouldSwap = false;
+      return;
+    }
     opened[target.id] = Array.prototype.map.call(target.querySelectorAll("details[open][id]"), function (d) { return d.id; });
   });
   document.addEventListener("htmx:afterSwap", function (event) {
