@@ -70,3 +70,17 @@ def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
     gm_page = m["gm"].get(f"/campaigns/{cid}/table/odds").text
     assert "Captain Comet against Shadow" in gm_page and gm_page.count("<svg") == 4  # every pairing, both ways
     assert 'id="odds"' in m["pat"].get(f"/campaigns/{cid}/table").text
+
+
+def test_the_table_page_offers_free_dice_and_logs_the_total():
+    app = make_app()
+    cid, m = table(app)
+    page = m["pat"].get(f"/campaigns/{cid}/table").text
+    assert "Roll dice (free notation)" in page and "Secret (only you see it)" not in page
+    assert "Secret (only you see it)" in m["gm"].get(f"/campaigns/{cid}/table").text
+    form = {"type": "table.roll", "expression": "3d6", "label": "falling rocks", "csrf_token": m["pat"].csrf}
+    answer = m["pat"].client.post(f"/campaigns/{cid}/table/act", data=form)
+    assert answer.status_code == 200 and 'role="alert"' not in answer.text
+    log = m["sam"].get(f"/campaigns/{cid}/table/log").text
+    total = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()[-1]["summary"]["total"]
+    assert "falling rocks: total" in log and f"total {total}" in log

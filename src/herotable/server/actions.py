@@ -600,8 +600,25 @@ def _gm_cv(state: TableState) -> list[Group]:
     ]
 
 
+def dice_action(state: TableState, user: str) -> Action | None:
+    """Free dice notation for whatever the rules do not cover; the GM may roll it in secret."""
+    role = state.role_of(user)
+    if role is None or role is Role.SPECTATOR:
+        return None
+    fields = [
+        Field("expression", "Dice", value="2d6", required=True, hint="for example 2d20kh1+3 or 4d6kh3"),
+        Field("label", "What for"),
+    ]
+    if role is Role.GM:
+        fields.append(_check("secret", "Secret (only you see it)"))
+    return Action("table.roll", "Roll dice (free notation)", tuple(fields))
+
+
 def groups_for(state: TableState, user: str) -> list[Group]:
     groups = ltl_groups(state, user) if state.ruleset is Ruleset.LTL else cv_groups(state, user)
+    dice = dice_action(state, user)
+    if dice is not None:
+        groups.append(Group("Dice", (dice,)))
     return groups
 
 

@@ -271,6 +271,7 @@ TITLES = {
     "cv.wit.designate": "Quotable Wit",
     "cv.surge": "Surge",
     "cv.toughness_save": "Toughness save rolled",
+    "table.roll": "Dice",
     "request.ask": "Request to the GM",
     "request.answer": "The GM answers",
     UNDO_TYPE: "Undo",
@@ -349,6 +350,8 @@ def _summary_lines(kind: str, s: dict[str, Any], who: dict[str, str]) -> list[st
         lines.insert(0, text)
     if kind == "ltl.heal":
         lines.append(f"healed {s['levels']} level(s)" if s.get("healed") else "the healing fails")
+    if kind == "table.roll":
+        lines.append((f"{s['label']}: " if s.get("label") else "") + f"total {s['total']}")
     return lines
 
 

@@ -15,7 +15,7 @@ from herotable.dice import RecordingRng, Rng, ScriptedRng, ScriptError
 from herotable.errors import RulesError
 
 # the command modules register their handlers on import
-from herotable.table import campaign, cv_play, ltl_play, requests  # noqa: F401
+from herotable.table import campaign, cv_play, dice_roll, ltl_play, requests  # noqa: F401
 from herotable.table.codec import encode
 from herotable.table.commands import Command, Ctx, Outcome, command_from_json, command_to_json, run
 from herotable.table.model import UNDO_DEPTH, Done, Forbidden, Role, Ruleset, TableError, TableState, Visibility
