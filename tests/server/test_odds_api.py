@@ -8,22 +8,21 @@ from herotable.dice import Rating
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.odds.exchange import Roll, exchange
 
-from .clients import make_app, table
+from .clients import Member, make_app, table
+
+
+def heroes_and_villains() -> tuple[str, dict[str, Member]]:
+    """Pat's hero, the GM's villain, and a villain with a hidden sheet."""
+    cid, m = table(make_app())
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
+    shadow = {**DOCTOR_ENTROPY, "name": "Shadow"}
+    m["gm"].command(cid, type="character.create_ltl", character="shadow", sheet=shadow, npc=True, hidden=True)
+    return cid, m
 
 
 def test_exchange_odds_for_each_choice_match_the_odds_engine():
-    app = make_app()
-    cid, m = table(app)
-    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
-    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
-    m["gm"].command(
-        cid,
-        type="character.create_ltl",
-        character="shadow",
-        sheet={**DOCTOR_ENTROPY, "name": "Shadow"},
-        npc=True,
-        hidden=True,
-    )
+    cid, m = heroes_and_villains()
     r = m["pat"].get(
         f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=entropy&style=Fisticuffs&target_style=Decay"
     )
@@ -46,18 +45,7 @@ def test_exchange_odds_for_each_choice_match_the_odds_engine():
 
 
 def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
-    app = make_app()
-    cid, m = table(app)
-    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
-    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True)
-    m["gm"].command(
-        cid,
-        type="character.create_ltl",
-        character="shadow",
-        sheet={**DOCTOR_ENTROPY, "name": "Shadow"},
-        npc=True,
-        hidden=True,
-    )
+    cid, m = heroes_and_villains()
     assert "Odds appear here during a conflict" in m["pat"].get(f"/campaigns/{cid}/table/odds").text
     m["gm"].command(
         cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"], ["shadow", "villains"]]
