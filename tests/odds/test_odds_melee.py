@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from odds_brute import duel
@@ -9,8 +11,9 @@ from odds_brute import duel
 from herotable.dice import Rating
 from herotable.ltl.options import LtlOptions
 from herotable.odds.conflict import Contender, conflict
-from herotable.odds.melee import Method, Targeting, exact_melee, melee, targets
-from herotable.odds.montecarlo import simulate_melee, wilson
+from herotable.odds.exchange import Roll, exchange
+from herotable.odds.melee import Method, Targeting, _ExactMelee, exact_melee, melee, targets
+from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _targets, simulate_melee, wilson
 
 R = Rating
 
@@ -71,3 +74,72 @@ def test_large_melees_fall_back_to_monte_carlo_and_say_so():
 def test_wilson_interval():
     low, high = wilson(50, 100, 0.95)
     assert low < 0.5 < high and abs((high - low) - 0.19) < 0.01
+
+
+def test_one_draw_settles_an_exchange_with_the_exact_odds():
+    # every draw 0..14399 once: the tabulated outcomes of each pair of dice are exactly its exchange odds
+    table = _outcome_table().reshape(8, 8, -1)
+    for ra in range(1, 8):
+        for rt in range(1, 8):
+            counts = np.bincount(table[ra, rt], minlength=5)
+            odds = exchange(Roll(R(ra)), Roll(R(rt)))
+            want = (
+                odds.tie,
+                odds.win - odds.crit_success,
+                odds.crit_success,
+                odds.lose - odds.crit_failure,
+                odds.crit_failure,
+            )
+            assert tuple(Fraction(int(c), 14400) for c in counts) == want, (ra, rt)
+
+
+@pytest.mark.parametrize("cap", [1, 3])
+def test_duel_rounds_are_the_exact_chain_transitions(cap):
+    # every running duel state (a d20 survives one loss: positions 6 and 7 both roll d20) against the exact solver
+    opts = LtlOptions(effect_cap=cap)
+    chain = _ExactMelee(1, Targeting.WEAKEST, opts)
+    table = _duel_table(1 if cap >= 2 else 0).reshape(256, -1)
+    for pa in range(1, 8):
+        for pb in range(1, 8):
+            for ma, mb in ((0, 0), (1, 0), (0, 1)):
+                s = _duel_code(pa, pb, ma, mb)
+                counts = np.bincount(table[s], minlength=256)
+                got = {code: Fraction(int(c), 14400) for code, c in enumerate(counts) if c}
+                want: dict[int, Fraction] = {}
+                for ((qa, na), (qb, nb)), p in chain.transitions(((pa, ma), (pb, mb))).items():
+                    code = _duel_code(qa, qb, na, nb)
+                    want[code] = want.get(code, Fraction(0)) + p
+                assert got == want, (pa, pb, ma, mb)
+
+
+@pytest.mark.parametrize("targeting", list(Targeting))
+def test_vectorised_targets_match_the_rules(targeting):
+    rng = np.random.default_rng(7)
+    for n_a, n_b in ((1, 1), (2, 1), (1, 3), (3, 2), (3, 3)):
+        pos = rng.integers(-1, 8, size=(n_a + n_b, 500)).astype(np.int8)
+        pos[rng.integers(0, n_a, size=500), np.arange(500)] = rng.integers(1, 8, size=500)
+        pos[rng.integers(n_a, n_a + n_b, size=500), np.arange(500)] = rng.integers(1, 8, size=500)
+        aim = _targets(pos, pos > 0, n_a, targeting)
+        for trial in range(500):
+            for actor, target in targets(pos[:, trial].tolist(), n_a, targeting):
+                assert aim[actor][trial] == target
+
+
+@pytest.mark.parametrize("options", [LtlOptions(effect_cap=1), LtlOptions(exploding=True, effect_cap=1)])
+def test_monte_carlo_melee_options_within_interval(options):
+    side_a, side_b = [R(7), R(1)], [R(2), R(2)]
+    for targeting in Targeting:
+        exact = exact_melee(side_a, side_b, targeting, options)
+        mc = simulate_melee(side_a, side_b, 99, trials=40_000, targeting=targeting, options=options, confidence=0.999)
+        for key in ("a_wins", "b_wins", "expected_rounds"):
+            est, want = getattr(mc, key), getattr(exact, key)
+            assert est.low <= want.value <= est.high, (targeting, key)
+
+
+def test_monte_carlo_duels_across_the_ladder_within_interval():
+    for a, b in ((7, 7), (7, 1), (1, 7), (6, 3)):
+        exact = conflict(Contender(R(a)), Contender(R(b)))
+        mc = simulate_melee([R(a)], [R(b)], a * 10 + b, trials=40_000, confidence=0.999)
+        assert mc.a_wins.low <= float(exact.a_wins) <= mc.a_wins.high, (a, b)
+        assert mc.expected_rounds.low <= float(exact.expected_rounds) <= mc.expected_rounds.high, (a, b)
+        assert mc.draw.value == 0

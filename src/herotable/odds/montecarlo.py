@@ -2,11 +2,20 @@
 R-LTL-8, R-LTL-12, R-LTL-18). The rules are those of `melee` (its exact solver is the reference); the
 randomness comes only from the seed or numpy Generator passed in. Win rates carry a Wilson score interval,
 the mean number of rounds a normal interval.
+
+Both dice of an exchange come from one draw `x`, uniform on 0..14399 (`Generator.integers`, exactly
+unbiased): 120 is the least common multiple of the ladder's sides, so `x % 120` and `x // 120` are two
+independent uniform numbers on 0..119, and each taken modulo its die's sides is an exactly uniform face.
+The outcome of every pair of dice and draw (tie, win, critical win, loss, critical loss) is tabulated once;
+a duel without exploding dice goes further and tabulates its next state, so a round of every trial is one
+draw and two table look-ups.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 from math import sqrt
 from statistics import NormalDist
 
@@ -20,8 +29,17 @@ from herotable.odds.melee import Estimate, MeleeOdds, Method, Targeting, _check
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+Int8Array = npt.NDArray[np.int8]
+UInt8Array = npt.NDArray[np.uint8]
 _SIDES = np.array([1] + [DIE_SIDES[p] for p in range(1, 8)], dtype=np.int64)  # index 0 is never rolled
 MAX_ROUNDS = 10_000
+
+_FACES = 120  # lcm of the ladder's sides: every side divides it
+_DRAW = _FACES * _FACES  # one draw settles both dice of an exchange
+# outcome codes of one exchange, seen from the actor
+TIE, WIN, CRIT_WIN, LOSE, CRIT_LOSE = range(5)
+_IS_CRIT_WIN = np.array([0, 0, 1, 0, 0], dtype=np.int8)
+_IS_CRIT_LOSE = np.array([0, 0, 0, 0, 1], dtype=np.int8)
 
 
 def wilson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -33,39 +51,235 @@ def wilson(successes: int, trials: int, confidence: float) -> tuple[float, float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _roll(rng: np.random.Generator, sides: IntArray, exploding: bool) -> tuple[IntArray, IntArray]:
-    """Totals and natural faces of one die per entry; exploding adds while the die shows its maximum."""
-    natural = rng.integers(1, sides + 1)
+@cache
+def _face_table() -> IntArray:
+    """`[rolled position, u]` → the face shown by that die for a uniform u in 0..119."""
+    u = np.arange(_FACES, dtype=np.int64)
+    return np.stack([u % side + 1 for side in _SIDES])
+
+
+def _code(tot_a: IntArray, nat_a: IntArray, s_a: IntArray, tot_t: IntArray, nat_t: IntArray, s_t: IntArray) -> IntArray:
+    """Outcome codes from totals and natural faces (R-LTL-3, R-LTL-8)."""
+    a_wins = tot_a > tot_t
+    t_wins = tot_t > tot_a
+    a_crit = a_wins & (nat_a == s_a) & (nat_t == 1)
+    t_crit = t_wins & (nat_t == s_t) & (nat_a == 1)
+    return np.where(a_wins, WIN + a_crit, np.where(t_wins, LOSE + t_crit, TIE)).astype(np.int64)
+
+
+@cache
+def _outcome_table() -> UInt8Array:
+    """Flat `[(actor's rolled position * 8 + target's) * 14400 + draw]` → outcome code, without explosions."""
+    faces = _face_table()
+    x = np.arange(_DRAW, dtype=np.int64)
+    u_a, u_t = x % _FACES, x // _FACES
+    table = np.zeros((8, 8, _DRAW), dtype=np.uint8)
+    for ra in range(1, 8):
+        for rt in range(1, 8):
+            nat_a, nat_t = faces[ra][u_a], faces[rt][u_t]
+            table[ra, rt] = _code(nat_a, nat_a, _SIDES[ra], nat_t, nat_t, _SIDES[rt])
+    return table.reshape(-1)
+
+
+# --- duels: the state of a trial is one byte ------------------------------------------------------------------
+# codes 0 and 1 are "A has won" and "B has won"; a running duel (positions 1..7, the -1 each carries) is
+# 2 + ((pa - 1) * 7 + (pb - 1)) * 4 + ma * 2 + mb. In a duel only one -1 can be carried at a time.
+A_WON, B_WON = 0, 1
+_RUNNING = 2
+
+
+def _duel_code(pa: int, pb: int, ma: int, mb: int) -> int:
+    if pb <= 0:
+        return A_WON
+    if pa <= 0:
+        return B_WON
+    return _RUNNING + ((pa - 1) * 7 + (pb - 1)) * 4 + ma * 2 + mb
+
+
+@cache
+def _duel_table(extra: int) -> UInt8Array:
+    """Flat `[state * 14400 + draw]` → next state: one round of a duel (R-LTL-3, R-LTL-8; losses land at the
+    end of the round, a critical success takes `1 + extra` levels, a critical failure is -1 next round)."""
+    outcome = _outcome_table().reshape(64, _DRAW)
+    after = np.zeros((256, 5), dtype=np.uint8)
+    pair = np.zeros(256, dtype=np.int64)
+    after[B_WON] = B_WON  # finished duels stay finished; their pair (0) is never looked at
+    for pa in range(1, 8):
+        for pb in range(1, 8):
+            for ma, mb in ((0, 0), (1, 0), (0, 1)):
+                s = _duel_code(pa, pb, ma, mb)
+                pair[s] = max(1, pa - ma) * 8 + max(1, pb - mb)
+                after[s] = (
+                    _duel_code(pa, pb, 0, 0),
+                    _duel_code(pa, pb - 1, 0, 0),
+                    _duel_code(pa, pb - 1 - extra, 0, 1),
+                    _duel_code(pa - 1, pb, 0, 0),
+                    _duel_code(pa - 1 - extra, pb, 1, 0),
+                )
+    states = np.arange(256)
+    return np.ascontiguousarray(after[states[:, None], outcome[pair]]).reshape(-1)
+
+
+_DUEL_BASE = np.arange(256, dtype=np.intp) * _DRAW
+
+
+@dataclass
+class _Tally:
+    """What the trials came to: wins, draws, the sum and sum of squares of their lengths in rounds, and the
+    exchanges rolled (two dice each, before explosions)."""
+
+    a: int = 0
+    b: int = 0
+    draw: int = 0
+    rounds: int = 0
+    rounds_sq: int = 0
+    exchanges: int = 0
+    duel: bool = False  # one exchange a round
+
+    def running(self, round_no: int, live: int) -> None:
+        """`live` trials play round `round_no` (1-based): each adds 1 to its length, 2·n − 1 to its square."""
+        self.rounds += live
+        self.exchanges += live if self.duel else 0
+        self.rounds_sq += (2 * round_no - 1) * live
+
+
+def _duel(pa: int, pb: int, trials: int, gen: np.random.Generator, extra: int) -> _Tally:
+    table = _duel_table(extra)
+    state = np.full(trials, _duel_code(pa, pb, 0, 0), dtype=np.uint8)
+    tally = _Tally(duel=True)
+    live = trials
+    for round_no in range(1, MAX_ROUNDS + 1):
+        tally.running(round_no, live)
+        idx = _DUEL_BASE[state]
+        idx += gen.integers(0, _DRAW, size=state.size, dtype=np.uint16)
+        state = table[idx]
+        done = state < _RUNNING
+        finished = int(np.count_nonzero(done))
+        live = state.size - finished
+        if live == 0 or 4 * finished > state.size:  # drop finished duels once they are a quarter of the array
+            won = int(np.count_nonzero(state == A_WON))
+            tally.a += won
+            tally.b += finished - won
+            state = state[~done]
+            if live == 0:
+                return tally
+    raise ArithmeticError(f"{live} trials still running after {MAX_ROUNDS} rounds")
+
+
+# --- melees: one row per fighter, one column per running trial ------------------------------------------------
+
+
+def _explode(gen: np.random.Generator, natural: IntArray, sides: IntArray) -> IntArray:
+    """Totals of exploding dice (R-LTL-18): add another roll while the die shows its maximum."""
     total = natural.copy()
-    if exploding:
-        last = natural
-        going = np.flatnonzero(last == sides)
-        for _ in range(MAX_EXPLOSIONS):
-            if going.size == 0:
-                break
-            again = rng.integers(1, sides[going] + 1)
-            total[going] += again
-            going = going[again == sides[going]]
-    return total, natural
+    going = np.flatnonzero(natural == sides)
+    for _ in range(MAX_EXPLOSIONS):
+        if going.size == 0:
+            break
+        again = gen.integers(1, sides[going] + 1)
+        total[going] += again
+        going = going[again == sides[going]]
+    return total
 
 
-def _pick(pos: IntArray, actor: int, n_a: int, targeting: Targeting) -> IntArray:
-    """Each trial's target for `actor` (index into all fighters), -1 where nobody is left to attack."""
-    count = pos.shape[1]
-    opp = np.arange(n_a, count) if actor < n_a else np.arange(0, n_a)
-    standing = pos[:, opp] > 0
-    if targeting is Targeting.WEAKEST:
-        choice = np.argmin(np.where(standing, pos[:, opp], 99), axis=1)
-    elif targeting is Targeting.STRONGEST:
-        choice = np.argmax(np.where(standing, pos[:, opp], -1), axis=1)
-    else:
-        own = np.arange(0, n_a) if actor < n_a else np.arange(n_a, count)
-        before = own[own < actor]
-        rank = (pos[:, before] > 0).sum(axis=1)
-        alive = standing.sum(axis=1)
-        want = rank % np.maximum(alive, 1)
-        choice = np.argmax(standing & (np.cumsum(standing, axis=1) == (want + 1)[:, None]), axis=1)
-    return np.where(standing.any(axis=1), opp[choice], -1)
+def _exchange(gen: np.random.Generator, r_a: Int8Array, r_t: Int8Array, exploding: bool) -> IntArray:
+    """Outcome codes of exchanges between dice of rolled positions `r_a` (actor) and `r_t` (target)."""
+    x = gen.integers(0, _DRAW, size=r_a.size, dtype=np.uint16)
+    ra, rt = r_a.astype(np.intp), r_t.astype(np.intp)
+    if not exploding:
+        code: IntArray = _outcome_table()[(ra * 8 + rt) * _DRAW + x].astype(np.int64)
+        return code
+    faces = _face_table()
+    nat_a, nat_t = faces[ra, x % _FACES], faces[rt, x // _FACES]
+    s_a, s_t = _SIDES[ra], _SIDES[rt]
+    tot_a = _explode(gen, nat_a, s_a)
+    tot_t = _explode(gen, nat_t, s_t)
+    return _code(tot_a, nat_a, s_a, tot_t, nat_t, s_t)
+
+
+def _targets(pos: Int8Array, standing: BoolArray, n_a: int, targeting: Targeting) -> list[Int8Array]:
+    """Each fighter's target in every running trial (both sides have someone standing), by `melee.targets`."""
+    count = pos.shape[0]
+    sides = (range(0, n_a), range(n_a, count))
+    out: list[Int8Array] = []
+    for own, opp in (sides, sides[::-1]):
+        if targeting is not Targeting.SPREAD:
+            weakest = targeting is Targeting.WEAKEST
+            best = np.where(standing[opp[0]], pos[opp[0]], 127 if weakest else -128).astype(np.int8)
+            tgt = np.full(pos.shape[1], opp[0], dtype=np.int8)
+            for j in opp[1:]:
+                better = standing[j] & ((pos[j] < best) if weakest else (pos[j] > best))
+                tgt[better] = j
+                best[better] = pos[j][better]
+            out.extend(tgt for _ in own)
+            continue
+        seen = np.cumsum(standing[opp.start : opp.stop], axis=0, dtype=np.int8)  # standing opponents up to j
+        alive = seen[-1]
+        rank = np.zeros(pos.shape[1], dtype=np.int8)  # standing fighters of the own side listed before
+        for i in own:
+            want = rank % alive + 1
+            tgt = np.full(pos.shape[1], -1, dtype=np.int8)
+            for k, j in enumerate(opp):
+                tgt[standing[j] & (seen[k] == want)] = j
+            out.append(tgt)
+            rank += standing[i]
+    return out
+
+
+def _melee(
+    start: Sequence[int],
+    n_a: int,
+    trials: int,
+    gen: np.random.Generator,
+    targeting: Targeting,
+    exploding: bool,
+    extra: int,
+) -> _Tally:
+    count = len(start)
+    loss_actor = np.array([0, 0, 0, 1, 1 + extra], dtype=np.int8)
+    loss_target = np.array([0, 1, 1 + extra, 0, 0], dtype=np.int8)
+    pos = np.repeat(np.array(start, dtype=np.int8)[:, None], trials, axis=1)
+    minus = np.zeros_like(pos)
+    tally = _Tally()
+    for round_no in range(1, MAX_ROUNDS + 1):
+        n = pos.shape[1]
+        if n == 0:
+            return tally
+        tally.running(round_no, n)
+        standing = pos > 0
+        rolled = np.maximum(pos - minus, 1).astype(np.int8)
+        aim = _targets(pos, standing, n_a, targeting)
+        acted = np.zeros((count, n), dtype=bool)
+        loss = np.zeros((count, n), dtype=np.int8)
+        crit = np.zeros((count, n), dtype=np.int8)
+        for actor in range(count):
+            idx = np.flatnonzero(standing[actor] & ~acted[actor])
+            if idx.size == 0:
+                continue
+            tally.exchanges += idx.size
+            tgt = aim[actor][idx].astype(np.intp)
+            acted[tgt, idx] = True
+            code = _exchange(gen, rolled[actor, idx], rolled[tgt, idx], exploding)
+            # each trial appears once per actor, so these fancy-index additions do not collide
+            loss[actor, idx] += loss_actor[code]
+            loss[tgt, idx] += loss_target[code]
+            crit[actor, idx] += _IS_CRIT_LOSE[code]
+            crit[tgt, idx] += _IS_CRIT_WIN[code]
+        pos -= loss
+        up = pos > 0
+        minus = np.where(up, crit, 0).astype(np.int8)
+        a_up = up[:n_a].any(axis=0)
+        b_up = up[n_a:].any(axis=0)
+        going = a_up & b_up
+        a_only = int(np.count_nonzero(a_up & ~b_up))
+        b_only = int(np.count_nonzero(b_up & ~a_up))
+        tally.a += a_only
+        tally.b += b_only
+        tally.draw += n - int(np.count_nonzero(going)) - a_only - b_only
+        pos, minus = pos[:, going], minus[:, going]
+    if pos.shape[1]:
+        raise ArithmeticError(f"{pos.shape[1]} trials still running after {MAX_ROUNDS} rounds")
+    return tally
 
 
 def simulate_melee(
@@ -84,68 +298,32 @@ def simulate_melee(
     if trials < 1:
         raise ValueError("run at least one trial")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    n_a = len(side_a)
-    count = n_a + len(side_b)
-    pos = np.tile(np.array([r.position for r in (*side_a, *side_b)], dtype=np.int64), (trials, 1))
-    minus = np.zeros_like(pos)
-    live = np.arange(trials)
-    rounds = np.zeros(trials, dtype=np.int64)
-    a_won = np.zeros(trials, dtype=bool)
-    b_won = np.zeros(trials, dtype=bool)
+    return _summary(_simulate(side_a, side_b, gen, trials, targeting, options), trials, confidence)
+
+
+def _simulate(
+    side_a: Sequence[Rating],
+    side_b: Sequence[Rating],
+    gen: np.random.Generator,
+    trials: int,
+    targeting: Targeting,
+    options: LtlOptions,
+) -> _Tally:
     extra = 1 if options.effect_cap >= 2 else 0
-    for _ in range(MAX_ROUNDS):
-        if live.size == 0:
-            break
-        p, m = pos[live], minus[live]
-        n = live.size
-        rows = np.arange(n)
-        acted = np.zeros((n, count), dtype=bool)
-        loss = np.zeros((n, count), dtype=np.int64)
-        crit = np.zeros((n, count), dtype=np.int64)
-        rolled = np.maximum(1, p - m)
-        for actor in range(count):
-            acts = (p[:, actor] > 0) & ~acted[:, actor]
-            target = _pick(p, actor, n_a, targeting)
-            acts &= target >= 0
-            idx = rows[acts]
-            if idx.size == 0:
-                continue
-            tgt = target[acts]
-            acted[idx, actor] = True
-            acted[idx, tgt] = True
-            s_a = _SIDES[rolled[idx, actor]]
-            s_t = _SIDES[rolled[idx, tgt]]
-            tot_a, nat_a = _roll(gen, s_a, options.exploding)
-            tot_t, nat_t = _roll(gen, s_t, options.exploding)
-            a_wins = tot_a > tot_t
-            t_wins = tot_t > tot_a
-            a_crit = a_wins & (nat_a == s_a) & (nat_t == 1)
-            t_crit = t_wins & (nat_t == s_t) & (nat_a == 1)
-            # each trial appears once per actor, so plain fancy-index additions do not collide
-            loss[idx, tgt] += a_wins * (1 + extra * a_crit)
-            loss[idx, actor] += t_wins * (1 + extra * t_crit)
-            crit[idx, tgt] += a_crit
-            crit[idx, actor] += t_crit
-        p = p - loss
-        m = np.where(p > 0, crit, 0)
-        pos[live], minus[live] = p, m
-        rounds[live] += 1
-        a_up = (p[:, :n_a] > 0).any(axis=1)
-        b_up = (p[:, n_a:] > 0).any(axis=1)
-        over = ~(a_up & b_up)
-        a_won[live[over & a_up]] = True
-        b_won[live[over & b_up]] = True
-        live = live[~over]
-    if live.size:
-        raise ArithmeticError(f"{live.size} trials still running after {MAX_ROUNDS} rounds")
-    return _summary(int(a_won.sum()), int(b_won.sum()), rounds, confidence)
+    start = [r.position for r in (*side_a, *side_b)]
+    if len(start) == 2 and not options.exploding:
+        return _duel(start[0], start[1], trials, gen, extra)
+    return _melee(start, len(side_a), trials, gen, targeting, options.exploding, extra)
 
 
-def _summary(a: int, b: int, rounds: IntArray, confidence: float) -> MeleeOdds:
-    n = int(rounds.size)
+def _summary(tally: _Tally, n: int, confidence: float) -> MeleeOdds:
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    mean = float(rounds.mean())
-    half = z * float(rounds.std(ddof=1)) / sqrt(n) if n > 1 else float("inf")
+    mean = tally.rounds / n
+    if n > 1:
+        variance = (n * tally.rounds_sq - tally.rounds * tally.rounds) / (n * (n - 1))  # exact integers first
+        half = z * sqrt(max(0.0, variance) / n)
+    else:
+        half = float("inf")
 
     def share(k: int) -> Estimate:
         low, high = wilson(k, n, confidence)
@@ -153,9 +331,9 @@ def _summary(a: int, b: int, rounds: IntArray, confidence: float) -> MeleeOdds:
 
     return MeleeOdds(
         Method.MONTE_CARLO,
-        share(a),
-        share(b),
-        share(n - a - b),
+        share(tally.a),
+        share(tally.b),
+        share(tally.draw),
         Estimate(mean, mean - half, mean + half),
         trials=n,
         confidence=confidence,
