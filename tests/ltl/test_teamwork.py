@@ -149,9 +149,13 @@ def test_team_rating_never_passes_d20_nor_drops_below_the_best(low: int, ups: li
     members = [(f"m{i}", Rating(min(7, low + up))) for i, up in enumerate(ups)]
     result = team_rating(members)
     best = max(rating for _, rating in members)
-    assert result.rating.position <= 7
+    bonus = 1 if len(members) < 4 else 2
+    # independent of the module: the ladder step by hand, a lone level on a d12 wasted, nothing past d20
+    expected = min(7, best.position + bonus)
+    if expected == 6 and best.position < 6:
+        expected = 5
+    assert result.rating.position == expected
     assert result.rating >= best
-    assert result.rating.position <= best.position + 2
 
 
 @given(st.lists(st.integers(1, 7), min_size=2, max_size=6))

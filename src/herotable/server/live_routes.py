@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from herotable.server.deps import Services
@@ -15,6 +17,10 @@ router = APIRouter()
 async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
     """Live frames for one member: the events they may see, and their view, as they happen."""
     svc: Services = socket.app.state.services
+    origin = socket.headers.get("origin")
+    if origin and urlsplit(origin).netloc != socket.headers.get("host"):
+        await socket.close(code=4403, reason="cross-site live connections are refused")
+        return
     hub: Hub = socket.app.state.hub
     session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
     if session is None or session.user_id is None:

@@ -46,6 +46,13 @@ def duel(
     state: TableState, viewer: str, actor: str, target: str, style: str | None, target_style: str | None
 ) -> tuple[Contender, Contender, DuelState]:
     """The two sides of an exchange as the odds engine sees them, from the table's current state."""
+    if not state.is_gm(viewer) and state.character(actor).owner != viewer:
+        raise TableError(
+            "odds/not_yours",
+            f"{state.character(actor).hero.name} is not your character",
+            fix="ask for the odds of your own characters' choices",
+            ruling="R-T-2",
+        )
     _visible(state, viewer, target)
     stakes = state.conflict.stakes if state.conflict else None
     a, t = state.hero(actor), state.hero(target)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, cast
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -36,6 +37,14 @@ DICE = ("d4", "d6", "d8", "d10", "d12", "d20")
 LTL_ROWS = {"superpowers": 4, "styles": 4}
 CV_SKILL_ROWS = 6
 TABLE_PARTS = ("board", "log", "actions", "gm", "odds")
+
+
+def local_path(target: str) -> str:
+    """`target` if it is a path on this site, else "/": a `next` parameter never leads off the site."""
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return "/"
+    return target
 
 
 def render(request: Request, name: str, svc: ServicesDep, user: Any, status: int = 200, **context: Any) -> HTMLResponse:
@@ -98,8 +107,8 @@ def index(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, svc: ServicesDep, user: MaybeUserDep, next: str = "/") -> Response:
     if user is not None:
-        return RedirectResponse(next if next.startswith("/") else "/", status_code=303)
-    return render(request, "login.html", svc, None, next=next if next.startswith("/") else "/")
+        return RedirectResponse(local_path(next), status_code=303)
+    return render(request, "login.html", svc, None, next=local_path(next))
 
 
 @router.post("/login")
@@ -112,7 +121,7 @@ def login_form(
         return render(
             request, "login.html", svc, None, status=err.status_code, error=err.detail, username=username, next=next
         )
-    response = RedirectResponse(next if next.startswith("/") else "/", status_code=303)
+    response = RedirectResponse(local_path(next), status_code=303)
     api.login_session(request, response, svc, user)
     return response
 
@@ -139,7 +148,7 @@ def register_form(
         return render(
             request, "login.html", svc, None, status=409, register_error=err.reason, new_username=username, next=next
         )
-    response = RedirectResponse(next if next.startswith("/") else "/", status_code=303)
+    response = RedirectResponse(local_path(next), status_code=303)
     api.login_session(request, response, svc, user)
     return response
 

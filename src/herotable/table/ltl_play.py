@@ -29,6 +29,7 @@ from herotable.ltl.hero import Defeat, LossType, TimePassed, lose_levels, record
 from herotable.ltl.heroism import push, recover
 from herotable.ltl.karma import Fortune, fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
+from herotable.ltl.options import Initiative
 from herotable.ltl.roll import Outcome as Result
 from herotable.ltl.roll import RerollSource, Throw
 from herotable.ltl.task import (
@@ -101,6 +102,13 @@ def settlement_json(state: TableState, s: Settlement) -> dict[str, Any]:
         "actor_critical": s.actor_critical.value,
         "opposition_critical": s.opposition_critical.value,
     }
+
+
+def _about(state: TableState, summary: dict[str, Any], *cids: str) -> Outcome:
+    """An event about these characters: GM-only when any of them has a hidden sheet, since its Karma,
+    Heroism and spends would reveal that sheet; public otherwise."""
+    hidden = any(state.character(cid).hidden for cid in cids)
+    return Outcome(state, summary, Visibility.GM if hidden else Visibility.PUBLIC)
 
 
 def _private(state: TableState, user: str, secret: bool, summary: dict[str, Any]) -> Outcome:
@@ -223,6 +231,20 @@ class Settle(Command):
     crit_penalty: CritPenalty = CritPenalty.MINUS_ONE_NEXT
 
 
+def _crit_choices(state: TableState, user: str, task: Task, cmd: Settle) -> tuple[CritBonus, CritPenalty]:
+    """The roller who wins chooses a critical success's reward (R-LTL-8); a mishap instead of -1 next round is
+    the GM's call. Whoever settles for the other side gets the defaults, so nobody chooses for an opponent."""
+    gm = state.is_gm(user)
+    _, probe = settle(task, state.ltl_options, crit_bonus=CritBonus.OTHER)
+    winner = probe.winner
+    mine = winner is not None and state.character(winner).owner == user
+    if gm or mine:
+        bonus = cmd.crit_bonus
+    else:
+        bonus = CritBonus.EXTRA_LEVEL if probe.effect < state.ltl_options.effect_cap else CritBonus.PLUS_ONE_NEXT
+    return bonus, cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
+
+
 @handles(Settle)
 def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Outcome:
     if cmd.task is None and state.conflict is not None and state.conflict.open is not None:
@@ -230,12 +252,14 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Outcome:
         assert c.open is not None
         require_controls(state, ctx.user, c.open.actor)
         task = c.open.task
-        c, result = cf.resolve(c, state.ltl_options, crit_bonus=cmd.crit_bonus, crit_penalty=cmd.crit_penalty)
+        bonus, penalty = _crit_choices(state, ctx.user, task, cmd)
+        c, result = cf.resolve(c, state.ltl_options, crit_bonus=bonus, crit_penalty=penalty)
         new = replace(state, conflict=c)
         return Outcome(new, {**task_json(new, task), **settlement_json(new, result)})
     opened = state.task(cmd.task)
     require_controls(state, ctx.user, opened.character)
-    task, result = settle(opened.task, state.ltl_options, crit_bonus=cmd.crit_bonus, crit_penalty=cmd.crit_penalty)
+    bonus, penalty = _crit_choices(state, ctx.user, opened.task, cmd)
+    task, result = settle(opened.task, state.ltl_options, crit_bonus=bonus, crit_penalty=penalty)
     new = replace(state, tasks=tuple(t for t in state.tasks if t.id != opened.id))
     hero = state.hero(opened.character)
     if opened.purpose == "stunt" and result.outcome is Result.WIN:
@@ -243,13 +267,15 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Outcome:
         hero = stunt_pulled_off(hero, power, stunt, result)
     failed = tuple(f for f in new.failed if f.character != opened.character)
     if task.must_succeed and result.outcome is not Result.WIN:
-        failed = (*failed, FailedTask(opened.character, task, result.outcome.value))
+        failed = (*failed, FailedTask(opened.character, task, result.outcome.value, opened.secret))
     from herotable.ltl.hero import finish_action
 
     new = replace(new.with_hero(opened.character, finish_action(hero)), failed=failed)
     summary = {"task": opened.id, "purpose": opened.purpose, **task_json(new, task), **settlement_json(new, result)}
     if opened.secret:
         return Outcome(new, summary, Visibility.GM)
+    if opened.purpose != "challenge":  # a Karma roll shows the Karma die
+        return _about(new, summary, opened.character)
     return Outcome(new, summary)
 
 
@@ -274,10 +300,9 @@ def _start_conflict(state: TableState, cmd: StartConflict, ctx: Ctx) -> Outcome:
         fighters, ctx.rng, state.ltl_options, stakes=cmd.stakes, karma_initiative=cmd.karma_initiative
     )
     rolls = {fid: list(r.faces) for fid, r in c.initiative_rolls}
-    return Outcome(
-        replace(state, conflict=c),
-        {"text": "A conflict begins", "order": [list(g) for g in c.order], "initiative": rolls},
-    )
+    summary = {"text": "A conflict begins", "order": [list(g) for g in c.order], "initiative": rolls}
+    rolled = [fid for fid, _ in c.initiative_rolls]  # initiative dice would reveal a hidden sheet's Power
+    return _about(replace(state, conflict=c), summary, *rolled)
 
 
 @dataclass(frozen=True)
@@ -358,7 +383,10 @@ class EndRound(Command):
 def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Outcome:
     require_gm(state, ctx.user)
     c, report = cf.end_round(_need_conflict(state), ctx.rng, state.ltl_options)
-    return Outcome(
+    opts = state.ltl_options
+    # initiative re-rolls and stun checks roll hidden fighters' dice too
+    rolled = [f.id for f in c.fighters] if opts.initiative is Initiative.EACH_ROUND or opts.stun_on_damage else []
+    return _about(
         replace(state, conflict=c),
         {
             "round": report.round,
@@ -369,6 +397,7 @@ def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Outcome:
             "winner": c.winner,
             "order": [list(g) for g in c.order],
         },
+        *rolled,
     )
 
 
@@ -429,10 +458,8 @@ class TryAgain(Command):
 def _try_again(state: TableState, cmd: TryAgain, ctx: Ctx) -> Outcome:
     require_controls(state, ctx.user, cmd.character)
     hero = karma_try_again(state.hero(cmd.character))
-    return Outcome(
-        state.with_hero(cmd.character, hero),
-        {"text": f"{hero.name} burns Karma for two Try Again tokens", "karma": hero.karma.name},
-    )
+    text = f"{hero.name} burns Karma for two Try Again tokens"
+    return _about(state.with_hero(cmd.character, hero), {"text": text, "karma": hero.karma.name}, cmd.character)
 
 
 @dataclass(frozen=True)
@@ -449,10 +476,8 @@ class FortuneBurn(Command):
 def _fortune(state: TableState, cmd: FortuneBurn, ctx: Ctx) -> Outcome:
     require_gm(state, ctx.user)  # the GM sets the cost and agrees to the change (R-T-2)
     hero = fortune_by_burning(state.hero(cmd.character), cmd.use, cmd.levels)
-    return Outcome(
-        state.with_hero(cmd.character, hero),
-        {"text": f"{hero.name}: {cmd.use.value.replace('_', ' ')}", "karma": hero.karma.name},
-    )
+    text = f"{hero.name}: {cmd.use.value.replace('_', ' ')}"
+    return _about(state.with_hero(cmd.character, hero), {"text": text, "karma": hero.karma.name}, cmd.character)
 
 
 @dataclass(frozen=True)
@@ -567,16 +592,16 @@ def _push(state: TableState, cmd: Push, ctx: Ctx) -> Outcome:
     require_controls(state, ctx.user, cmd.character)
     stakes = state.conflict.stakes if state.conflict else None
     result = push(state.hero(cmd.character), ctx.rng, state.ltl_options, burn=cmd.burn, stakes=stakes)
-    return Outcome(state.with_hero(cmd.character, result.hero), _heroism_summary(result, f"{result.hero.name} pushes"))
+    summary = _heroism_summary(result, f"{result.hero.name} pushes")
+    return _about(state.with_hero(cmd.character, result.hero), summary, cmd.character)
 
 
 @handles(Recover)
 def _recover(state: TableState, cmd: Recover, ctx: Ctx) -> Outcome:
     require_controls(state, ctx.user, cmd.character)
     result = recover(state.hero(cmd.character), ctx.rng, state.ltl_options, burn=cmd.burn)
-    return Outcome(
-        state.with_hero(cmd.character, result.hero), _heroism_summary(result, f"{result.hero.name} tries to recover")
-    )
+    summary = _heroism_summary(result, f"{result.hero.name} tries to recover")
+    return _about(state.with_hero(cmd.character, result.hero), summary, cmd.character)
 
 
 # --- defeat, time, healing, Hero Points, overrides ---
@@ -628,15 +653,13 @@ class Heal(Command):
 def _heal(state: TableState, cmd: Heal, ctx: Ctx) -> Outcome:
     require_controls(state, ctx.user, cmd.healer)
     result = heal(state.hero(cmd.healer), state.hero(cmd.patient), ctx.rng, state.ltl_options, power_style=cmd.style)
-    return Outcome(
-        state.with_hero(cmd.patient, result.patient),
-        {
-            "healed": result.healed,
-            "levels": result.levels_healed,
-            "healer": throw_json(result.healer_throw),
-            "difficulty": throw_json(result.difficulty_throw),
-        },
-    )
+    summary = {
+        "healed": result.healed,
+        "levels": result.levels_healed,
+        "healer": throw_json(result.healer_throw),
+        "difficulty": throw_json(result.difficulty_throw),
+    }
+    return _about(state.with_hero(cmd.patient, result.patient), summary, cmd.healer, cmd.patient)
 
 
 @dataclass(frozen=True)
@@ -650,7 +673,9 @@ class AwardHeroPoints(Command):
 def _award(state: TableState, cmd: AwardHeroPoints, ctx: Ctx) -> Outcome:
     require_gm(state, ctx.user)
     hero = award_hero_points(state.hero(cmd.character), cmd.points)
-    return Outcome(state.with_hero(cmd.character, hero), {"text": f"{hero.name} earns {cmd.points} Hero Points"})
+    return _about(
+        state.with_hero(cmd.character, hero), {"text": f"{hero.name} earns {cmd.points} Hero Points"}, cmd.character
+    )
 
 
 IMPROVEMENTS: dict[str, type[Any]] = {
@@ -704,10 +729,8 @@ def _spend(state: TableState, cmd: SpendHeroPoints, ctx: Ctx) -> Outcome:
         )
     hero = spend_hero_points(state.hero(cmd.character), improvement(cmd))
     last = hero.sheet.history[-1]
-    return Outcome(
-        state.with_hero(cmd.character, hero),
-        {"text": f"{hero.name} spends {last.cost} Hero Points", "spend": vars(last)},
-    )
+    summary = {"text": f"{hero.name} spends {last.cost} Hero Points", "spend": vars(last)}
+    return _about(state.with_hero(cmd.character, hero), summary, cmd.character)
 
 
 @dataclass(frozen=True)
@@ -754,4 +777,6 @@ def _override(state: TableState, cmd: Override, ctx: Ctx) -> Outcome:
         hero = replace(hero, defeat=cmd.defeat or None)
     if cmd.try_again_tokens is not None:
         hero = replace(hero, try_again_tokens=max(0, cmd.try_again_tokens))
-    return Outcome(state.with_hero(cmd.character, hero), {"text": f"GM override on {hero.name}: {cmd.reason}"})
+    return _about(
+        state.with_hero(cmd.character, hero), {"text": f"GM override on {hero.name}: {cmd.reason}"}, cmd.character
+    )

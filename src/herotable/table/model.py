@@ -121,6 +121,7 @@ class FailedTask:
     character: str
     task: Task
     outcome: str
+    secret: bool = False  # a GM secret roll: its failure is the GM's to know
 
 
 @dataclass(frozen=True)

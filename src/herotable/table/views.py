@@ -41,7 +41,7 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
     if role is Role.GM:
         return view
     view["tasks"] = [encode(t) for t in state.tasks if t.owner == user and not t.secret]
-    view["failed"] = [encode(f) for f in state.failed if _owner_of(state, f.character) == user]
+    view["failed"] = [encode(f) for f in state.failed if _owner_of(state, f.character) == user and not f.secret]
     view["done"] = [encode(d) for d in state.done if d.user == user]
     view["characters"] = [
         encode(c)
@@ -63,6 +63,7 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         for f in conflict["fighters"]:
             if f["id"] in hidden:
                 f["hero"] = {"name": state.conflict.fighter(f["id"]).hero.name, "hidden": True}
+        conflict["initiative_rolls"] = [r for r in conflict["initiative_rolls"] if r[0] not in hidden]
         act = state.conflict.open
         if act is not None and user not in (_owner_of(state, act.actor), _owner_of(state, act.target)):
             conflict["open"] = {"actor": act.actor, "target": act.target, "task": None, "rolling": True}

@@ -1,0 +1,124 @@
+"""What a hidden sheet, a secret roll or an opponent's choice must never give away (R-T-2, R-LTL-8)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from herotable.dice import ScriptedRng
+from herotable.ltl.options import Initiative, LtlOptions
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.table.model import Ruleset
+
+from .clients import make_app, register, table
+
+
+def villain_table(rng=None):
+    app = make_app(rng=rng)
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    m["gm"].command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True, hidden=True)
+    return cid, m
+
+
+def seen_by(member, cid):
+    return json.dumps(member.get(f"/api/v1/campaigns/{cid}/events").json()) + json.dumps(
+        member.get(f"/api/v1/campaigns/{cid}").json()
+    )
+
+
+def test_a_hidden_villains_karma_and_heroism_uses_are_the_gms():
+    cid, m = villain_table()
+    for body in (
+        {"type": "ltl.karma.try_again", "character": "entropy"},
+        {"type": "ltl.heroism.push", "character": "entropy", "burn": True},
+        {"type": "ltl.hero_points.award", "character": "entropy", "points": 5},
+    ):
+        assert m["gm"].command(cid, **body).status_code == 200
+    types = [e["type"] for e in m["sam"].get(f"/api/v1/campaigns/{cid}/events").json()]
+    assert not {"ltl.karma.try_again", "ltl.heroism.push", "ltl.hero_points.award"} & set(types)
+    gm_types = [e["type"] for e in m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()]
+    assert {"ltl.karma.try_again", "ltl.heroism.push", "ltl.hero_points.award"} <= set(gm_types)
+    m["pat"].command(cid, type="ltl.karma.try_again", character="comet")
+    assert "ltl.karma.try_again" in [e["type"] for e in m["sam"].get(f"/api/v1/campaigns/{cid}/events").json()]
+
+
+def test_initiative_dice_do_not_reveal_a_hidden_villain():
+    app = make_app(rng=ScriptedRng([(10, 7), (10, 3)]))
+    gm, pat = register(app, "gwen"), register(app, "pat")
+    state = app.state.services.table.create_campaign(
+        gm.user_id, "Gwen", "Rolls once", Ruleset.LTL, ltl_options=LtlOptions(initiative=Initiative.ONCE)
+    )
+    cid = state.campaign_id
+    pat.post(f"/api/v1/join/{gm.post(f'/api/v1/campaigns/{cid}/invites', {'role': 'player'}).json()['code']}")
+    pat.command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    gm.command(cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True, hidden=True)
+    r = gm.command(cid, type="ltl.conflict.start", fighters=[["comet", "h"], ["entropy", "v"]])
+    assert r.status_code == 200, r.text
+    view = pat.get(f"/api/v1/campaigns/{cid}").json()
+    assert [roll[0] for roll in view["conflict"]["initiative_rolls"]] == ["comet"]
+    assert "ltl.conflict.start" not in [e["type"] for e in pat.get(f"/api/v1/campaigns/{cid}/events").json()]
+    assert len(gm.get(f"/api/v1/campaigns/{cid}").json()["conflict"]["initiative_rolls"]) == 2
+
+
+def test_a_secret_must_succeed_failure_stays_with_the_gm():
+    cid, m = villain_table(rng=ScriptedRng([(20, 2), (20, 19)]))
+    opened = (
+        m["gm"]
+        .command(
+            cid,
+            type="ltl.challenge",
+            character="comet",
+            difficulty="Inconceivable",
+            style="Flight",
+            secret=True,
+            must_succeed=True,
+        )
+        .json()["events"][0]["command_id"]
+    )
+    m["gm"].command(cid, type="ltl.settle", task=opened)
+    assert m["pat"].get(f"/api/v1/campaigns/{cid}").json()["failed"] == []
+    assert len(m["gm"].get(f"/api/v1/campaigns/{cid}").json()["failed"]) == 1
+
+
+def test_odds_are_for_your_own_fighters_and_never_for_a_hidden_one():
+    cid, m = villain_table()
+    r = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=entropy&target=comet")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "odds/not_yours"
+    assert m["pat"].get(f"/api/v1/campaigns/{cid}/odds/conflict.svg?actor=entropy&target=comet").status_code == 409
+
+
+def test_the_loser_cannot_choose_the_winners_critical_reward():
+    # R-LTL-8: the roller who scores the critical chooses; the settler gets the defaults for the other side
+    cid, m = villain_table(rng=ScriptedRng([(12, 1), (12, 12)]))
+    m["gm"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"], ["entropy", "v"]])
+    m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs", target_style="Decay")
+    settled = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap").json()
+    summary = settled["events"][0]["summary"]
+    assert summary["winner"] == "entropy" and summary["effect"] == 2  # the villain's extra level stands
+    comet = next(
+        f for f in m["gm"].get(f"/api/v1/campaigns/{cid}").json()["conflict"]["fighters"] if f["id"] == "comet"
+    )
+    assert comet["hero"]["next_round"] == ["minus_one"]  # a mishap instead is the GM's call
+
+
+def test_login_never_redirects_off_the_site():
+    _, m = villain_table()
+    for target in ("//evil.example/x", "https://evil.example/", "/\\evil.example"):
+        r = m["pat"].client.get(f"/login?next={target}", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/"
+    assert m["pat"].client.get("/login?next=/campaigns", follow_redirects=False).headers["location"] == "/campaigns"
+
+
+def test_cross_site_live_connections_are_refused():
+    cid, m = villain_table()
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        m["pat"].client.websocket_connect(f"/ws/campaigns/{cid}", headers={"origin": "https://evil.example"}) as ws,
+    ):
+        ws.receive_json()
+    assert closed.value.code == 4403
+    with m["pat"].client.websocket_connect(f"/ws/campaigns/{cid}", headers={"origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "hello"
