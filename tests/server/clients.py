@@ -28,6 +28,7 @@ class Member:
     client: TestClient
     user_id: str
     csrf: str
+    invite: str = ""  # an invitation code a test hands this member
 
     @property
     def headers(self) -> dict[str, str]:

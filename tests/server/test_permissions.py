@@ -31,6 +31,8 @@ def world():
         "other_player": m["sam"],
         "gm": m["gm"],
     }
+    for member in who.values():  # an invitation for each caller to try to withdraw
+        member.invite = m["gm"].post(f"/api/v1/campaigns/{cid}/invites", {"role": "player"}).json()["code"]
     return app, cid, who
 
 
@@ -63,6 +65,7 @@ CASES: list[tuple[str, Call, set[str]]] = [
     ("invite", lambda u, c: u.post(f"/api/v1/campaigns/{c}/invites", {"role": "player"}), {"gm"}),
     ("list invites", lambda u, c: u.get(f"/api/v1/campaigns/{c}/invites"), {"gm"}),
     ("export", lambda u, c: u.get(f"/api/v1/campaigns/{c}/export"), {"gm"}),
+    ("withdraw an invitation", lambda u, c: u.delete(f"/api/v1/campaigns/{c}/invites/{u.invite}"), {"gm"}),
 ]
 
 
@@ -71,14 +74,16 @@ def test_permission_matrix(world, name, call, allowed):
     app, cid, who = world
     store = app.state.services.table.store
     for role in ROLES:
-        before = (store.head(cid), len(store.campaigns()))
+        accounts = app.state.services.accounts
+        before = (store.head(cid), len(store.campaigns()), len(accounts.invites_for(cid)))
         r = call(who[role], cid)
         if role in allowed:
             assert r.status_code in (200, 201), f"{name} as {role}: {r.status_code} {r.text}"
         else:
             assert r.status_code == (401 if role == "anonymous" else 403), f"{name} as {role}: {r.status_code}"
             assert "error" in r.json()
-            assert (store.head(cid), len(store.campaigns())) == before, f"{name} as {role} changed something"
+            after = (store.head(cid), len(store.campaigns()), len(accounts.invites_for(cid)))
+            assert after == before, f"{name} as {role} changed something"
 
 
 def test_removing_members(world):

@@ -220,6 +220,19 @@ def invites(campaign_id: str, svc: ServicesDep, user: UserDep) -> list[dict[str,
     return [{"code": i.code, "role": i.role} for i in svc.accounts.invites_for(campaign_id)]
 
 
+@router.delete("/campaigns/{campaign_id}/invites/{code}")
+def withdraw_invite(campaign_id: str, code: str, svc: ServicesDep, user: UserDep) -> dict[str, str]:
+    """The GM withdraws an invitation; its link stops working."""
+    state = member_state(svc, campaign_id, user)
+    if not state.is_gm(user.user_id):
+        raise HTTPException(403, "only the GM withdraws invitations")
+    found = svc.accounts.invite(code)
+    if found is None or found.campaign_id != campaign_id:
+        raise HTTPException(404, "no such invitation in this campaign")
+    svc.accounts.revoke_invite(code)
+    return {"withdrawn": code}
+
+
 def join_with_code(svc: ServicesDep, code: str, user: User, display_name: str | None) -> str:
     found = svc.accounts.invite(code)
     if found is None:
