@@ -103,7 +103,7 @@ class LastChance:
 def last_chance(
     hero: Hero,
     failed: Task,
-    result: Settlement,
+    outcome: Outcome,
     rng: Rng,
     options: LtlOptions,
     *,
@@ -127,7 +127,7 @@ def last_chance(
             ruling="R-LTL-10",
             fix="ask the GM to mark the task must-succeed before it is rolled",
         )
-    if failed.phase is not Phase.SETTLED or result.outcome is Outcome.WIN:
+    if failed.phase is not Phase.SETTLED or outcome is Outcome.WIN:
         raise IllegalAction(
             "karma/not_failed",
             "Last Chance comes only after the task has failed",

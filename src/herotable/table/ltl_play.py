@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from herotable.dice import Rating
 from herotable.ltl import conflict as cf
 from herotable.ltl.advancement import (
     AddPowerStunt,
@@ -25,7 +26,7 @@ from herotable.ltl.advancement import (
 )
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.healing import heal
-from herotable.ltl.hero import Defeat, LossType, TimePassed, lose_levels, record_defeat, time_passes
+from herotable.ltl.hero import Defeat, LossType, TimePassed, finish_action, lose_levels, record_defeat, time_passes
 from herotable.ltl.heroism import push, recover
 from herotable.ltl.karma import Fortune, fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
@@ -268,8 +269,6 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Outcome:
     failed = tuple(f for f in new.failed if f.character != opened.character)
     if task.must_succeed and result.outcome is not Result.WIN:
         failed = (*failed, FailedTask(opened.character, task, result.outcome.value, opened.secret))
-    from herotable.ltl.hero import finish_action
-
     new = replace(new.with_hero(opened.character, finish_action(hero)), failed=failed)
     summary = {"task": opened.id, "purpose": opened.purpose, **task_json(new, task), **settlement_json(new, result)}
     if opened.secret:
@@ -532,9 +531,14 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Outcome:
             fix="fail one first",
             ruling="R-LTL-10",
         )
-    settlement = Settlement(Result(failed.outcome), *(2 * (settle_none(),)), False, None, None, 0)
     chance = last_chance(
-        state.hero(cmd.character), failed.task, settlement, ctx.rng, state.ltl_options, burn=cmd.burn, harder=cmd.harder
+        state.hero(cmd.character),
+        failed.task,
+        Result(failed.outcome),
+        ctx.rng,
+        state.ltl_options,
+        burn=cmd.burn,
+        harder=cmd.harder,
     )
     new = replace(
         state.with_hero(cmd.character, chance.hero),
@@ -546,12 +550,6 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Outcome:
     opened = OpenTask(ctx.command_id, cmd.character, owner, chance.task, purpose="last_chance")
     new = replace(new, tasks=(*new.tasks, opened))
     return _private(new, owner, False, {"task": ctx.command_id, **task_json(new, chance.task)})
-
-
-def settle_none() -> Any:
-    from herotable.ltl.roll import Critical
-
-    return Critical.NONE
 
 
 # --- Heroism (R-LTL-11) ---
@@ -755,8 +753,6 @@ def _override(state: TableState, cmd: Override, ctx: Ctx) -> Outcome:
     require_gm(state, ctx.user)
     if not cmd.reason.strip():
         raise TableError("ltl/override_reason", "an override needs a reason for the log", fix="say why", ruling="R-T-2")
-    from herotable.dice import Rating
-
     hero = state.hero(cmd.character)
     try:
         if cmd.karma is not None:

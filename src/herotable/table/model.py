@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from herotable.conviction.checks import Check
 from herotable.conviction.exit_scene import ExitBid
@@ -203,16 +204,7 @@ class TableState:
 
     def task(self, task_id: str | None = None) -> OpenTask:
         """The open task with this id, or the only open one."""
-        if task_id is None and len(self.tasks) == 1:
-            return self.tasks[0]
-        for t in self.tasks:
-            if t.id == task_id:
-                return t
-        raise TableError(
-            "table/no_task",
-            "no such open roll" if task_id else f"{len(self.tasks)} rolls are open; say which",
-            fix="settle or name one of the open rolls: " + (", ".join(t.id for t in self.tasks) or "none"),
-        )
+        return _pick(self.tasks, task_id, "open roll", "settle or name one of the open rolls", "table/no_task", "R-T-1")
 
     def cv_character(self, cid: str) -> CvCharacter:
         for c in self.cv_characters:
@@ -234,14 +226,25 @@ class TableState:
 
     def cv_check(self, check_id: str | None = None) -> OpenCheck:
         """The pending Conviction check with this id, or the only pending one."""
-        if check_id is None and len(self.checks) == 1:
-            return self.checks[0]
-        for c in self.checks:
-            if c.id == check_id:
-                return c
-        raise TableError(
+        return _pick(
+            self.checks,
+            check_id,
+            "pending check",
+            "announce or name one of the pending checks",
             "table/no_check",
-            "no such pending check" if check_id else f"{len(self.checks)} checks are pending; say which",
-            fix="announce or name one of the pending checks: " + (", ".join(c.id for c in self.checks) or "none"),
-            ruling="R-CV-4",
+            "R-CV-4",
         )
+
+
+_Pending = TypeVar("_Pending", OpenTask, OpenCheck)
+
+
+def _pick(items: tuple[_Pending, ...], wanted: str | None, what: str, fix: str, code: str, ruling: str) -> _Pending:
+    """The item with this id, or the only one when no id is given. Raises TableError naming the choices."""
+    if wanted is None and len(items) == 1:
+        return items[0]
+    for item in items:
+        if item.id == wanted:
+            return item
+    message = f"no such {what}" if wanted else f"{len(items)} of them are open; say which {what}"
+    raise TableError(code, message, fix=f"{fix}: " + (", ".join(i.id for i in items) or "none"), ruling=ruling)
