@@ -8,6 +8,8 @@ import json
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from herotable.store import (
+    LOG_VERSION,
     CampaignExists,
     CampaignRow,
     ConcurrencyError,
@@ -23,10 +26,12 @@ from herotable.store import (
     InvalidExport,
     NewEvent,
     StoreError,
+    StreamCursor,
     UnknownCampaign,
     export_campaign,
     import_campaign,
 )
+from herotable.store.chain import chain_problems, hash_of
 
 from .helpers import AT, CREATED, assert_whole_log, command, event, same
 
@@ -105,11 +110,18 @@ def test_every_field_of_an_event_comes_back(store: EventStore) -> None:
     store.append("c1", 0, sent)
     gm_event, owner_event = store.load("c1")
     assert (gm_event.campaign_id, gm_event.seq, gm_event.type, gm_event.command_id, gm_event.at) == (
-        "c1", 1, "ltl.roll_made", "k1", AT,
+        "c1",
+        1,
+        "ltl.roll_made",
+        "k1",
+        AT,
     )
     assert (gm_event.actor, gm_event.visibility, gm_event.owner, gm_event.version) == ("gm-1", "gm", None, 3)
     assert (owner_event.actor, owner_event.visibility, owner_event.owner, owner_event.version) == (
-        "p-7", "owner", "p-7", 1,
+        "p-7",
+        "owner",
+        "p-7",
+        1,
     )
     assert same(dict(gm_event.data), {"faces": [3, 17]})
 
@@ -274,7 +286,7 @@ def test_an_export_imported_into_an_empty_store_is_identical(store: EventStore, 
     played(store)
     document = json.loads(json.dumps(export_campaign(store, "c1")))
     assert document["format"] == "herotable.campaign"
-    assert document["format_version"] == 1
+    assert document["format_version"] == 2
     assert document["event_count"] == 7
     assert document["sha256"] == expected_digest(document)
     row = import_campaign(other_store, document)
@@ -333,7 +345,15 @@ def _seq_as_text(doc: dict[str, Any]) -> None:
 
 
 def _newer_format(doc: dict[str, Any]) -> None:
-    doc["format_version"] = 2
+    doc["format_version"] = 3
+
+
+def _first_format(doc: dict[str, Any]) -> None:
+    doc["format_version"] = 1
+
+
+def _forged_hash(doc: dict[str, Any]) -> None:
+    doc["events"][1]["hash"] = "f" * 64
 
 
 def _foreign_event(doc: dict[str, Any]) -> None:
@@ -341,16 +361,18 @@ def _foreign_event(doc: dict[str, Any]) -> None:
 
 
 TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
-    (_change_data, "sha256 digest does not match"),
+    (_change_data, "event 3 .* was changed after it was recorded"),
     (_drop_last, "event_count is 7 but the document holds 6 events"),
     (_drop_last_and_fix_counts, "sha256 digest does not match"),
     (_swap, "event number 4 in the log has seq 5"),
-    (_swap_within_a_command_and_renumber, "sha256 digest does not match"),
+    (_swap_within_a_command_and_renumber, "event 5 .* does not follow the event before it"),
     (_wrong_digest, "sha256 digest does not match"),
     (_split_command, "event seq 5: command 'k1' is split"),
     (_missing_field, r"events\[1\] \(seq 2\): field 'visibility' is missing"),
     (_seq_as_text, r"events\[1\]: field 'seq' must be an integer"),
-    (_newer_format, "format_version 2"),
+    (_newer_format, "format_version 3"),
+    (_first_format, "format version 1 export, recorded before campaigns were kept as facts"),
+    (_forged_hash, "event 2 .* was changed after it was recorded"),
     (_foreign_event, "event seq 1 belongs to campaign 'c2'"),
 ]
 
@@ -412,3 +434,75 @@ def test_racing_appends_at_the_same_head_exactly_one_wins(store: EventStore) -> 
     log = store.load("c1")
     assert len(log) == 2 * rounds
     assert_whole_log(log, per_command=2)
+
+
+def test_every_event_is_chained_to_the_one_before(store: EventStore) -> None:
+    played(store)
+    log = store.load("c1")
+    assert log[0].prev_hash == "" and all(b.prev_hash == a.hash for a, b in pairwise(log))
+    assert all(e.hash == hash_of(e.prev_hash, e) and len(e.hash) == 64 for e in log)
+    assert chain_problems(log) == []
+    changed = [log[0], replace(log[1], data={"part": 9, "of": 2}), *log[2:]]
+    assert chain_problems(changed) == [
+        "event 2 (ltl.karma_spent) was changed after it was recorded (its hash does not match)"
+    ]
+    dropped = [log[0], *log[2:]]
+    assert "event 3 (ltl.roll_made) does not follow the event before it" in chain_problems(dropped)[0]
+
+
+def test_the_chain_carries_on_across_appends_and_imports(store: EventStore, other_store: EventStore) -> None:
+    played(store)
+    import_campaign(other_store, export_campaign(store, "c1"))
+    mine = store.append("c1", 7, command("k4", 1))[0]
+    theirs = other_store.append("c1", 7, command("k4", 1))[0]
+    assert mine.prev_hash == theirs.prev_hash == store.load("c1")[6].hash
+    assert mine.hash == theirs.hash
+
+
+def test_each_audience_numbers_its_own_events(store: EventStore) -> None:
+    played(store)
+    log = store.load("c1")
+    assert [(e.visibility, e.owner, e.stream_pos) for e in log] == [
+        ("public", None, 1),
+        ("public", None, 2),
+        ("gm", None, 1),
+        ("owner", "p1", 1),
+        ("public", None, 3),
+        ("public", None, 4),
+        ("public", None, 5),
+    ]
+
+
+def test_a_viewer_reads_the_public_events_and_their_own(store: EventStore) -> None:
+    played(store)
+    store.append("c1", 7, [event("k4", visibility="owner", owner="p2"), event("k4", visibility="owner", owner="p1")])
+    seqs = lambda events: [e.seq for e in events]  # noqa: E731
+    assert seqs(store.read_stream("c1", "p1")) == [1, 2, 4, 5, 6, 7, 9]
+    assert seqs(store.read_stream("c1", "p2")) == [1, 2, 5, 6, 7, 8]
+    assert seqs(store.read_stream("c1", "sly")) == [1, 2, 5, 6, 7]
+    assert seqs(store.read_stream("c1", "gm", everything=True)) == list(range(1, 10))
+    assert store.stream_head("c1", "p1") == StreamCursor(5, 2)
+    assert store.stream_head("c1", "gm", everything=True) == StreamCursor(9, 0)
+    assert seqs(store.read_stream("c1", "p1", after=StreamCursor(2, 1))) == [5, 6, 7, 9]
+    assert seqs(store.read_stream("c1", "p1", after=StreamCursor(2, 1), limit=2)) == [5, 6]
+    assert seqs(store.read_stream("c1", "p1", before=StreamCursor(3, 1), limit=2)) == [4, 5]
+    assert seqs(store.read_stream("c1", "gm", everything=True, before=StreamCursor(4, 0), limit=3)) == [2, 3, 4]
+    assert seqs(store.read_stream("c1", "p1", after=StreamCursor(5, 2))) == []
+
+
+def test_a_campaign_can_be_deleted_with_its_log(store: EventStore) -> None:
+    played(store)
+    store.save_snapshot("c1", 7, {"x": 1}, 1)
+    new_campaign(store, "c2")
+    store.delete_campaign("c1")
+    assert [row.campaign_id for row in store.campaigns()] == ["c2"]
+    with pytest.raises(UnknownCampaign):
+        store.load("c1")
+    with pytest.raises(UnknownCampaign):
+        store.delete_campaign("c1")
+    new_campaign(store)
+    assert store.head("c1") == 0 and store.latest_snapshot("c1", 1) is None
+
+
+def test_new_campaigns_are_kept_as_facts(store: EventStore) -> None:
+    assert new_campaign(store).log_version == LOG_VERSION == 2

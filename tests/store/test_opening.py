@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 
 from herotable.store import MemoryEventStore, SqlEventStore, StoreError, open_store
+from herotable.store.chain import chain_problems
 from herotable.store.engine import create_store_engine
 from herotable.store.migrate import head_revision, upgrade
 from herotable.store.sql import parse_database_url
@@ -153,3 +154,67 @@ def test_opening_a_current_database_again_changes_nothing(tmp_path: Path) -> Non
     assert again.head("c1") == 2
     assert _revision(tmp_path / "h.db") == head_revision()
     again.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def old_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database URL on each SQL backend, to migrate from an older revision."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'facts.db'}"
+    url: str = request.getfixturevalue("postgres_schema")()
+    return url
+
+
+def test_a_database_before_facts_is_migrated_and_keeps_its_campaigns_unread(old_url: str) -> None:
+    # revision 0004: events gain their chain, rules version, command record and stream place; campaigns
+    # recorded before are marked as such and kept, never rewritten
+    engine = create_store_engine(parse_database_url(old_url))
+    upgrade(engine, "0003")
+    with engine.begin() as connection:
+        mark = "%s" if engine.dialect.name == "postgresql" else "?"
+        connection.exec_driver_sql(
+            "INSERT INTO campaigns (campaign_id, name, ruleset, created_at, head) "
+            f"VALUES ('old', 'Old', 'ltl', {mark}, 3)",
+            (CREATED,),
+        )
+        rows = [
+            (1, "campaign.create", "k1", None, "public", None, '{"summary":{"text":"created"}}'),
+            (2, "ltl.challenge", "k2", "p1", "owner", "p1", '{"faces":[[10,7],[8,2]]}'),
+            (3, "ltl.settle", "k3", "p1", "public", None, '{"summary":{"outcome":"win"}}'),
+        ]
+        for seq, kind, command_id, actor, visibility, owner, data in rows:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO events (campaign_id, seq, type, version, command_id, at, actor, visibility, owner, "
+                    "data) VALUES ('old', :seq, :kind, 1, :cid, :at, :actor, :vis, :owner, :data)"
+                ),
+                {
+                    "seq": seq,
+                    "kind": kind,
+                    "cid": command_id,
+                    "at": AT,
+                    "actor": actor,
+                    "vis": visibility,
+                    "owner": owner,
+                    "data": data,
+                },
+            )
+    engine.dispose()
+    store = open_store(old_url)
+    try:
+        assert store.campaign("old").log_version == 1
+        log = store.load("old")
+        assert [(e.seq, e.type, e.version, dict(e.data)) for e in log] == [
+            (1, "campaign.create", 1, {"summary": {"text": "created"}}),
+            (2, "ltl.challenge", 1, {"faces": [[10, 7], [8, 2]]}),
+            (3, "ltl.settle", 1, {"summary": {"outcome": "win"}}),
+        ]
+        assert [e.stream_pos for e in log] == [1, 1, 2]
+        assert chain_problems(log) == []
+        assert [e.seq for e in store.read_stream("old", "p2")] == [1, 3]
+        new = store.create_campaign("new", "New", "ltl", CREATED)
+        assert new.log_version == 2
+        appended = store.append("old", 3, command("k4", 1))
+        assert appended[0].prev_hash == log[-1].hash and appended[0].stream_pos == 3
+    finally:
+        store.close()

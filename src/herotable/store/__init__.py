@@ -7,6 +7,7 @@ keeps the same `EventStore` contract (see `port`).
 from herotable.store.export import export_campaign, import_campaign
 from herotable.store.memory import MemoryEventStore
 from herotable.store.port import (
+    LOG_VERSION,
     CampaignExists,
     CampaignRow,
     ConcurrencyError,
@@ -17,11 +18,13 @@ from herotable.store.port import (
     Snapshot,
     StoredEvent,
     StoreError,
+    StreamCursor,
     UnknownCampaign,
 )
 from herotable.store.sql import SqlEventStore, open_store
 
 __all__ = [
+    "LOG_VERSION",
     "CampaignExists",
     "CampaignRow",
     "ConcurrencyError",
@@ -34,6 +37,7 @@ __all__ = [
     "SqlEventStore",
     "StoreError",
     "StoredEvent",
+    "StreamCursor",
     "UnknownCampaign",
     "export_campaign",
     "import_campaign",

@@ -1,8 +1,12 @@
 """A campaign as one JSON document, and back: export, and an import that checks everything before writing.
 
-The document holds the campaign row, every event with all its fields, the event count and a SHA-256
-digest of the canonical JSON of those three, so a changed, reordered or truncated document is refused.
-The digest guards against damage and careless edits; it is not a signature.
+The document holds the campaign row, every event with all its fields (its hash chained to the event before it
+included), the event count and a SHA-256 digest of the canonical JSON of those three, so a changed, reordered or
+truncated document is refused. The digest and the chain guard against damage and careless edits; they are not a
+signature.
+
+Format version 2 holds facts (see `herotable.table.facts`); a version 1 document (the command-events of the first
+table core) is refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -25,9 +29,16 @@ from herotable.store.port import (
 )
 
 FORMAT = "herotable.campaign"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
-_CAMPAIGN_FIELDS: dict[str, type] = {"campaign_id": str, "name": str, "ruleset": str, "created_at": str, "head": int}
+_CAMPAIGN_FIELDS: dict[str, type] = {
+    "campaign_id": str,
+    "name": str,
+    "ruleset": str,
+    "created_at": str,
+    "head": int,
+    "log_version": int,
+}
 _EVENT_FIELDS: dict[str, type] = {
     "campaign_id": str,
     "seq": int,
@@ -39,8 +50,12 @@ _EVENT_FIELDS: dict[str, type] = {
     "visibility": str,
     "owner": str,
     "version": int,
+    "rules_version": int,
+    "command": dict,
+    "prev_hash": str,
+    "hash": str,
 }
-_OPTIONAL = {"actor", "owner"}
+_OPTIONAL = {"actor", "owner", "command"}
 _DOCUMENT_FIELDS = ("format", "format_version", "campaign", "event_count", "events", "sha256")
 
 
@@ -54,7 +69,7 @@ def export_campaign(store: EventStore, campaign_id: str) -> dict[str, Any]:
     """The campaign and its whole log as one JSON-ready document. Raises `UnknownCampaign`."""
     row = store.campaign(campaign_id)
     # Events appended after `row` was read are left out, so the document is the log at one head.
-    events = [asdict(event) for event in store.load(campaign_id)[: row.head]]
+    events = [_exported(event) for event in store.load(campaign_id)[: row.head]]
     campaign = asdict(row)
     return {
         "format": FORMAT,
@@ -64,6 +79,12 @@ def export_campaign(store: EventStore, campaign_id: str) -> dict[str, Any]:
         "events": events,
         "sha256": digest(campaign, events),
     }
+
+
+def _exported(event: StoredEvent) -> dict[str, Any]:
+    data = asdict(event)
+    del data["stream_pos"]  # the store places each event in its viewers' streams again on import
+    return data
 
 
 def _object(value: Any, spec: Mapping[str, type], where: str) -> dict[str, Any]:
@@ -97,6 +118,11 @@ def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent]]:
             raise InvalidExport(f"unknown field {name!r}")
     if document["format"] != FORMAT:
         raise InvalidExport(f"format is {document['format']!r:.60}, not {FORMAT!r}: this is not a herotable campaign")
+    if document["format_version"] == 1:
+        raise InvalidExport(
+            "this is a format version 1 export, recorded before campaigns were kept as facts (its events are version "
+            f"1 command-events); this herotable reads format version {FORMAT_VERSION}"
+        )
     if document["format_version"] != FORMAT_VERSION or isinstance(document["format_version"], bool):
         raise InvalidExport(
             f"format_version {document['format_version']!r:.20} is not one this herotable reads ({FORMAT_VERSION})"

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from herotable.store import payload
+from herotable.store.chain import chain_problems
 from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, StoredEvent, StoreError
 
 
@@ -57,8 +58,11 @@ def check_event(event: NewEvent | StoredEvent, where: str) -> None:
     elif event.owner is not None:
         raise StoreError(f"{where}: owner is set but visibility is {event.visibility!r}; only 'owner' events name one")
     _count(event.version, f"{where}: version", 1)
+    _count(event.rules_version, f"{where}: rules_version", 0)
     if not isinstance(event.data, dict):
         raise StoreError(f"{where}: data must be a JSON object (a dict), got {type(event.data).__name__}")
+    if event.command is not None and not isinstance(event.command, dict):
+        raise StoreError(f"{where}: command must be a JSON object or null, got {type(event.command).__name__}")
 
 
 def _check_commands_whole(command_ids: Sequence[str], where: Callable[[int], str]) -> None:
@@ -67,8 +71,7 @@ def _check_commands_whole(command_ids: Sequence[str], where: Callable[[int], str
     for index, command_id in enumerate(command_ids):
         if command_id != previous and command_id in seen:
             raise StoreError(
-                f"{where(index)}: command {command_id!r} is split; the events of one command must be next to "
-                "each other"
+                f"{where(index)}: command {command_id!r} is split; the events of one command must be next to each other"
             )
         seen.add(command_id)
         previous = command_id
@@ -101,6 +104,9 @@ def check_log(row: CampaignRow, events: Sequence[StoredEvent]) -> None:
     if row.head != len(events):
         raise StoreError(f"the campaign's head is {row.head!r} but its log holds {len(events)} events")
     _check_commands_whole([event.command_id for event in events], lambda index: f"event seq {index + 1}")
+    problems = chain_problems(events)
+    if problems:
+        raise StoreError(f"the log's hash chain is broken: {problems[0]}")
 
 
 def encode_snapshot(seq: int, state: Mapping[str, Any], version: int) -> str:
@@ -119,3 +125,19 @@ def check_snapshot_seq(campaign_id: str, seq: int, head: int) -> None:
             f"a snapshot at seq {seq} is past campaign {campaign_id!r}'s last event ({head}). "
             "Tip: snapshot the state folded from the events you loaded, at their last seq"
         )
+
+
+def stream_key(event: NewEvent | StoredEvent) -> tuple[str, str | None]:
+    """The audience an event counts in: public, one member's, or the GM's."""
+    return (event.visibility, event.owner)
+
+
+def positions(events: Sequence[StoredEvent]) -> list[int]:
+    """Each event's place among the events of its audience, in log order (1, 2, 3… per audience)."""
+    counts: dict[tuple[str, str | None], int] = {}
+    out = []
+    for event in events:
+        key = stream_key(event)
+        counts[key] = counts.get(key, 0) + 1
+        out.append(counts[key])
+    return out

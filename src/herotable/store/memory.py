@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from herotable.store import payload
+from herotable.store.chain import GENESIS, hash_of
 from herotable.store.invariants import (
     check_batch,
     check_campaign,
@@ -15,8 +16,11 @@ from herotable.store.invariants import (
     check_seq,
     check_snapshot_seq,
     encode_snapshot,
+    positions,
+    stream_key,
 )
 from herotable.store.port import (
+    LOG_VERSION,
     CampaignExists,
     CampaignRow,
     ConcurrencyError,
@@ -24,6 +28,7 @@ from herotable.store.port import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    StreamCursor,
     UnknownCampaign,
 )
 
@@ -31,13 +36,19 @@ from herotable.store.port import (
 @dataclass
 class _Log:
     row: CampaignRow
-    events: list[tuple[StoredEvent, str]]
+    events: list[tuple[StoredEvent, str, str | None]]  # the event without payloads, its data, its command
     command_ids: set[str]
     snapshots: dict[tuple[int, int], str]
+    head_hash: str = GENESIS
+    streams: dict[tuple[str, str | None], int] = field(default_factory=dict)
 
 
-def _decoded(event: StoredEvent, data: str) -> StoredEvent:
-    return replace(event, data=payload.loads(data))
+def _decoded(event: StoredEvent, data: str, command: str | None) -> StoredEvent:
+    return replace(event, data=payload.loads(data), command=None if command is None else payload.loads(command))
+
+
+def _visible(event: StoredEvent, viewer: str | None, everything: bool) -> bool:
+    return everything or event.visibility == "public" or (event.visibility == "owner" and event.owner == viewer)
 
 
 class MemoryEventStore:
@@ -56,7 +67,7 @@ class MemoryEventStore:
     def create_campaign(self, campaign_id: str, name: str, ruleset: str, created_at: str) -> CampaignRow:
         """Create an empty campaign (head 0). Raises `CampaignExists`."""
         check_campaign(campaign_id, name, ruleset, created_at)
-        row = CampaignRow(campaign_id, name, ruleset, created_at, 0)
+        row = CampaignRow(campaign_id, name, ruleset, created_at, 0, LOG_VERSION)
         with self._lock:
             if campaign_id in self._logs:
                 raise CampaignExists(campaign_id)
@@ -79,6 +90,10 @@ class MemoryEventStore:
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
+        commands = [
+            None if event.command is None else payload.dumps(event.command, f"events[{index}].command")
+            for index, event in enumerate(events)
+        ]
         with self._lock:
             log = self._log(campaign_id)
             if log.row.head != expected_seq:
@@ -86,32 +101,80 @@ class MemoryEventStore:
             for event in events:
                 if event.command_id in log.command_ids:
                     raise DuplicateCommand(campaign_id, event.command_id)
-            stored = [
-                StoredEvent(
-                    campaign_id=campaign_id,
-                    seq=expected_seq + offset,
-                    type=event.type,
-                    data={},
-                    command_id=event.command_id,
-                    at=event.at,
-                    actor=event.actor,
-                    visibility=event.visibility,
-                    owner=event.owner,
-                    version=event.version,
+            streams = dict(log.streams)
+            prev = log.head_hash
+            stored = []
+            for offset, event in enumerate(events, start=1):
+                key = stream_key(event)
+                streams[key] = streams.get(key, 0) + 1
+                digest = hash_of(prev, event)
+                stored.append(
+                    StoredEvent(
+                        campaign_id=campaign_id,
+                        seq=expected_seq + offset,
+                        type=event.type,
+                        data={},
+                        command_id=event.command_id,
+                        at=event.at,
+                        actor=event.actor,
+                        visibility=event.visibility,
+                        owner=event.owner,
+                        version=event.version,
+                        rules_version=event.rules_version,
+                        command=None,
+                        prev_hash=prev,
+                        hash=digest,
+                        stream_pos=streams[key],
+                    )
                 )
-                for offset, event in enumerate(events, start=1)
-            ]
-            log.events.extend(zip(stored, encoded, strict=True))
+                prev = digest
+            log.events.extend(zip(stored, encoded, commands, strict=True))
             log.command_ids.update(event.command_id for event in events)
             log.row = replace(log.row, head=expected_seq + len(events))
-        return [_decoded(event, data) for event, data in zip(stored, encoded, strict=True)]
+            log.head_hash = prev
+            log.streams = streams
+        return [_decoded(e, d, c) for e, d, c in zip(stored, encoded, commands, strict=True)]
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""
         check_seq(after_seq, "after_seq")
         with self._lock:
             tail = self._log(campaign_id).events[after_seq:]
-        return [_decoded(event, data) for event, data in tail]
+        return [_decoded(event, data, command) for event, data, command in tail]
+
+    def read_stream(
+        self,
+        campaign_id: str,
+        viewer: str | None,
+        *,
+        everything: bool = False,
+        after: StreamCursor | None = None,
+        before: StreamCursor | None = None,
+        limit: int = 100,
+    ) -> list[StoredEvent]:
+        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`."""
+        with self._lock:
+            events = list(self._log(campaign_id).events)
+
+        def position_ok(e: StoredEvent) -> bool:
+            if everything:
+                seq_after = after.public if after else 0
+                return e.seq > seq_after and (before is None or e.seq <= before.public)
+            mark = e.stream_pos
+            if e.visibility == "public":
+                return (after is None or mark > after.public) and (before is None or mark <= before.public)
+            return (after is None or mark > after.own) and (before is None or mark <= before.own)
+
+        found = [(e, d, c) for e, d, c in events if _visible(e, viewer, everything) and position_ok(e)]
+        found = found[-limit:] if before is not None else found[:limit]
+        return [_decoded(e, d, c) for e, d, c in found]
+
+    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
+        with self._lock:
+            log = self._log(campaign_id)
+            if everything:
+                return StreamCursor(log.row.head, 0)
+            return StreamCursor(log.streams.get(("public", None), 0), log.streams.get(("owner", viewer), 0))
 
     def head(self, campaign_id: str) -> int:
         """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
@@ -140,17 +203,32 @@ class MemoryEventStore:
         """Create campaign `row` with exactly `events` as its log, atomically. Raises `CampaignExists`."""
         check_log(row, events)
         encoded = [payload.dumps(event.data, f"event seq {event.seq}: data") for event in events]
+        commands = [
+            None if e.command is None else payload.dumps(e.command, f"event seq {e.seq}: command") for e in events
+        ]
+        placed = [
+            replace(e, data={}, command=None, stream_pos=p) for e, p in zip(events, positions(events), strict=True)
+        ]
+        streams: dict[tuple[str, str | None], int] = {}
+        for e in placed:
+            streams[stream_key(e)] = e.stream_pos
         with self._lock:
             if row.campaign_id in self._logs:
                 raise CampaignExists(row.campaign_id)
             self._logs[row.campaign_id] = _Log(
                 row,
-                [(replace(event, data={}), data) for event, data in zip(events, encoded, strict=True)],
+                list(zip(placed, encoded, commands, strict=True)),
                 {event.command_id for event in events},
                 {},
+                events[-1].hash if events else GENESIS,
+                streams,
             )
         return row
 
+    def delete_campaign(self, campaign_id: str) -> None:
+        with self._lock:
+            self._log(campaign_id)
+            del self._logs[campaign_id]
+
     def close(self) -> None:
         """Nothing to release."""
-

@@ -17,7 +17,8 @@ VISIBILITIES = ("public", "owner", "gm")
 
 @dataclass(frozen=True)
 class NewEvent:
-    """An event about to be appended; the store gives it its campaign and sequence number."""
+    """An event about to be appended; the store gives it its campaign, sequence number, place in its viewers'
+    stream and its hash. `command` (on a command's first event) is the command that decided it and its dice."""
 
     type: str
     data: Mapping[str, Any]
@@ -27,11 +28,14 @@ class NewEvent:
     visibility: str = "public"
     owner: str | None = None
     version: int = 1
+    rules_version: int = 0
+    command: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event in a campaign's log, at position `seq` (1, 2, 3… per campaign)."""
+    """An event in a campaign's log, at position `seq` (1, 2, 3… per campaign). `stream_pos` is its place among the
+    events of the same audience (public; one member's; the GM's), `hash` chains it to `prev_hash` (see `chain`)."""
 
     campaign_id: str
     seq: int
@@ -43,17 +47,36 @@ class StoredEvent:
     visibility: str = "public"
     owner: str | None = None
     version: int = 1
+    rules_version: int = 0
+    command: Mapping[str, Any] | None = None
+    prev_hash: str = ""
+    hash: str = ""
+    stream_pos: int = 0
+
+
+LOG_VERSION = 2  # campaigns recorded as facts; 1: the command-events of the first table core
 
 
 @dataclass(frozen=True)
 class CampaignRow:
-    """A campaign as the store knows it; `head` is the seq of its last event (0 when it has none)."""
+    """A campaign as the store knows it; `head` is the seq of its last event (0 when it has none). `log_version` 1
+    marks a campaign recorded before events were facts: kept, but not readable by this herotable."""
 
     campaign_id: str
     name: str
     ruleset: str
     created_at: str
     head: int
+    log_version: int = LOG_VERSION
+
+
+@dataclass(frozen=True)
+class StreamCursor:
+    """A place in one viewer's stream: the last public event and the last of the viewer's own events seen (by their
+    stream positions), or for a viewer who sees everything (the GM) the last seq seen (`public`, with `own` 0)."""
+
+    public: int = 0
+    own: int = 0
 
 
 @dataclass(frozen=True)
@@ -166,7 +189,31 @@ class EventStore(Protocol):
         ...
 
     def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
-        """Create the campaign `row` with exactly `events` as its log, atomically. Raises `CampaignExists`."""
+        """Create the campaign `row` with exactly `events` as its log, atomically; stream positions are computed and
+        the hash chain is checked. Raises `CampaignExists`, `StoreError` for a broken chain."""
+        ...
+
+    def read_stream(
+        self,
+        campaign_id: str,
+        viewer: str | None,
+        *,
+        everything: bool = False,
+        after: StreamCursor | None = None,
+        before: StreamCursor | None = None,
+        limit: int = 100,
+    ) -> list[StoredEvent]:
+        """One viewer's events in order: public ones and `viewer`'s own, or all of them with `everything`; those
+        after `after` (oldest first), or the `limit` newest before `before` (still oldest first). Raises
+        `UnknownCampaign`."""
+        ...
+
+    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
+        """The cursor just after the viewer's newest event. Raises `UnknownCampaign`."""
+        ...
+
+    def delete_campaign(self, campaign_id: str) -> None:
+        """Remove a campaign with its log and snapshots (its invitations go with it). Raises `UnknownCampaign`."""
         ...
 
     def close(self) -> None:

@@ -20,13 +20,18 @@ class CampaignRecord(Base):
     ruleset: Mapped[str] = mapped_column(Text)
     created_at: Mapped[str] = mapped_column(Text)
     head: Mapped[int] = mapped_column(Integer)
+    log_version: Mapped[int] = mapped_column(Integer)
+    head_hash: Mapped[str] = mapped_column(Text)
 
 
 class EventRecord(Base):
     """One event; the primary key (campaign_id, seq) is the unique constraint that makes a seq clash fail."""
 
     __tablename__ = "events"
-    __table_args__ = (Index("ix_events_campaign_command", "campaign_id", "command_id"),)
+    __table_args__ = (
+        Index("ix_events_campaign_command", "campaign_id", "command_id"),
+        Index("ix_events_stream", "campaign_id", "visibility", "owner", "stream_pos"),
+    )
 
     campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
@@ -38,6 +43,11 @@ class EventRecord(Base):
     visibility: Mapped[str] = mapped_column(Text)
     owner: Mapped[str | None] = mapped_column(Text)
     data: Mapped[str] = mapped_column(Text)
+    rules_version: Mapped[int] = mapped_column(Integer)
+    command: Mapped[str | None] = mapped_column(Text)
+    prev_hash: Mapped[str] = mapped_column(Text)
+    hash: Mapped[str] = mapped_column(Text)
+    stream_pos: Mapped[int] = mapped_column(Integer)
 
 
 class SnapshotRecord(Base):

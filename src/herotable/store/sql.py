@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from herotable.store import payload
+from herotable.store.chain import GENESIS, hash_of
 from herotable.store.engine import create_store_engine, for_writing
 from herotable.store.invariants import (
     check_batch,
@@ -20,10 +22,13 @@ from herotable.store.invariants import (
     check_seq,
     check_snapshot_seq,
     encode_snapshot,
+    positions,
+    stream_key,
 )
 from herotable.store.memory import MemoryEventStore
 from herotable.store.migrate import upgrade
 from herotable.store.port import (
+    LOG_VERSION,
     CampaignExists,
     CampaignRow,
     ConcurrencyError,
@@ -33,9 +38,10 @@ from herotable.store.port import (
     Snapshot,
     StoredEvent,
     StoreError,
+    StreamCursor,
     UnknownCampaign,
 )
-from herotable.store.schema import CampaignRecord, EventRecord, SnapshotRecord
+from herotable.store.schema import CampaignRecord, EventRecord, InviteRecord, SnapshotRecord
 
 DATABASE_URL_ENV = "HEROTABLE_DATABASE_URL"
 DATA_DIR_ENV = "HEROTABLE_DATA_DIR"
@@ -50,6 +56,7 @@ _CAMPAIGN_COLUMNS = (
     CampaignRecord.ruleset,
     CampaignRecord.created_at,
     CampaignRecord.head,
+    CampaignRecord.log_version,
 )
 _EVENT_COLUMNS = (
     EventRecord.campaign_id,
@@ -62,10 +69,15 @@ _EVENT_COLUMNS = (
     EventRecord.visibility,
     EventRecord.owner,
     EventRecord.version,
+    EventRecord.rules_version,
+    EventRecord.command,
+    EventRecord.prev_hash,
+    EventRecord.hash,
+    EventRecord.stream_pos,
 )
 
 
-def _event_row(event: StoredEvent, data: str) -> dict[str, Any]:
+def _event_row(event: StoredEvent, data: str, command: str | None) -> dict[str, Any]:
     return {
         "campaign_id": event.campaign_id,
         "seq": event.seq,
@@ -77,7 +89,36 @@ def _event_row(event: StoredEvent, data: str) -> dict[str, Any]:
         "visibility": event.visibility,
         "owner": event.owner,
         "data": data,
+        "rules_version": event.rules_version,
+        "command": command,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+        "stream_pos": event.stream_pos,
     }
+
+
+def _stored(row: Any) -> StoredEvent:
+    return StoredEvent(
+        campaign_id=row.campaign_id,
+        seq=row.seq,
+        type=row.type,
+        data=payload.loads(row.data),
+        command_id=row.command_id,
+        at=row.at,
+        actor=row.actor,
+        visibility=row.visibility,
+        owner=row.owner,
+        version=row.version,
+        rules_version=row.rules_version,
+        command=None if row.command is None else payload.loads(row.command),
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+        stream_pos=row.stream_pos,
+    )
+
+
+def _command_text(event: NewEvent | StoredEvent, where: str) -> str | None:
+    return None if event.command is None else payload.dumps(event.command, where)
 
 
 class SqlEventStore:
@@ -103,10 +144,10 @@ class SqlEventStore:
     def create_campaign(self, campaign_id: str, name: str, ruleset: str, created_at: str) -> CampaignRow:
         """Create an empty campaign (head 0). Raises `CampaignExists`."""
         check_campaign(campaign_id, name, ruleset, created_at)
-        row = CampaignRow(campaign_id, name, ruleset, created_at, 0)
+        row = CampaignRow(campaign_id, name, ruleset, created_at, 0, LOG_VERSION)
         try:
             with self._writer.begin() as connection:
-                connection.execute(insert(CampaignRecord).values(**vars(row)))
+                connection.execute(insert(CampaignRecord).values(**vars(row), head_hash=GENESIS))
         except IntegrityError:
             raise CampaignExists(campaign_id) from None
         return row
@@ -129,25 +170,18 @@ class SqlEventStore:
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
-        stored = [
-            StoredEvent(
-                campaign_id=campaign_id,
-                seq=expected_seq + offset,
-                type=event.type,
-                data=payload.loads(data),
-                command_id=event.command_id,
-                at=event.at,
-                actor=event.actor,
-                visibility=event.visibility,
-                owner=event.owner,
-                version=event.version,
-            )
-            for offset, (event, data) in enumerate(zip(events, encoded, strict=True), start=1)
-        ]
+        commands = [_command_text(event, f"events[{index}].command") for index, event in enumerate(events)]
         new_head = expected_seq + len(events)
         try:
             with self._writer.begin() as connection:
-                head = self._campaign(connection, campaign_id).head
+                found = connection.execute(
+                    select(CampaignRecord.head, CampaignRecord.head_hash).where(
+                        CampaignRecord.campaign_id == campaign_id
+                    )
+                ).one_or_none()
+                if found is None:
+                    raise UnknownCampaign(campaign_id)
+                head, prev = found
                 if head != expected_seq:
                     raise ConcurrencyError(campaign_id, expected_seq, head)
                 repeated = connection.execute(
@@ -158,22 +192,66 @@ class SqlEventStore:
                 ).scalar_one_or_none()
                 if repeated is not None:
                     raise DuplicateCommand(campaign_id, repeated)
+                streams = {
+                    key: self._stream_top(connection, campaign_id, key) for key in {stream_key(e) for e in events}
+                }
+                stored = []
+                for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
+                    key = stream_key(event)
+                    streams[key] += 1
+                    digest = hash_of(prev, event)
+                    stored.append(
+                        StoredEvent(
+                            campaign_id=campaign_id,
+                            seq=expected_seq + offset,
+                            type=event.type,
+                            data=payload.loads(data),
+                            command_id=event.command_id,
+                            at=event.at,
+                            actor=event.actor,
+                            visibility=event.visibility,
+                            owner=event.owner,
+                            version=event.version,
+                            rules_version=event.rules_version,
+                            command=None if command is None else payload.loads(command),
+                            prev_hash=prev,
+                            hash=digest,
+                            stream_pos=streams[key],
+                        )
+                    )
+                    prev = digest
                 # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
                 moved = connection.execute(
                     update(CampaignRecord)
                     .where(CampaignRecord.campaign_id == campaign_id)
                     .where(CampaignRecord.head == expected_seq)
-                    .values(head=new_head)
+                    .values(head=new_head, head_hash=prev)
                 )
                 if moved.rowcount != 1:
                     raise ConcurrencyError(campaign_id, expected_seq, self._campaign(connection, campaign_id).head)
                 connection.execute(
-                    insert(EventRecord), [_event_row(event, data) for event, data in zip(stored, encoded, strict=True)]
+                    insert(EventRecord),
+                    [
+                        _event_row(event, data, command)
+                        for event, data, command in zip(stored, encoded, commands, strict=True)
+                    ],
                 )
         except IntegrityError:
             # The unique (campaign_id, seq) key caught a writer that slipped past the compare-and-set.
             raise ConcurrencyError(campaign_id, expected_seq, self.head(campaign_id)) from None
         return stored
+
+    @staticmethod
+    def _stream_top(connection: Connection, campaign_id: str, key: tuple[str, str | None]) -> int:
+        visibility, owner = key
+        owner_is = EventRecord.owner.is_(None) if owner is None else EventRecord.owner == owner
+        top = connection.execute(
+            select(func.max(EventRecord.stream_pos))
+            .where(EventRecord.campaign_id == campaign_id)
+            .where(EventRecord.visibility == visibility)
+            .where(owner_is)
+        ).scalar_one_or_none()
+        return int(top or 0)
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""
@@ -186,21 +264,50 @@ class SqlEventStore:
                 .where(EventRecord.seq > after_seq)
                 .order_by(EventRecord.seq)
             )
-            return [
-                StoredEvent(
-                    campaign_id=row.campaign_id,
-                    seq=row.seq,
-                    type=row.type,
-                    data=payload.loads(row.data),
-                    command_id=row.command_id,
-                    at=row.at,
-                    actor=row.actor,
-                    visibility=row.visibility,
-                    owner=row.owner,
-                    version=row.version,
-                )
-                for row in found
-            ]
+            return [_stored(row) for row in found]
+
+    def read_stream(
+        self,
+        campaign_id: str,
+        viewer: str | None,
+        *,
+        everything: bool = False,
+        after: StreamCursor | None = None,
+        before: StreamCursor | None = None,
+        limit: int = 100,
+    ) -> list[StoredEvent]:
+        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`."""
+        query = select(*_EVENT_COLUMNS).where(EventRecord.campaign_id == campaign_id)
+        if everything:
+            if after is not None:
+                query = query.where(EventRecord.seq > after.public)
+            if before is not None:
+                query = query.where(EventRecord.seq <= before.public)
+        else:
+            public = EventRecord.visibility == "public"
+            own = and_(EventRecord.visibility == "owner", EventRecord.owner == viewer)
+            if after is not None:
+                public = and_(public, EventRecord.stream_pos > after.public)
+                own = and_(own, EventRecord.stream_pos > after.own)
+            if before is not None:
+                public = and_(public, EventRecord.stream_pos <= before.public)
+                own = and_(own, EventRecord.stream_pos <= before.own)
+            query = query.where(or_(public, own))
+        newest_first = before is not None
+        query = query.order_by(EventRecord.seq.desc() if newest_first else EventRecord.seq).limit(limit)
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            found = [_stored(row) for row in connection.execute(query)]
+        return found[::-1] if newest_first else found
+
+    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
+        with self._engine.connect() as connection:
+            row = self._campaign(connection, campaign_id)
+            if everything:
+                return StreamCursor(row.head, 0)
+            public = self._stream_top(connection, campaign_id, ("public", None))
+            own = self._stream_top(connection, campaign_id, ("owner", viewer)) if viewer else 0
+            return StreamCursor(public, own)
 
     def head(self, campaign_id: str) -> int:
         """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
@@ -239,15 +346,31 @@ class SqlEventStore:
     def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
         """Create campaign `row` with exactly `events` as its log in one transaction. Raises `CampaignExists`."""
         check_log(row, events)
-        rows = [_event_row(event, payload.dumps(event.data, f"event seq {event.seq}: data")) for event in events]
+        rows = [
+            _event_row(
+                replace(event, stream_pos=place),
+                payload.dumps(event.data, f"event seq {event.seq}: data"),
+                _command_text(event, f"event seq {event.seq}: command"),
+            )
+            for event, place in zip(events, positions(events), strict=True)
+        ]
+        head_hash = events[-1].hash if events else GENESIS
         try:
             with self._writer.begin() as connection:
-                connection.execute(insert(CampaignRecord).values(**vars(row)))
+                connection.execute(insert(CampaignRecord).values(**vars(row), head_hash=head_hash))
                 if rows:
                     connection.execute(insert(EventRecord), rows)
         except IntegrityError:
             raise CampaignExists(row.campaign_id) from None
         return row
+
+    def delete_campaign(self, campaign_id: str) -> None:
+        """Remove a campaign with its log, snapshots and invitations. Raises `UnknownCampaign`."""
+        with self._writer.begin() as connection:
+            self._campaign(connection, campaign_id)
+            for table in (InviteRecord, SnapshotRecord, EventRecord):
+                connection.execute(delete(table).where(table.campaign_id == campaign_id))
+            connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
 
     def close(self) -> None:
         """Close the store's connections."""
