@@ -99,7 +99,8 @@ def roll_notation(expression: str, rng: Rng) -> NotationRoll:
         raise NotationError("dice/empty", "no dice expression given", f"write dice like {EXAMPLES}")
     if len(text) > MAX_LENGTH:
         raise NotationError(
-            "dice/too_long", f"the expression has {len(text)} characters, more than {MAX_LENGTH}",
+            "dice/too_long",
+            f"the expression has {len(text)} characters, more than {MAX_LENGTH}",
             "split it into shorter rolls",
         )
     recorder = RecordingRng(rng)
@@ -108,7 +109,8 @@ def roll_notation(expression: str, rng: Rng) -> NotationRoll:
         total, rendered = int(result.total), str(result.result)
     except d20.TooManyRolls:
         raise NotationError(
-            "dice/too_many_dice", f"{text!r} rolls more than {MAX_DICE} dice (explosions and re-rolls count)",
+            "dice/too_many_dice",
+            f"{text!r} rolls more than {MAX_DICE} dice (explosions and re-rolls count)",
             f"roll at most {MAX_DICE} dice in one expression",
         ) from None
     except d20.RollSyntaxError as exc:

@@ -31,7 +31,11 @@ def toughness_save(hero: Hero, rng: Rng, *, damage_bonus: int, kind: DamageKind)
     """Roll a Toughness save: d20 + Toughness − bruised/hurt penalty against 15 + damage bonus (R-CV-8)."""
     modifier = hero.sheet.toughness - hero.conditions.penalty(kind)
     check = roll_check(
-        rng, hero.name, f"Toughness save against {kind} damage", modifier, save_difficulty(damage_bonus),
+        rng,
+        hero.name,
+        f"Toughness save against {kind} damage",
+        modifier,
+        save_difficulty(damage_bonus),
         CheckKind.TOUGHNESS,
     )
     return replace(check, lethal=kind is DamageKind.LETHAL)
@@ -81,16 +85,24 @@ def dying_check(hero: Hero, rng: Rng) -> tuple[Hero, Check]:
     """
     if not hero.conditions.dying:
         raise IllegalAction(
-            "conditions/not_dying", f"{hero.name} is not dying",
-            ruling="R-CV-8", fix="dying checks are only for dying characters",
+            "conditions/not_dying",
+            f"{hero.name} is not dying",
+            ruling="R-CV-8",
+            fix="dying checks are only for dying characters",
         )
     if hero.turn.dying_checked:
         raise IllegalAction(
-            "conditions/dying_check_made", f"{hero.name} already made a dying check this round",
-            ruling="R-CV-8", fix="make the next dying check next round",
+            "conditions/dying_check_made",
+            f"{hero.name} already made a dying check this round",
+            ruling="R-CV-8",
+            fix="make the next dying check next round",
         )
     check = roll_check(
-        rng, hero.name, "dying check", hero.sheet.abilities.of(Ability.CONSTITUTION), CONSTITUTION_DIFFICULTY,
+        rng,
+        hero.name,
+        "dying check",
+        hero.sheet.abilities.of(Ability.CONSTITUTION),
+        CONSTITUTION_DIFFICULTY,
         CheckKind.DYING,
     )
     return replace(hero, turn=replace(hero.turn, dying_checked=True)), check
@@ -104,8 +116,10 @@ def apply_dying_check(hero: Hero, check: Check) -> Hero:
     require_announced(check, CheckKind.DYING, hero.name)
     if not hero.conditions.dying:
         raise IllegalAction(
-            "conditions/not_dying", f"{hero.name} is no longer dying",
-            ruling="R-CV-8", fix="discard the check; the hero was stabilised or died meanwhile",
+            "conditions/not_dying",
+            f"{hero.name} is no longer dying",
+            ruling="R-CV-8",
+            fix="discard the check; the hero was stabilised or died meanwhile",
         )
     if not check.succeeded:
         return replace(hero, conditions=replace(hero.conditions, lethal=Lethal.DEAD))
@@ -119,14 +133,17 @@ def recovery_refusal(hero: Hero) -> IllegalAction | None:
     c = hero.conditions
     if c.dead or c.dying:
         return IllegalAction(
-            "conditions/recovery_while_dying", f"{hero.name} is {'dead' if c.dead else 'dying'}",
-            ruling="R-CV-8", fix="a dying character makes dying checks, or is stabilised (R-CV-10)",
+            "conditions/recovery_while_dying",
+            f"{hero.name} is {'dead' if c.dead else 'dying'}",
+            ruling="R-CV-8",
+            fix="a dying character makes dying checks, or is stabilised (R-CV-10)",
         )
     if recovered_one_step(c) is None:
         return IllegalAction(
-            "conditions/nothing_to_recover", f"{hero.name} has no damage to recover from",
-            ruling="R-CV-8", fix="recovery checks are for bruised, hurt, dazed, wounded, staggered, disabled "
-            "or unconscious characters",
+            "conditions/nothing_to_recover",
+            f"{hero.name} has no damage to recover from",
+            ruling="R-CV-8",
+            fix="recovery checks are for bruised, hurt, dazed, wounded, staggered, disabled or unconscious characters",
         )
     return None
 
@@ -140,7 +157,11 @@ def recovery_check(hero: Hero, rng: Rng, *, bought_with_conviction: bool = False
     if refusal is not None:
         raise refusal
     check = roll_check(
-        rng, hero.name, "recovery check", hero.sheet.abilities.of(Ability.CONSTITUTION), CONSTITUTION_DIFFICULTY,
+        rng,
+        hero.name,
+        "recovery check",
+        hero.sheet.abilities.of(Ability.CONSTITUTION),
+        CONSTITUTION_DIFFICULTY,
         CheckKind.RECOVERY,
     )
     return replace(check, bought_with_conviction=bought_with_conviction)

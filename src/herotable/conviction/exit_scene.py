@@ -45,8 +45,10 @@ class ExitBid:
 def _open(bid: ExitBid) -> None:
     if bid.closed:
         raise IllegalAction(
-            "exit/closed", f"the bidding on {bid.leaver}'s exit is over",
-            ruling="R-CV-11", fix="points are spent while the bidding is open, before both sides pass",
+            "exit/closed",
+            f"the bidding on {bid.leaver}'s exit is over",
+            ruling="R-CV-11",
+            fix="points are spent while the bidding is open, before both sides pass",
         )
 
 
@@ -63,8 +65,10 @@ def interfere(bid: ExitBid, hero: Hero) -> tuple[Hero, ExitBid]:
     _open(bid)
     if hero.name == bid.leaver:
         raise IllegalAction(
-            "exit/own_exit", f"{hero.name} cannot interfere with their own exit",
-            ruling="R-CV-11", fix="pass instead, or let the exit be cancelled",
+            "exit/own_exit",
+            f"{hero.name} cannot interfere with their own exit",
+            ruling="R-CV-11",
+            fix="pass instead, or let the exit be cancelled",
         )
     paid = pay(hero)
     counted = dict(bid.interference)
@@ -80,8 +84,10 @@ def press_exit(bid: ExitBid, hero: Hero) -> tuple[Hero, ExitBid]:
     _open(bid)
     if hero.name != bid.leaver:
         raise IllegalAction(
-            "exit/not_leaver", f"only {bid.leaver} spends points for their own exit",
-            ruling="R-CV-11", fix="help by not interfering; exit points come from the one leaving",
+            "exit/not_leaver",
+            f"only {bid.leaver} spends points for their own exit",
+            ruling="R-CV-11",
+            fix="help by not interfering; exit points come from the one leaving",
         )
     paid = pay(hero)
     return paid, replace(bid, exit_points=bid.exit_points + 1, exit_passed=True, interference_passed=False)

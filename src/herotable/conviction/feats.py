@@ -169,7 +169,7 @@ def _elements(text: str) -> Iterator[tuple[int, Any]]:
 
 def _prerequisite(raw: Any) -> Prerequisite:
     if not isinstance(raw, dict):
-        raise ValueError("each prerequisite is an object such as {\"ability\": \"strength\", \"min\": 1}")
+        raise ValueError('each prerequisite is an object such as {"ability": "strength", "min": 1}')
     keys = set(raw)
     if keys == {"ability", "min"}:
         if raw["ability"] not in {a.value for a in Ability}:
@@ -252,7 +252,8 @@ def parse_catalogue(text: str, source: str = "catalogue", base: Catalogue | None
         for prerequisite in feat.prerequisites:
             if prerequisite.kind is PrerequisiteKind.FEAT and prerequisite.name.casefold() not in known:
                 raise CatalogueError(
-                    source, lines[feat.name.casefold()],
+                    source,
+                    lines[feat.name.casefold()],
                     f"feat {feat.name!r} needs the feat {prerequisite.name!r}, which no catalogue defines",
                 )
     return Catalogue(tuple(feats), source)

@@ -55,13 +55,19 @@ def regain_check(hero: Hero, rng: Rng) -> tuple[Hero, Check]:
     """
     if not hero.regain_check_due:
         raise IllegalAction(
-            "conviction/no_regain_check", f"{hero.name} has no regain check due",
-            ruling="R-CV-13", fix="a regain check follows a scene the GM ends as dramatic; one per scene",
+            "conviction/no_regain_check",
+            f"{hero.name} has no regain check due",
+            ruling="R-CV-13",
+            fix="a regain check follows a scene the GM ends as dramatic; one per scene",
         )
     _below_maximum(hero)
     check = roll_check(
-        rng, hero.name, "Charisma check to regain Conviction", hero.sheet.abilities.of(Ability.CHARISMA),
-        REGAIN_DIFFICULTY, CheckKind.REGAIN,
+        rng,
+        hero.name,
+        "Charisma check to regain Conviction",
+        hero.sheet.abilities.of(Ability.CHARISMA),
+        REGAIN_DIFFICULTY,
+        CheckKind.REGAIN,
     )
     return replace(hero, regain_check_due=False), check
 
@@ -85,6 +91,9 @@ def gain_from_setback(hero: Hero, setback: Setback) -> Hero:
     """
     if hero.conditions.dead:
         raise IllegalAction(
-            "conviction/dead", f"{hero.name} is dead", ruling="R-CV-13", fix="the dead gain no Conviction",
+            "conviction/dead",
+            f"{hero.name} is dead",
+            ruling="R-CV-13",
+            fix="the dead gain no Conviction",
         )
     return hero.with_conviction(hero.conviction + 1)

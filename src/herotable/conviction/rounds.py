@@ -93,16 +93,20 @@ def take_action(
     if kind is ActionKind.REACTION:
         if c.unconscious or c.dead:
             raise IllegalAction(
-                "actions/cannot_react", f"{hero.name} is {c.names()[0]} and cannot react",
-                ruling="R-CV-8", fix="only a conscious character takes reactions",
+                "actions/cannot_react",
+                f"{hero.name} is {c.names()[0]} and cannot react",
+                ruling="R-CV-8",
+                fix="only a conscious character takes reactions",
             )
         return hero
     slots = _slots(hero, opts)
     if slots == (0, 0):
         held = ", ".join(c.names()) or "unable to act"
         raise IllegalAction(
-            "actions/cannot_act", f"{hero.name} can take no actions this round ({held})",
-            ruling="R-CV-8", fix="wait for the condition to pass, or shake off a stun with Conviction (R-CV-9)",
+            "actions/cannot_act",
+            f"{hero.name} can take no actions this round ({held})",
+            ruling="R-CV-8",
+            fix="wait for the condition to pass, or shake off a stun with Conviction (R-CV-9)",
         )
     turn = hero.turn
     if kind is not ActionKind.FREE:
@@ -113,7 +117,8 @@ def take_action(
         }[kind]
         if not _fits(slots, used.standard_used, used.move_used, used.full_round_used):
             raise IllegalAction(
-                "actions/none_left", f"{hero.name} has no {kind} action left this round",
+                "actions/none_left",
+                f"{hero.name} has no {kind} action left this round",
                 ruling="R-CV-8",
                 fix="wait for the next round, or spend Conviction on a surge for one more action (R-CV-5)",
             )
@@ -123,4 +128,3 @@ def take_action(
     if c.disabled and strenuous and not turn.strenuous_guard:
         return replace(acted, conditions=replace(c, lethal=Lethal.DYING))
     return acted
-

@@ -31,23 +31,31 @@ def spending_refusal(hero: Hero) -> RulesError | None:
     """Why the hero cannot spend a Conviction point right now, or None (R-CV-2, R-CV-3)."""
     if hero.conditions.dead:
         return IllegalAction(
-            "conviction/dead", f"{hero.name} is dead", ruling="R-CV-3", fix="the dead spend no Conviction",
+            "conviction/dead",
+            f"{hero.name} is dead",
+            ruling="R-CV-3",
+            fix="the dead spend no Conviction",
         )
     if hero.conviction < 1:
         return NotEnough(
-            "conviction/none_left", f"{hero.name} has no Conviction left", ruling="R-CV-2",
+            "conviction/none_left",
+            f"{hero.name} has no Conviction left",
+            ruling="R-CV-2",
             fix="regain Conviction by acting on Nature or after a dramatic scene (R-CV-13)",
         )
     if hero.turn.spending_closed:
         return IllegalAction(
             "conviction/recovered_from_disabled",
             f"{hero.name} recovered from Disabled with a Conviction recovery check and can spend no more this round",
-            ruling="R-CV-3", fix="wait for the next round",
+            ruling="R-CV-3",
+            fix="wait for the next round",
         )
     if hero.turn.spent >= 1 and not hero.conditions.disabled:
         return IllegalAction(
-            "conviction/once_per_round", f"{hero.name} has already spent a Conviction point this round",
-            ruling="R-CV-3", fix="wait for the next round; only a Disabled character spends more than one a round",
+            "conviction/once_per_round",
+            f"{hero.name} has already spent a Conviction point this round",
+            ruling="R-CV-3",
+            fix="wait for the next round; only a Disabled character spends more than one a round",
         )
     return None
 
@@ -77,8 +85,10 @@ def reroll(hero: Hero, check: Check, rng: Rng) -> tuple[Hero, Check]:
     """
     if check.roller != hero.name:
         raise IllegalAction(
-            "conviction/not_your_roll", f"{hero.name} cannot re-roll {check.roller}'s {check.label}",
-            ruling="R-CV-4", fix="spend Conviction to re-roll only a roll you made",
+            "conviction/not_your_roll",
+            f"{hero.name} cannot re-roll {check.roller}'s {check.label}",
+            ruling="R-CV-4",
+            fix="spend Conviction to re-roll only a roll you made",
         )
     refusal = reroll_refusal(check)
     if refusal is not None:
@@ -91,8 +101,10 @@ def _able_to_act(hero: Hero, use: str) -> None:
     c = hero.conditions
     if c.unconscious or c.dead or c.stunned or c.dazed:
         raise IllegalAction(
-            "conviction/cannot_act", f"{hero.name} cannot act ({', '.join(c.names())}), so {use} would be wasted",
-            ruling="R-CV-5", fix="shake off a stun first (R-CV-9), or wait until the hero can act again",
+            "conviction/cannot_act",
+            f"{hero.name} cannot act ({', '.join(c.names())}), so {use} would be wasted",
+            ruling="R-CV-5",
+            fix="shake off a stun first (R-CV-9), or wait until the hero can act again",
         )
 
 
@@ -104,14 +116,18 @@ def surge(hero: Hero, action: ActionKind) -> Hero:
     """
     if action not in (ActionKind.STANDARD, ActionKind.MOVE):
         raise IllegalAction(
-            "conviction/surge_kind", f"a surge gives a standard or a move action, not a {action} action",
-            ruling="R-CV-5", fix="surge for a standard action and use it to start or finish a full-round action",
+            "conviction/surge_kind",
+            f"a surge gives a standard or a move action, not a {action} action",
+            ruling="R-CV-5",
+            fix="surge for a standard action and use it to start or finish a full-round action",
         )
     _able_to_act(hero, "a surge")
     paid = pay(hero)
     t = paid.turn
-    turn = replace(t, extra_standard=t.extra_standard + 1) if action is ActionKind.STANDARD else replace(
-        t, extra_move=t.extra_move + 1
+    turn = (
+        replace(t, extra_standard=t.extra_standard + 1)
+        if action is ActionKind.STANDARD
+        else replace(t, extra_move=t.extra_move + 1)
     )
     return replace(paid, turn=turn)
 
@@ -125,19 +141,25 @@ def heroic_feat(hero: Hero, feat_name: str, catalogue: Catalogue) -> Hero:
     feat = catalogue.get(feat_name)
     if feat is None:
         raise IllegalAction(
-            "conviction/unknown_feat", f"{feat_name!r} is not in the feats catalogue ({catalogue.source})",
-            ruling="R-CV-6", fix="choose a feat from the campaign's catalogue",
+            "conviction/unknown_feat",
+            f"{feat_name!r} is not in the feats catalogue ({catalogue.source})",
+            ruling="R-CV-6",
+            fix="choose a feat from the campaign's catalogue",
         )
     if not feat.repeatable and hero.feat_count(feat.name) > 0:
         raise IllegalAction(
-            "conviction/feat_already_held", f"{hero.name} already has {feat.name}, which is not repeatable",
-            ruling="R-CV-6", fix="choose a feat the hero does not have, or a repeatable one",
+            "conviction/feat_already_held",
+            f"{hero.name} already has {feat.name}, which is not repeatable",
+            ruling="R-CV-6",
+            fix="choose a feat the hero does not have, or a repeatable one",
         )
     reasons = acquisition_problems(hero.sheet, feat)
     if reasons:
         raise IllegalAction(
-            "conviction/feat_out_of_reach", "; ".join(reasons),
-            ruling="R-CV-6", fix="choose a feat open to the hero's roles whose prerequisites the sheet meets",
+            "conviction/feat_out_of_reach",
+            "; ".join(reasons),
+            ruling="R-CV-6",
+            fix="choose a feat open to the hero's roles whose prerequisites the sheet meets",
         )
     paid = pay(hero)
     return replace(paid, effects=(*paid.effects, Effect(EffectKind.FEAT, feat.name, Lasts.ROUND)))
@@ -148,7 +170,8 @@ def _core_role(hero: Hero, role: Role, ability: str) -> None:
         raise IllegalAction(
             "conviction/not_first_role",
             f"{ability} is the {role} core ability; {hero.name} took {hero.sheet.first_role} at 1st level",
-            ruling="R-CV-7", fix=f"only a hero whose 1st-level role is {role} can use {ability}",
+            ruling="R-CV-7",
+            fix=f"only a hero whose 1st-level role is {role} can use {ability}",
         )
 
 
@@ -163,15 +186,19 @@ def the_talent(hero: Hero, *, power: str | None = None) -> Hero:
     if power is None:
         if hero.conditions.fatigue is Fatigue.NONE:
             raise IllegalAction(
-                "conviction/no_power_fatigue", f"{hero.name} has no fatigue to clear",
-                ruling="R-CV-7", fix="name a power the hero lacks to use it once instead",
+                "conviction/no_power_fatigue",
+                f"{hero.name} has no fatigue to clear",
+                ruling="R-CV-7",
+                fix="name a power the hero lacks to use it once instead",
             )
         paid = pay(hero)
         return replace(paid, conditions=replace(paid.conditions, fatigue=Fatigue.NONE))
     if hero.sheet.feat_count(power) > 0:
         raise IllegalAction(
-            "conviction/power_already_known", f"{hero.name} already has {power}",
-            ruling="R-CV-7", fix="The Talent grants a power the hero lacks",
+            "conviction/power_already_known",
+            f"{hero.name} already has {power}",
+            ruling="R-CV-7",
+            fix="The Talent grants a power the hero lacks",
         )
     paid = pay(hero)
     return replace(paid, effects=(*paid.effects, Effect(EffectKind.POWER_USE, power, Lasts.SCENE)))
@@ -187,8 +214,10 @@ def use_talent_power(hero: Hero, power: str) -> Hero:
         if effect.kind is EffectKind.POWER_USE and effect.name.casefold() == wanted:
             return replace(hero, effects=hero.effects[:index] + hero.effects[index + 1 :])
     raise IllegalAction(
-        "conviction/no_power_use", f"{hero.name} holds no use of {power}",
-        ruling="R-CV-7", fix="spend Conviction on The Talent first",
+        "conviction/no_power_use",
+        f"{hero.name} holds no use of {power}",
+        ruling="R-CV-7",
+        fix="spend Conviction on The Talent first",
     )
 
 
@@ -202,8 +231,10 @@ def expertise(hero: Hero, skill: str) -> Hero:
     wanted = skill.casefold()
     if any(e.kind is EffectKind.SKILL_RANKS and e.name.casefold() == wanted for e in hero.effects):
         raise IllegalAction(
-            "conviction/expertise_held", f"{hero.name} already has Expertise in {skill} this scene",
-            ruling="R-CV-7", fix="use Expertise on another skill, or in a later scene",
+            "conviction/expertise_held",
+            f"{hero.name} already has Expertise in {skill} this scene",
+            ruling="R-CV-7",
+            fix="use Expertise on another skill, or in a later scene",
         )
     paid = pay(hero)
     boost = Effect(EffectKind.SKILL_RANKS, skill, Lasts.SCENE, EXPERTISE_RANKS)
@@ -218,8 +249,10 @@ def determination(hero: Hero) -> Hero:
     _core_role(hero, Role.WARRIOR, "Determination")
     if hero.conditions.bruised == 0 and hero.conditions.hurt == 0:
         raise IllegalAction(
-            "conviction/nothing_to_remove", f"{hero.name} is neither bruised nor hurt",
-            ruling="R-CV-7", fix="use Determination after taking bruised or hurt results",
+            "conviction/nothing_to_remove",
+            f"{hero.name} is neither bruised nor hurt",
+            ruling="R-CV-7",
+            fix="use Determination after taking bruised or hurt results",
         )
     paid = pay(hero)
     return replace(paid, conditions=replace(paid.conditions, bruised=0, hurt=0))
@@ -234,15 +267,20 @@ def shake_off(hero: Hero, condition: ShakeOff) -> Hero:
     if condition is ShakeOff.STUNNED:
         if not c.stunned:
             raise IllegalAction(
-                "conviction/not_stunned", f"{hero.name} is not stunned", ruling="R-CV-9", fix="nothing to shake off",
+                "conviction/not_stunned",
+                f"{hero.name} is not stunned",
+                ruling="R-CV-9",
+                fix="nothing to shake off",
             )
         paid = pay(hero)
         return replace(paid, conditions=replace(c, stunned_rounds=0))
     if c.fatigue is not Fatigue.STRAINED:
         state = "not fatigued at all" if c.fatigue is Fatigue.NONE else f"{c.fatigue.name.lower()}, beyond strained"
         raise IllegalAction(
-            "conviction/not_strained", f"{hero.name} is {state}",
-            ruling="R-CV-9", fix="Conviction shakes off only the strained step; rest for the rest",
+            "conviction/not_strained",
+            f"{hero.name} is {state}",
+            ruling="R-CV-9",
+            fix="Conviction shakes off only the strained step; rest for the rest",
         )
     paid = pay(hero)
     return replace(paid, conditions=replace(c, fatigue=Fatigue.NONE))
@@ -268,13 +306,17 @@ def strenuous_guard(hero: Hero) -> Hero:
     """
     if not hero.conditions.disabled:
         raise IllegalAction(
-            "conviction/not_disabled", f"{hero.name} is not Disabled",
-            ruling="R-CV-9", fix="this use is only for a Disabled character",
+            "conviction/not_disabled",
+            f"{hero.name} is not Disabled",
+            ruling="R-CV-9",
+            fix="this use is only for a Disabled character",
         )
     if hero.turn.strenuous_guard:
         raise IllegalAction(
-            "conviction/already_guarded", f"{hero.name} is already guarded against dying this round",
-            ruling="R-CV-9", fix="one point covers the whole round",
+            "conviction/already_guarded",
+            f"{hero.name} is already guarded against dying this round",
+            ruling="R-CV-9",
+            fix="one point covers the whole round",
         )
     paid = pay(hero)
     return replace(paid, turn=replace(paid.turn, strenuous_guard=True))
@@ -290,13 +332,17 @@ def escape_death(spender: Hero, target: Hero | None = None, *, assisting: bool =
     dying = spender if target is None or target.name == spender.name else target
     if dying is not spender and not assisting:
         raise IllegalAction(
-            "conviction/not_assisting", f"{spender.name} is not assisting {dying.name}",
-            ruling="R-CV-10", fix="only a character assisting the dying one (at their side, tending them) may spend",
+            "conviction/not_assisting",
+            f"{spender.name} is not assisting {dying.name}",
+            ruling="R-CV-10",
+            fix="only a character assisting the dying one (at their side, tending them) may spend",
         )
     if not dying.conditions.dying:
         raise IllegalAction(
-            "conviction/not_dying", f"{dying.name} is not dying",
-            ruling="R-CV-10", fix="escape death only stabilises a dying character",
+            "conviction/not_dying",
+            f"{dying.name} is not dying",
+            ruling="R-CV-10",
+            fix="escape death only stabilises a dying character",
         )
     paid = pay(spender)
     if dying is spender:
