@@ -15,7 +15,7 @@ from herotable.dice import Rng
 from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Defeat, Hero, LossType, finish_action, lose_levels
-from herotable.ltl.heroism import stun_check
+from herotable.ltl.heroism import HeroismResult, stun_check
 from herotable.ltl.options import Initiative, LtlOptions
 from herotable.ltl.roll import DieRoll, Outcome, RerollSource, roll_die
 from herotable.ltl.task import (
@@ -68,6 +68,7 @@ class RoundReport:
     losses: tuple[PendingLoss, ...]
     stunned: tuple[str, ...]
     defeated: tuple[str, ...]
+    stun_checks: tuple[tuple[str, HeroismResult], ...] = ()  # each fighter's stun check, dice included
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,15 @@ def _may_act(conflict: Conflict, fid: str) -> Fighter:
     return f
 
 
+def may_act(conflict: Conflict, fid: str) -> bool:
+    """Whether the fighter may take its action now: in the fight, able, not yet acted, its turn (R-LTL-12)."""
+    try:
+        _may_act(conflict, fid)
+    except IllegalAction:
+        return False
+    return True
+
+
 def attack(
     conflict: Conflict,
     actor: str,
@@ -355,6 +365,7 @@ def end_round(conflict: Conflict, rng: Rng, options: LtlOptions) -> tuple[Confli
     out_before = {f.id for f in conflict.fighters if conflict.is_out(f.id)}
     fighters: list[Fighter] = []
     stunned: list[str] = []
+    checks: list[tuple[str, HeroismResult]] = []
     for f in conflict.fighters:
         hero = replace(finish_action(f.hero), stunned=False, this_round=f.hero.next_round, next_round=())
         lost = 0
@@ -363,7 +374,9 @@ def end_round(conflict: Conflict, rng: Rng, options: LtlOptions) -> tuple[Confli
                 hero = lose_levels(hero, loss.levels, loss.kind, note=f"round {conflict.round}")
                 lost += loss.levels if loss.kind is LossType.PHYSICAL else 0
         if options.stun_on_damage and lost and not hero.is_defeated(conflict.stakes):
-            hero = stun_check(hero, lost, rng, options).hero
+            result = stun_check(hero, lost, rng, options)
+            checks.append((f.id, result))
+            hero = result.hero
             if hero.stunned:
                 stunned.append(f.id)
         fighters.append(replace(f, hero=hero, acted=False))
@@ -371,4 +384,4 @@ def end_round(conflict: Conflict, rng: Rng, options: LtlOptions) -> tuple[Confli
     newly_out = tuple(f.id for f in after.fighters if after.is_out(f.id) and f.id not in out_before)
     if options.initiative is Initiative.EACH_ROUND and not after.over:
         after = roll_initiative(after, rng, options)
-    return after, RoundReport(conflict.round, conflict.pending, tuple(stunned), newly_out)
+    return after, RoundReport(conflict.round, conflict.pending, tuple(stunned), newly_out, tuple(checks))

@@ -255,3 +255,26 @@ def sheet_to_dict(sheet: HeroSheet) -> dict[str, Any]:
         "hero_points": sheet.hero_points,
         "history": [vars(h) for h in sheet.history],
     }
+
+
+def stored_sheet(data: Mapping[str, Any]) -> HeroSheet:
+    """A sheet from `sheet_to_dict`'s output as a log recorded it. Not validated: a log is history, and a sheet
+    the rules accepted then stays readable whatever the rules say now."""
+    return HeroSheet(
+        name=str(data["name"]),
+        base=Rating.of(data["base"]),
+        karma=Rating.of(data["karma"]),
+        heroism=Rating.of(data["heroism"]),
+        styles=tuple(Style(str(name), Rating.of(die)) for name, die in data.get("styles", {}).items()),
+        writer=str(data.get("writer", "")),
+        artist=str(data.get("artist", "")),
+        origin=str(data.get("origin", "")),
+        superpowers=tuple(Superpower(p["name"], tuple(p.get("stunts", ()))) for p in data.get("superpowers", ())),
+        motivation=str(data.get("motivation", "")),
+        costume=str(data.get("costume", "")),
+        specialties=tuple(data.get("specialties", ())),
+        complications=tuple(data.get("complications", ())),
+        drawbacks=tuple(data.get("drawbacks", ())),
+        hero_points=int(data.get("hero_points", 0)),
+        history=tuple(Spend(**h) for h in data.get("history", ())),
+    )

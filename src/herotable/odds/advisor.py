@@ -53,11 +53,12 @@ def advise(
     *,
     karma: Rating | None = None,
     options: LtlOptions = DEFAULT_OPTIONS,
+    broke_levels: int | None = None,
 ) -> tuple[Option, ...]:
     """Every option open to `you` this round, as planned first: Going For Broke 0..cap-1 within base Power
-    (R-LTL-7), Push by roll or burn (R-LTL-11), Automatic Success with Karma before (1 level) or after the
-    roll (2 levels, only when the roll did not win) (R-LTL-10), given your Karma die (None: none left).
-    Raises ValueError for a finished duel."""
+    (R-LTL-7; `broke_levels` caps it when the table says fewer are open), Push by roll or burn (R-LTL-11),
+    Automatic Success with Karma before (1 level) or after the roll (2 levels, only when the roll did not win)
+    (R-LTL-10), given your Karma die (None: none left). Raises ValueError for a finished duel."""
     now = state if state is not None else DuelState(you.start(), opp.start())
     if now.over:
         raise ValueError("the duel is over; Tip: ask before the last exchange is settled")
@@ -71,6 +72,8 @@ def advise(
 
     out = [Option("as_planned", "play the round as planned", base, planned, ZERO)]
     top = min(options.effect_cap - 1, now.a.position - 1)
+    if broke_levels is not None:
+        top = min(top, broke_levels)
     for levels in range(top + 1):
         if levels != you.policy.broke:
             out.append(

@@ -1,129 +1,223 @@
-"""Commands become events; the state is a fold of the events (R-T-1).
+"""The state is a fold of facts: `evolve` applies one fact, `fold` a stored log. No rule runs and no die is rolled.
 
-An event records the command, every raw die face it rolled, and a summary of what happened. Replaying an
-event runs the same handler with those faces scripted, so replay never rolls and always lands on the same
-state; a summary that comes out different is a `ReplayMismatch`, never a silent drift.
+The fold also keeps the undo stack (R-T-4): each action's first fact pushes an entry holding the state before it
+(in memory only), and `action.undone` restores that state and marks the rolls it had revealed. Membership changes
+are not actions: they clear the stack, since undoing past them would undo them too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
-from herotable.dice import RecordingRng, Rng, ScriptedRng, ScriptError
-from herotable.errors import RulesError
+from herotable.table.codec import DECODERS, CodecError, decode_as, decoder, encode, evolved
+from herotable.table.core import CORE_EVOLVE
+from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
+from herotable.table.game import GAMES, game_for
+from herotable.table.state import UNDO_DEPTH, Done, Ruleset, TableState
 
-# the command modules register their handlers on import
-from herotable.table import campaign, cv_play, dice_roll, ltl_play, requests  # noqa: F401
-from herotable.table.codec import encode
-from herotable.table.commands import Command, Ctx, Outcome, command_from_json, command_to_json, run
-from herotable.table.model import UNDO_DEPTH, Done, Forbidden, Role, Ruleset, TableError, TableState, Visibility
-from herotable.table.undo import UNDO_TYPE, Undo
+UNDO_TYPE = "table.undo"
+UNDONE_TYPE = "action.undone"
+NOT_ACTIONS = frozenset({"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE})
+STATE_VERSION = 2  # the snapshot format; older snapshots are ignored, never misread
 
-EVENT_VERSION = 1
-EMPTY = TableState(campaign_id="", name="", ruleset=Ruleset.LTL)
-
-
-class ReplayMismatch(Exception):
-    """An event no longer replays to what it recorded: the log and the rules disagree."""
+check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
 
 
-@dataclass(frozen=True)
-class Recorded:
+class FoldError(ValueError):
+    """A log that cannot be folded: it contradicts itself (an undo of something that is not the last action)."""
+
+
+class UndoNeedsHistory(FoldError):
+    """An undo reaches an action folded before this state was loaded from a snapshot: fold from the start."""
+
+
+class Recorded(NamedTuple):
     """What the fold needs of a stored event."""
 
     seq: int
     command_id: str
     actor: str
-    type: str
-    data: Mapping[str, Any]
+    command_type: str
+    fact: Fact
+    visibility: Visibility = Visibility.PUBLIC
+    owner: str | None = None
 
 
-@dataclass(frozen=True)
-class Executed:
-    """A command that ran: the event to store and the state after it."""
-
-    type: str
-    data: dict[str, Any]
-    visibility: Visibility
-    owner: str | None
-    state: TableState
-
-
-def _remember(state: TableState, cmd: Command, ctx: Ctx, rolled: bool) -> TableState:
-    done = (*state.done, Done(ctx.command_id, ctx.user, cmd.name, rolled))[-UNDO_DEPTH:]
-    return replace(state, done=done)
+def evolve(state: TableState, f: Fact) -> TableState:
+    """The state after one fact."""
+    if f.inert:
+        return state
+    core = CORE_EVOLVE.get(f.type)
+    if core is not None:
+        return core(state, f)
+    if f.type == UNDONE_TYPE:
+        return _undo(state, f)
+    return evolved(state, game=GAMES[state.ruleset].evolve(state.game, f))
 
 
-def execute(state: TableState, cmd: Command, user: str, rng: Rng, command_id: str) -> Executed:
-    """Run a command live with real dice. Raises RulesError (nothing changes) when it is refused."""
-    if isinstance(cmd, Undo):
-        target = check_undo(state, cmd, user)
-        summary = {"undone": target.command_id, "text": f"undo {target.name}"}
-        payload = {"command": command_to_json(cmd), "faces": [], "summary": summary}
-        return Executed(UNDO_TYPE, payload, Visibility.PUBLIC, None, state)
-    rec = RecordingRng(rng)
-    out: Outcome = run(state, cmd, Ctx(user, rec, command_id))
-    new = _remember(out.state, cmd, Ctx(user, rec, command_id), bool(rec.rolled))
-    data: dict[str, Any] = {
-        "command": command_to_json(cmd),
-        "faces": [list(f) for f in rec.rolled],
-        "summary": encode(out.summary),
-    }
-    return Executed(cmd.name, data, out.visibility, out.owner, new)
-
-
-def check_undo(state: TableState, cmd: Undo, user: str) -> Done:
-    """Undo reaches only the most recent command still in effect. Players undo their own commands that
-    rolled no dice; an announced roll is a commit point only the GM can pass (R-T-2)."""
-    if not state.done:
-        raise TableError("undo/nothing", "there is nothing to undo", fix="act first")
-    last = state.done[-1]
-    if cmd.target is not None and cmd.target != last.command_id:
-        raise TableError(
-            "undo/not_last",
-            "only the most recent action can be undone",
-            fix=f"undo {last.name} ({last.command_id}) first",
-        )
-    role = state.role_of(user)
-    if role is Role.GM:
-        return last
-    if role is None or role is Role.SPECTATOR or last.user != user:
-        raise Forbidden("undo/not_yours", "only the GM undoes other people's actions", fix="ask the GM")
-    if last.rolled or last.name == "campaign.create":
-        raise Forbidden(
-            "undo/commit_point",
-            "dice were rolled: that result stands unless the GM undoes it",
-            fix="ask the GM",
-        )
-    return last
-
-
-def replay(events: Iterable[Recorded], start: TableState | None = None) -> TableState:
-    """Rebuild the state from events (after `start`, a snapshot's state) without rolling a die.
-    Raises ReplayMismatch if an event does not reproduce what it recorded."""
-    events = list(events)
-    undone = {str(e.data["summary"]["undone"]) for e in events if e.type == UNDO_TYPE}
-    state = start or EMPTY
-    for e in events:
-        if e.type == UNDO_TYPE or e.command_id in undone:
-            state = replace(state, seq=e.seq)
-            continue
-        state = replace(_replay_one(state, e), seq=e.seq)
+def apply_facts(state: TableState, facts: Iterable[Emitted]) -> TableState:
+    """The state after decided facts (no undo bookkeeping): what a decision leads to."""
+    for e in facts:
+        state = evolve(state, e.fact)
     return state
 
 
-def _replay_one(state: TableState, e: Recorded) -> TableState:
-    cmd = command_from_json(dict(e.data["command"]))
-    faces = [tuple(f) for f in e.data["faces"]]
-    script = ScriptedRng([(int(s), int(f)) for s, f in faces])
-    ctx = Ctx(e.actor, script, e.command_id)
-    try:
-        out: Outcome = run(state, cmd, ctx)
-        script.finish()
-    except (RulesError, ScriptError) as err:
-        raise ReplayMismatch(f"event {e.seq} ({e.type}) no longer replays: {err}") from err
-    if encode(out.summary) != e.data["summary"]:
-        raise ReplayMismatch(f"event {e.seq} ({e.type}) replays to a different result than it recorded")
-    return _remember(out.state, cmd, ctx, bool(faces))
+_new = object.__new__
+_done = tuple.__new__  # a Done, made without its generated constructor (the fold's hot path)
+
+
+def apply(state: TableState, e: Recorded) -> TableState:
+    """The state after one stored event, with the undo stack kept."""
+    return fold((e,), state)
+
+
+def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableState:
+    """The state after `events` (following `start`, a snapshot's state). Raises FoldError.
+
+    Each action gets one undo entry when its last fact is folded, saying whether it is a commit point, which rolls it
+    revealed and who saw it, with what it can change as it was before it (the facts of one command may come in
+    several calls). The loop keeps the state's parts in locals and builds a `TableState` only when a table fact
+    needs the whole state, and at the end: the fold is the hot path of loading a campaign."""
+    state = start or TableState("", "", Ruleset.LTL)
+    game, done, befores = state.game, state.done, state.befores
+    evolve_game = GAMES[state.ruleset].evolve
+    last, seq = state.last_command, state.seq
+    # the command being folded, when it is an action: its entry is made (or remade) when it ends
+    open_action = False
+    user = kind_of = ""
+    before: tuple[Any, ...] | None = None
+    reveals: tuple[str, ...] = ()
+    commit, audience, owner = False, Visibility.GM, None
+    if done and done[-1].command_id == last:  # the start state ends inside an action: carry on with it
+        top = done[-1]
+        open_action, user, kind_of = True, top.user, top.type
+        commit, reveals, audience, owner = top.commit, top.reveals, top.audience, top.audience_owner
+        done = done[:-1]
+        before, befores = (befores[-1], befores[:-1]) if len(befores) == len(state.done) else (None, befores)
+    public, gm = Visibility.PUBLIC, Visibility.GM
+    for seq, command_id, actor, command_type, f, visibility, fact_owner in events:  # noqa: B007 (the last seq)
+        kind = f.type
+        if command_id != last:
+            if open_action:
+                entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
+                done, befores = _push(done, befores, entry, before)
+            last = command_id
+            open_action = command_type not in NOT_ACTIONS and kind != UNDONE_TYPE
+            if open_action:
+                user, kind_of = actor, command_type
+                before = (game, state.characters, state.structure, state.requests)
+                commit, reveals, audience, owner = False, (), gm, None
+        if f.inert:
+            pass
+        elif kind in CORE_EVOLVE or kind == UNDONE_TYPE:
+            if game is not state.game or done is not state.done or befores is not state.befores:
+                state = evolved(state, game=game, done=done, befores=befores)
+            state = evolve(state, f)
+            game, done, befores = state.game, state.done, state.befores
+            evolve_game = GAMES[state.ruleset].evolve
+        else:
+            game = evolve_game(game, f)
+        if not open_action:
+            continue
+        if f.commit:
+            commit = True
+        if f.reveals is not None and visibility is not gm:
+            roll = getattr(f, f.reveals)
+            if roll not in reveals:
+                reveals = (*reveals, roll)
+        if audience is not public and visibility is not gm:
+            if visibility is public:
+                audience, owner = public, None
+            elif audience is gm:
+                audience, owner = Visibility.OWNER, fact_owner
+    if open_action:
+        entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
+        done, befores = _push(done, befores, entry, before)
+    new: TableState = _new(TableState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields["game"], fields["done"], fields["befores"] = game, done, befores
+    fields["seq"], fields["last_command"] = seq, last
+    return new
+
+
+def _push(
+    done: tuple[Done, ...], befores: tuple[Any, ...], entry: Done, before: tuple[Any, ...] | None
+) -> tuple[tuple[Done, ...], tuple[Any, ...]]:
+    """The undo stack with one more action, at most UNDO_DEPTH deep; `befores` stays aligned with its end (an action
+    whose earlier state is not known, folded from a snapshot, ends the run of known ones)."""
+    if before is None:
+        return ((*done[-UNDO_DEPTH + 1 :], entry) if len(done) >= UNDO_DEPTH else (*done, entry)), ()
+    if len(done) >= UNDO_DEPTH:
+        return (*done[-UNDO_DEPTH + 1 :], entry), (*befores[-UNDO_DEPTH + 1 :], before)
+    return (*done, entry), (*befores, before)
+
+
+def _undo(state: TableState, f: Any) -> TableState:
+    if not state.done or state.done[-1].command_id != f.command_id:
+        raise FoldError(f"the log undoes {f.command_id!r}, which is not the last action still in effect")
+    before = state.befores[-1] if state.befores else None  # `befores` ends aligned with `done`
+    if before is None:
+        raise UndoNeedsHistory(f"undoing {f.command_id!r} needs the state before it: fold the log from its start")
+    game, characters, structure, requests = before
+    restored = evolved(
+        state,
+        game=game,
+        characters=characters,
+        structure=structure,
+        requests=requests,
+        done=state.done[:-1],
+        befores=state.befores[:-1],
+        undone=state.undone | {f.command_id},
+    )
+    if f.revealed:
+        restored = evolved(restored, game=GAMES[restored.ruleset].mark_revealed(restored.game, tuple(f.revealed)))
+    return restored
+
+
+# --- snapshots ---
+
+
+def snapshot_of(state: TableState) -> dict[str, Any]:
+    """The state as JSON (the undo stack's earlier states are not kept: see `UndoNeedsHistory`)."""
+    data: dict[str, Any] = encode(state)
+    return data
+
+
+def state_from_snapshot(data: Mapping[str, Any]) -> TableState:
+    core = decode_as(TableState, {k: v for k, v in data.items() if k != "game"})
+    return evolved(core, game=game_for(core.ruleset).decode_state(data["game"]))
+
+
+_VISIBILITY = {v.value: v for v in Visibility}
+_record = tuple.__new__
+
+
+def recorded_facts(events: Sequence[Any]) -> list[Recorded]:
+    """Stored events (anything with the `StoredEvent` fields) as facts to fold, upcast to current versions. The
+    command's type is on its first event; its other events carry on with it."""
+    return list(facts_of(events))
+
+
+def facts_of(events: Iterable[Any]) -> Iterator[Recorded]:
+    """`recorded_facts`, one at a time: what `fold` reads straight from a store's events."""
+    command_id, command_type = "", ""
+    current = FACT_TYPES
+    decoders = DECODERS
+    for e in events:
+        if e.command_id != command_id:
+            command_id = e.command_id
+            body = (e.command or {}).get("body") or {}
+            command_type = str(body.get("type", ""))
+        cls = current.get(e.type)
+        data = e.data
+        if cls is not None and e.version == cls.version:
+            build = decoders.get(cls) or decoder(cls)
+            try:
+                f = build(data)
+            except CodecError as err:
+                raise FactError(f"{e.type!r} version {e.version}: {err}") from None
+        else:
+            f = read_fact(e.type, e.version, data)
+        yield _record(Recorded, (e.seq, command_id, e.actor or "", command_type, f, _VISIBILITY[e.visibility], e.owner))

@@ -1,0 +1,328 @@
+"""Conviction commands: every action of the engine as something a member asks the table (R-CV-1 … R-CV-13).
+Their handlers are in `decide`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from herotable.conviction.character import Abilities, Ability, Nature
+from herotable.conviction.character import Role as CvRole
+from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
+from herotable.conviction.exit_scene import Side
+from herotable.conviction.regain import NatureTrait, Setback
+from herotable.conviction.rounds import ActionKind
+from herotable.conviction.spending import ShakeOff
+from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, PROSE_LENGTH, Command, Range, Text
+
+DIFFICULTY = Range(-10, 60)  # a Difficulty Class (R-T-5)
+MODIFIER = Range(-30, 30)
+DAMAGE = Range(0, 30)
+CONVICTION = Range(0, 30)
+STEPS = Range(1, 3)
+COUNT = Range(0, 20)
+ROUNDS = Range(0, 5)
+WIT = Range(1, 1000)
+CharacterId = Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+@dataclass(frozen=True)
+class CvSheet:
+    """What a player writes on a new Conviction sheet; the first role is the 1st-level role (R-CV-2, R-CV-7)."""
+
+    name: str
+    level: int
+    roles: tuple[CvRole, ...]
+    abilities: Abilities
+    toughness: int
+    nature: Nature
+    combat_bonus: int = 0
+    skills: tuple[tuple[str, int], ...] = ()
+    feats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CreateCvCharacter(Command):
+    """A hero for its player, or (by the GM) an NPC or villain, possibly with a hidden sheet."""
+
+    type = "character.create_cv"
+    character: CharacterId
+    sheet: CvSheet
+    owner: str | None = None
+    npc: bool = False
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class RollCheck(Command):
+    """d20 + modifiers against the GM's Difficulty. `ability` and `skill` add the sheet's modifier and ranks
+    (Expertise included) to `modifier`. `secret` (GM only) keeps it GM-only even once announced."""
+
+    type = "cv.check"
+    character: str
+    difficulty: Annotated[int, DIFFICULTY]
+    label: Annotated[str, Text(LABEL_LENGTH)] = ""
+    modifier: Annotated[int, MODIFIER] = 0
+    ability: Ability | None = None
+    skill: Annotated[str | None, Text(NAME_LENGTH)] = None
+    secret: bool = False
+
+
+@dataclass(frozen=True)
+class Reroll(Command):
+    """Spend a point to re-roll your own pending check; 1–10 on the re-roll count +10; keep the better."""
+
+    type = "cv.reroll"
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class Announce(Command):
+    """Announce a pending check to the table; it becomes final and what it does happens."""
+
+    type = "cv.announce"
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class OverrideCheck(Command):
+    """The GM rules a pending check a success or a failure whatever the dice say (R-T-2)."""
+
+    type = "cv.check.override"
+    succeeded: bool
+    reason: Annotated[str, Text(LABEL_LENGTH, required=True)]
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class StartRound(Command):
+    """A new round for the named characters (all when none are named)."""
+
+    type = "cv.round.start"
+    characters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TakeAction(Command):
+    """Use an action of this round's budget; `strenuous` is the GM's call for other actions while Disabled."""
+
+    type = "cv.act"
+    character: str
+    action: ActionKind
+    strenuous: bool = False
+    what: Annotated[str, Text(LABEL_LENGTH)] = ""
+
+
+@dataclass(frozen=True)
+class Surge(Command):
+    type = "cv.surge"
+    character: str
+    action: ActionKind = ActionKind.STANDARD
+
+
+@dataclass(frozen=True)
+class HeroicFeat(Command):
+    type = "cv.heroic_feat"
+    character: str
+    feat: Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+@dataclass(frozen=True)
+class TheTalent(Command):
+    """Adept: one use of a power the hero lacks, or (no power named) clear power fatigue."""
+
+    type = "cv.talent"
+    character: str
+    power: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class UseTalentPower(Command):
+    type = "cv.talent.use"
+    character: str
+    power: Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+@dataclass(frozen=True)
+class Expertise(Command):
+    type = "cv.expertise"
+    character: str
+    skill: Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+@dataclass(frozen=True)
+class Determination(Command):
+    type = "cv.determination"
+    character: str
+
+
+@dataclass(frozen=True)
+class ShakeOffCondition(Command):
+    type = "cv.shake_off"
+    character: str
+    condition: ShakeOff
+
+
+@dataclass(frozen=True)
+class RecoverNow(Command):
+    """Recover: an extra recovery check now, opened as a pending check."""
+
+    type = "cv.recover_now"
+    character: str
+
+
+@dataclass(frozen=True)
+class StrenuousGuard(Command):
+    type = "cv.strenuous_guard"
+    character: str
+
+
+@dataclass(frozen=True)
+class EscapeDeath(Command):
+    """Stabilise a dying character: the spender (no target) or an ally the spender is `assisting`."""
+
+    type = "cv.escape_death"
+    character: str
+    target: str | None = None
+    assisting: bool = False
+
+
+@dataclass(frozen=True)
+class StartExit(Command):
+    type = "cv.exit.start"
+    character: str
+
+
+@dataclass(frozen=True)
+class InterfereExit(Command):
+    type = "cv.exit.interfere"
+    character: str
+
+
+@dataclass(frozen=True)
+class PressExit(Command):
+    """The leaver answers interference with one more point."""
+
+    type = "cv.exit.press"
+
+
+@dataclass(frozen=True)
+class PassExit(Command):
+    """A side passes. The exit side: the leaver's player or the GM. The interfering side: the GM, or the
+    player of a character that has interfered (`character`)."""
+
+    type = "cv.exit.pass"
+    side: Side
+    character: str | None = None
+
+
+@dataclass(frozen=True)
+class DesignateWit(Command):
+    """Spend a point to mark a line as Quotable Wit: the words, who said them (a character), who heard them."""
+
+    type = "cv.wit.designate"
+    character: str
+    text: Annotated[str, Text(PROSE_LENGTH, required=True)]
+    speaker: str
+    heard_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class UseWit(Command):
+    """The roller of a pending check uses a Wit they heard for +2. `related` is the GM's call; `hijack` marks
+    an enemy of the speaker turning it around."""
+
+    type = "cv.wit.use"
+    wit: Annotated[int, WIT]
+    check: str | None = None
+    related: bool = True
+    hijack: bool = False
+
+
+@dataclass(frozen=True)
+class AwardNature(Command):
+    type = "cv.award_nature"
+    character: str
+    trait: NatureTrait
+    note: Annotated[str, Text(LABEL_LENGTH)] = ""
+
+
+@dataclass(frozen=True)
+class RegainCheck(Command):
+    """The Charisma check against 10 offered after a scene the GM ended as dramatic."""
+
+    type = "cv.regain_check"
+    character: str
+
+
+@dataclass(frozen=True)
+class GainFromSetback(Command):
+    type = "cv.setback"
+    character: str
+    setback: Setback
+
+
+@dataclass(frozen=True)
+class ToughnessSave(Command):
+    """The target saves against damage: d20 + Toughness − bruised/hurt against 15 + `damage_bonus`.
+    `by_enemy` (GM's call) decides whether being disabled by it earns a point."""
+
+    type = "cv.toughness_save"
+    character: str
+    damage_bonus: Annotated[int, DAMAGE]
+    lethal: bool = True
+    attacker: str | None = None
+    by_enemy: bool = True
+    secret: bool = False
+
+
+@dataclass(frozen=True)
+class DyingCheck(Command):
+    type = "cv.dying_check"
+    character: str
+
+
+@dataclass(frozen=True)
+class RecoveryCheck(Command):
+    type = "cv.recovery_check"
+    character: str
+
+
+@dataclass(frozen=True)
+class Stun(Command):
+    type = "cv.stun"
+    character: str
+    attacker: str | None = None
+
+
+@dataclass(frozen=True)
+class AddFatigue(Command):
+    type = "cv.fatigue"
+    character: str
+    steps: Annotated[int, STEPS] = 1
+    attacker: str | None = None
+
+
+@dataclass(frozen=True)
+class Rest(Command):
+    type = "cv.rest"
+    character: str
+    steps: Annotated[int, STEPS] = 1
+
+
+@dataclass(frozen=True)
+class CvOverride(Command):
+    """The GM sets a character's Conviction or conditions, with a reason for the log. Unset fields stay."""
+
+    type = "cv.override"
+    character: str
+    reason: Annotated[str, Text(LABEL_LENGTH, required=True)]
+    conviction: Annotated[int | None, CONVICTION] = None
+    bruised: Annotated[int | None, COUNT] = None
+    hurt: Annotated[int | None, COUNT] = None
+    lethal: Lethal | None = None
+    nonlethal: NonLethal | None = None
+    fatigue: Fatigue | None = None
+    stunned_rounds: Annotated[int | None, ROUNDS] = None
+    dazed_rounds: Annotated[int | None, ROUNDS] = None
+    regain_check_due: bool | None = None

@@ -1,0 +1,737 @@
+"""Deciding Conviction commands: permissions, then the rules engine (`herotable.conviction`), then facts.
+
+Checks open pending: their roller's player and the GM see them (R-CV-4); announcing one makes it public and final
+and applies what it does. A GM secret roll stays the GM's, and so does whatever would reveal a hidden sheet
+(Conviction, feats, a hidden character's check).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from herotable.conviction.character import new_character
+from herotable.conviction.checks import Check, CheckKind, announce, gm_override, roll_check
+from herotable.conviction.conditions import DamageKind
+from herotable.conviction.damage import (
+    add_fatigue,
+    apply_dying_check,
+    apply_recovery_check,
+    apply_toughness_save,
+    dying_check,
+    recovery_check,
+    rest,
+    stun,
+    toughness_save,
+)
+from herotable.conviction.exit_scene import Side, attempt_exit, interfere, pass_bid, press_exit
+from herotable.conviction.feats import Catalogue, sample_catalogue
+from herotable.conviction.hero import Hero
+from herotable.conviction.quotable_wit import designate, use_wit
+from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback
+from herotable.conviction.regain import regain_check as roll_regain_check
+from herotable.conviction.rounds import start_round, take_action
+from herotable.conviction.spending import (
+    determination,
+    escape_death,
+    expertise,
+    heroic_feat,
+    recover_now,
+    reroll,
+    shake_off,
+    strenuous_guard,
+    surge,
+    the_talent,
+    use_talent_power,
+)
+from herotable.table.commands import (
+    Ctx,
+    Decision,
+    audience,
+    controls,
+    handles,
+    new_character_owner,
+    private,
+    require_controls,
+    require_gm,
+    require_member,
+)
+from herotable.table.conviction.commands import (
+    AddFatigue,
+    Announce,
+    AwardNature,
+    CreateCvCharacter,
+    CvOverride,
+    DesignateWit,
+    Determination,
+    DyingCheck,
+    EscapeDeath,
+    Expertise,
+    GainFromSetback,
+    HeroicFeat,
+    InterfereExit,
+    OverrideCheck,
+    PassExit,
+    PressExit,
+    RecoverNow,
+    RecoveryCheck,
+    RegainCheck,
+    Reroll,
+    Rest,
+    RollCheck,
+    ShakeOffCondition,
+    StartExit,
+    StartRound,
+    StrenuousGuard,
+    Stun,
+    Surge,
+    TakeAction,
+    TheTalent,
+    ToughnessSave,
+    UseTalentPower,
+    UseWit,
+)
+from herotable.table.conviction.facts import (
+    SHEET_FACTS,
+    ActionTaken,
+    CheckAnnounced,
+    CheckBonus,
+    CheckOverridden,
+    CheckRerolled,
+    CheckRolled,
+    ConditionApplied,
+    ExitInterfered,
+    ExitPassed,
+    ExitPressed,
+    ExitResolved,
+    ExitStarted,
+    Overridden,
+    RoundStarted,
+    SheetRecorded,
+    Spent,
+    WitDesignated,
+    WitUsed,
+    hero_facts,
+    sheet_record,
+)
+from herotable.table.conviction.state import CvTable, OpenCheck
+from herotable.table.core import CharacterJoined
+from herotable.table.facts import Emitted, Fact, Visibility
+from herotable.table.state import Forbidden, Ruleset, TableError, TableState
+
+CV = Ruleset.CONVICTION
+
+
+@cache
+def catalogue() -> Catalogue:
+    """The campaign's feats catalogue: the sample that ships with the package (R-CV-6)."""
+    return sample_catalogue()
+
+
+def table_of(state: TableState) -> CvTable:
+    game = state.game
+    assert isinstance(game, CvTable), "a Conviction campaign holds a Conviction table"
+    return game
+
+
+def changes(state: TableState, before: CvTable, after: CvTable, cause: str, *, secret: bool = False) -> list[Emitted]:
+    """Every character that changed between two tables, as facts with their audiences."""
+    out: list[Emitted] = []
+    for cid, hero in after.heroes.items():
+        old = before.heroes.get(cid)
+        if old is None or old is hero:
+            continue
+        for f in hero_facts(cid, old, hero, cause):
+            if secret:
+                out.append(Emitted(f, Visibility.GM))
+            elif isinstance(f, SHEET_FACTS):
+                out.append(Emitted(f, audience(state, cid)))
+            else:
+                out.append(Emitted(f))
+    return out
+
+
+def _heroes(state: TableState, heroes: dict[str, Hero], cause: str, *lead: Emitted) -> Decision:
+    """A decision that changes some characters: the leading facts, then each change."""
+    table = table_of(state)
+    after = table.with_heroes(heroes)
+    return Decision([*lead, *changes(state, table, after, cause)], after)
+
+
+def _about(state: TableState, cid: str, f: Fact) -> Emitted:
+    """A fact about what a character did: public, or the GM's when the character's sheet is hidden."""
+    return Emitted(f, audience(state, cid))
+
+
+# --- characters ---
+
+
+@handles(CreateCvCharacter, CV)
+def _create(state: TableState, cmd: CreateCvCharacter, ctx: Ctx) -> Decision:
+    """Create a Conviction character with its level's starting Conviction (R-CV-2)."""
+    owner = new_character_owner(state, ctx.user, cmd.character, cmd.owner, npc=cmd.npc, hidden=cmd.hidden)
+    table = table_of(state)
+    s = cmd.sheet
+    if any(h.name.casefold() == s.name.strip().casefold() for h in table.heroes.values()):
+        raise TableError(
+            "character/name", f"a character named {s.name.strip()!r} is already at the table", fix="choose another name"
+        )
+    sheet = new_character(
+        s.name.strip(),
+        level=s.level,
+        roles=s.roles,
+        abilities=s.abilities,
+        toughness=s.toughness,
+        nature=s.nature,
+        combat_bonus=s.combat_bonus,
+        skills=s.skills,
+        feats=s.feats,
+        catalogue=catalogue(),
+    )
+    joined = CharacterJoined(cmd.character, owner, sheet.name, cmd.npc, cmd.hidden)
+    recorded = SheetRecorded(cmd.character, sheet_record(sheet))
+    after = table.with_hero(cmd.character, Hero(sheet))
+    return Decision([Emitted(joined), Emitted(recorded, Visibility.GM if cmd.hidden else Visibility.PUBLIC)], after)
+
+
+# --- checks (R-CV-1, R-CV-4, R-T-2) ---
+
+
+def _open(
+    state: TableState,
+    table: CvTable,
+    ctx: Ctx,
+    cid: str,
+    check: Check,
+    *,
+    secret: bool = False,
+    by_enemy: bool = True,
+    lead: list[Emitted] | None = None,
+) -> Decision:
+    opened = OpenCheck(ctx.command_id, cid, check, secret, by_enemy)
+    after = replace(table, checks=(*table.checks, opened))
+    rolled = CheckRolled(
+        ctx.command_id,
+        cid,
+        check.roller,
+        check.kind.value,
+        check.label,
+        check.modifier,
+        check.difficulty,
+        check.first,
+        check.lethal,
+        secret,
+        by_enemy,
+        check.bought_with_conviction,
+    )
+    return Decision([*(lead or []), private(state, cid, rolled, secret=secret)], after)
+
+
+def pending(state: TableState, table: CvTable, check_id: str | None, user: str) -> OpenCheck:
+    """The pending check a command names, or the only one the member may see: their own characters' (a GM secret
+    one excepted) or, for the GM, all. Anyone else's pending check does not exist for them, its id included
+    (R-CV-4). Raises TableError."""
+    gm = state.is_gm(user)
+    visible = [c for c in table.checks if gm or (not c.secret and controls(state, user, c.character))]
+    if check_id is None and len(visible) == 1:
+        return visible[0]
+    found = next((c for c in visible if c.id == check_id), None)
+    if found is None:
+        raise TableError(
+            "table/no_check",
+            "no such pending check"
+            if check_id or not visible
+            else f"{len(visible)} of your checks are pending; say which",
+            fix="name one of your pending checks",
+            ruling="R-CV-4",
+        )
+    return found
+
+
+def _with_check(table: CvTable, opened: OpenCheck) -> CvTable:
+    return replace(table, checks=tuple(opened if c.id == opened.id else c for c in table.checks))
+
+
+@handles(RollCheck, CV)
+def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
+    """Roll a check; it stays pending until announced (R-CV-1, R-CV-4)."""
+    require_controls(state, ctx.user, cmd.character)
+    if cmd.secret:
+        require_gm(state, ctx.user)
+    table = table_of(state)
+    hero = table.hero(cmd.character)
+    modifier = cmd.modifier
+    words = []
+    if cmd.ability is not None:
+        modifier += hero.sheet.abilities.of(cmd.ability)
+        words.append(cmd.ability.value.capitalize())
+    if cmd.skill and cmd.skill.strip():
+        modifier += hero.skill_rank(cmd.skill.strip())
+        words.append(cmd.skill.strip())
+    label = cmd.label.strip() or (" ".join(words) + " check" if words else "check")
+    check = roll_check(ctx.rng, hero.name, label, modifier, cmd.difficulty)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret)
+
+
+def _not_revealed(opened: OpenCheck) -> None:
+    if opened.revealed:
+        raise TableError(
+            "roll/revealed",
+            "this check was already announced to the table before the GM undid it",
+            fix="announce it as it stands; a re-roll or a bonus would act on a result everyone has seen",
+            ruling="R-T-4",
+        )
+
+
+@handles(Reroll, CV)
+def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
+    """Conviction re-roll of a pending check (R-CV-3, R-CV-4)."""
+    table = table_of(state)
+    opened = pending(state, table, cmd.check, ctx.user)
+    require_controls(state, ctx.user, opened.character)
+    _not_revealed(opened)
+    hero, check = reroll(table.hero(opened.character), opened.check, ctx.rng)
+    assert check.second is not None
+    after = _with_check(table.with_hero(opened.character, hero), replace(opened, check=check))
+    facts = changes(state, table, after, "reroll", secret=opened.secret)
+    facts.append(private(state, opened.character, CheckRerolled(opened.id, check.second), secret=opened.secret))
+    return Decision(facts, after)
+
+
+@handles(Announce, CV)
+def _announce(state: TableState, cmd: Announce, ctx: Ctx) -> Decision:
+    """Announce a check and apply it: damage, dying, recovery, regain (R-CV-4, R-CV-8, R-CV-13)."""
+    table = table_of(state)
+    opened = pending(state, table, cmd.check, ctx.user)
+    require_controls(state, ctx.user, opened.character)
+    check = announce(opened.check)
+    hero = table.hero(opened.character)
+    if check.kind is CheckKind.TOUGHNESS:
+        hero = apply_toughness_save(hero, check, by_enemy=opened.by_enemy)
+    elif check.kind is CheckKind.DYING:
+        hero = apply_dying_check(hero, check)
+    elif check.kind is CheckKind.RECOVERY:
+        hero = apply_recovery_check(hero, check)
+    elif check.kind is CheckKind.REGAIN:
+        hero = apply_regain_check(hero, check)
+    after = replace(table.with_hero(opened.character, hero), checks=tuple(c for c in table.checks if c.id != opened.id))
+    said = CheckAnnounced(
+        opened.id,
+        opened.character,
+        check.kind.value,
+        check.label,
+        check.first,
+        check.second,
+        check.modifier,
+        tuple((b.source, b.amount) for b in check.bonuses),
+        check.total,
+        check.difficulty,
+        check.succeeded,
+        check.override is not None,
+    )
+    secret = opened.secret
+    shown = Emitted(said, Visibility.GM) if secret else _about(state, opened.character, said)
+    return Decision([shown, *changes(state, table, after, check.kind.value, secret=secret)], after)
+
+
+def _reason(reason: str) -> str:
+    if not reason.strip():
+        raise TableError("cv/override_reason", "an override needs a reason for the log", fix="say why", ruling="R-T-2")
+    return reason.strip()
+
+
+@handles(OverrideCheck, CV)
+def _override_check(state: TableState, cmd: OverrideCheck, ctx: Ctx) -> Decision:
+    """GM override of a pending check, logged with who made it (R-T-2)."""
+    require_gm(state, ctx.user)
+    reason = _reason(cmd.reason)
+    table = table_of(state)
+    opened = pending(state, table, cmd.check, ctx.user)
+    check = gm_override(opened.check, succeeded=cmd.succeeded, by=ctx.user, reason=reason)
+    after = _with_check(table, replace(opened, check=check))
+    said = CheckOverridden(opened.id, cmd.succeeded, ctx.user, reason)
+    return Decision([private(state, opened.character, said, secret=opened.secret)], after)
+
+
+# --- rounds and actions (R-CV-3, R-CV-5, R-CV-8) ---
+
+
+@handles(StartRound, CV)
+def _start_round(state: TableState, cmd: StartRound, ctx: Ctx) -> Decision:
+    """New round: fresh actions and spending limit, stun and daze count down, one-round feats end (R-CV-3)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    for cid in cmd.characters:
+        table.hero(cid)
+    who = sorted(set(cmd.characters) or set(table.heroes))
+    return _heroes(
+        state, {cid: start_round(table.hero(cid)) for cid in who}, "new_round", Emitted(RoundStarted(tuple(who)))
+    )
+
+
+@handles(TakeAction, CV)
+def _act(state: TableState, cmd: TakeAction, ctx: Ctx) -> Decision:
+    """Take an action within the budget; a strenuous action while Disabled drops to dying (R-CV-8, R-CV-9)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    before = table.hero(cmd.character)
+    hero = take_action(before, cmd.action, table.options, strenuous=cmd.strenuous)
+    dropped = hero.conditions.dying and not before.conditions.dying
+    taken = ActionTaken(cmd.character, cmd.action.value, cmd.strenuous, cmd.what.strip(), dropped)
+    return _heroes(state, {cmd.character: hero}, "action", Emitted(taken))
+
+
+# --- spends on oneself (R-CV-5 … R-CV-9) ---
+
+
+def _spend(state: TableState, cid: str, hero: Hero, use: str, detail: str = "", target: str | None = None) -> Decision:
+    return _heroes(state, {cid: hero}, use, _about(state, cid, Spent(cid, use, detail, target)))
+
+
+@handles(Surge, CV)
+def _surge(state: TableState, cmd: Surge, ctx: Ctx) -> Decision:
+    """One extra standard or move action this round (R-CV-5)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = surge(table_of(state).hero(cmd.character), cmd.action)
+    return _spend(state, cmd.character, hero, "surge", cmd.action.value)
+
+
+@handles(HeroicFeat, CV)
+def _heroic_feat(state: TableState, cmd: HeroicFeat, ctx: Ctx) -> Decision:
+    """A feat for one round from the campaign's catalogue (R-CV-6)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = heroic_feat(table_of(state).hero(cmd.character), cmd.feat, catalogue())
+    return _spend(state, cmd.character, hero, "heroic_feat", hero.effects[-1].name)
+
+
+@handles(TheTalent, CV)
+def _talent(state: TableState, cmd: TheTalent, ctx: Ctx) -> Decision:
+    """The Talent, the Adept core ability (R-CV-7)."""
+    require_controls(state, ctx.user, cmd.character)
+    power = cmd.power.strip() if cmd.power and cmd.power.strip() else None
+    hero = the_talent(table_of(state).hero(cmd.character), power=power)
+    return _spend(state, cmd.character, hero, "the_talent", power or "")
+
+
+@handles(UseTalentPower, CV)
+def _use_power(state: TableState, cmd: UseTalentPower, ctx: Ctx) -> Decision:
+    """Use the power The Talent granted (R-CV-7)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = use_talent_power(table_of(state).hero(cmd.character), cmd.power)
+    return _heroes(state, {cmd.character: hero}, "talent_power_used")
+
+
+@handles(Expertise, CV)
+def _expertise(state: TableState, cmd: Expertise, ctx: Ctx) -> Decision:
+    """Expertise, the Expert core ability: +4 ranks in a skill for the scene (R-CV-7)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = expertise(table_of(state).hero(cmd.character), cmd.skill)
+    return _spend(state, cmd.character, hero, "expertise", cmd.skill.strip())
+
+
+@handles(Determination, CV)
+def _determination(state: TableState, cmd: Determination, ctx: Ctx) -> Decision:
+    """Determination, the Warrior core ability: every bruised and hurt condition goes (R-CV-7)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = determination(table_of(state).hero(cmd.character))
+    return _spend(state, cmd.character, hero, "determination")
+
+
+@handles(ShakeOffCondition, CV)
+def _shake_off(state: TableState, cmd: ShakeOffCondition, ctx: Ctx) -> Decision:
+    """Recover: shake off stunned or strained at once (R-CV-9)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = shake_off(table_of(state).hero(cmd.character), cmd.condition)
+    return _spend(state, cmd.character, hero, "shake_off", cmd.condition.value)
+
+
+@handles(RecoverNow, CV)
+def _recover_now(state: TableState, cmd: RecoverNow, ctx: Ctx) -> Decision:
+    """A Conviction-bought recovery check; ending Disabled closes spending for the round (R-CV-3, R-CV-9)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    hero, check = recover_now(table.hero(cmd.character), ctx.rng)
+    paid = table.with_hero(cmd.character, hero)
+    lead = [
+        _about(state, cmd.character, Spent(cmd.character, "recover_now")),
+        *changes(state, table, paid, "recover_now"),
+    ]
+    return _open(state, paid, ctx, cmd.character, check, lead=lead)
+
+
+@handles(StrenuousGuard, CV)
+def _guard(state: TableState, cmd: StrenuousGuard, ctx: Ctx) -> Decision:
+    """Recover: while Disabled, act strenuously this round without dropping to dying (R-CV-9)."""
+    require_controls(state, ctx.user, cmd.character)
+    hero = strenuous_guard(table_of(state).hero(cmd.character))
+    return _spend(state, cmd.character, hero, "strenuous_guard")
+
+
+@handles(EscapeDeath, CV)
+def _escape_death(state: TableState, cmd: EscapeDeath, ctx: Ctx) -> Decision:
+    """Escape death: the dying one becomes stable, disabled and unconscious (R-CV-10)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    target = cmd.target if cmd.target is not None else cmd.character
+    spender, saved = escape_death(table.hero(cmd.character), table.hero(target), assisting=cmd.assisting)
+    heroes = {cmd.character: spender} if target == cmd.character else {cmd.character: spender, target: saved}
+    said = Spent(cmd.character, "escape_death", target=target)
+    hidden = state.character(cmd.character).hidden and state.character(target).hidden
+    return _heroes(state, heroes, "escape_death", Emitted(said, Visibility.GM if hidden else Visibility.PUBLIC))
+
+
+# --- exit a scene (R-CV-11) ---
+
+
+def _bid(table: CvTable) -> None:
+    if table.exit_bid is None:
+        raise TableError(
+            "cv/no_exit", "no one is trying to leave the scene", fix="start an exit first", ruling="R-CV-11"
+        )
+
+
+@handles(StartExit, CV)
+def _start_exit(state: TableState, cmd: StartExit, ctx: Ctx) -> Decision:
+    """Spend a point to leave the scene; the others may interfere (R-CV-11)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    if table.exit_bid is not None:
+        raise TableError(
+            "cv/exit_open",
+            f"{table.exit_bid.leaver}'s exit is still being bid on",
+            fix="finish that bidding first",
+            ruling="R-CV-11",
+        )
+    hero, bid = attempt_exit(table.hero(cmd.character))
+    after = replace(table.with_hero(cmd.character, hero), exit_bid=bid)
+    facts = [Emitted(ExitStarted(cmd.character, hero.name)), *changes(state, table, after, "exit")]
+    return Decision(facts, after)
+
+
+@handles(InterfereExit, CV)
+def _interfere(state: TableState, cmd: InterfereExit, ctx: Ctx) -> Decision:
+    """Spend a point against someone's exit; each cancels one exit point (R-CV-11)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    _bid(table)
+    assert table.exit_bid is not None
+    hero, bid = interfere(table.exit_bid, table.hero(cmd.character))
+    after = replace(table.with_hero(cmd.character, hero), exit_bid=bid)
+    facts = [Emitted(ExitInterfered(cmd.character, hero.name)), *changes(state, table, after, "interfere")]
+    return Decision(facts, after)
+
+
+@handles(PressExit, CV)
+def _press(state: TableState, cmd: PressExit, ctx: Ctx) -> Decision:
+    """The leaver spends one more exit point (R-CV-11)."""
+    require_member(state, ctx.user)
+    table = table_of(state)
+    _bid(table)
+    assert table.exit_bid is not None
+    leaver = table.named(table.exit_bid.leaver)
+    require_controls(state, ctx.user, leaver)
+    hero, bid = press_exit(table.exit_bid, table.hero(leaver))
+    after = replace(table.with_hero(leaver, hero), exit_bid=bid)
+    return Decision([Emitted(ExitPressed(leaver)), *changes(state, table, after, "exit")], after)
+
+
+@handles(PassExit, CV)
+def _pass(state: TableState, cmd: PassExit, ctx: Ctx) -> Decision:
+    """A side passes; when both have, the exit happens if exit points outnumber interfering ones (R-CV-11)."""
+    require_member(state, ctx.user)
+    table = table_of(state)
+    _bid(table)
+    bid = table.exit_bid
+    assert bid is not None
+    leaver = table.named(bid.leaver)
+    if cmd.side is Side.EXIT:
+        if cmd.character is not None and cmd.character != leaver:
+            raise TableError("cv/exit_pass", "the exit side passes for the leaver", fix="leave character out")
+        require_controls(state, ctx.user, leaver)
+    elif not state.is_gm(ctx.user):
+        if cmd.character is None:
+            raise Forbidden(
+                "cv/exit_pass", "only the GM or an interfering player passes for the interfering side", fix="ask the GM"
+            )
+        require_controls(state, ctx.user, cmd.character)
+        if table.hero(cmd.character).name not in dict(bid.interference):
+            raise Forbidden(
+                "cv/exit_pass",
+                f"{table.hero(cmd.character).name} has not interfered with this exit",
+                fix="interfere first, or let the GM pass",
+            )
+    elif cmd.character is not None:
+        raise TableError("cv/exit_pass", "the GM passes for the whole interfering side", fix="leave character out")
+    bid = pass_bid(bid, cmd.side)
+    facts = [Emitted(ExitPassed(cmd.side.value))]
+    if bid.closed:
+        facts.append(Emitted(ExitResolved(leaver, bid.exits, bid.exit_points, bid.interfering_points)))
+        return Decision(facts, replace(table, exit_bid=None))
+    return Decision(facts, replace(table, exit_bid=bid))
+
+
+# --- Quotable Wit (R-CV-12) ---
+
+
+@handles(DesignateWit, CV)
+def _designate(state: TableState, cmd: DesignateWit, ctx: Ctx) -> Decision:
+    """Mark a Quotable Wit; the speaker and the spender count as having heard it (R-CV-12)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    speaker = table.hero(cmd.speaker).name
+    heard = frozenset(table.hero(cid).name for cid in cmd.heard_by)
+    hero, wits, wit = designate(table.wits, table.hero(cmd.character), text=cmd.text, speaker=speaker, heard_by=heard)
+    after = replace(table.with_hero(cmd.character, hero), wits=wits)
+    said = WitDesignated(wit.number, wit.text, wit.speaker, wit.designated_by, tuple(sorted(wit.heard_by)))
+    return Decision([Emitted(said), *changes(state, table, after, "quotable_wit")], after)
+
+
+@handles(UseWit, CV)
+def _use_wit(state: TableState, cmd: UseWit, ctx: Ctx) -> Decision:
+    """+2 on a related pending roll, once per Wit, three uses a game session (R-CV-12)."""
+    table = table_of(state)
+    opened = pending(state, table, cmd.check, ctx.user)
+    require_controls(state, ctx.user, opened.character)
+    if not cmd.related and not state.is_gm(ctx.user):
+        raise Forbidden("cv/wit_related", "whether a Wit fits is the GM's call", fix="leave related out")
+    _not_revealed(opened)
+    wits, check = use_wit(table.wits, cmd.wit, opened.check, related=cmd.related, hijack=cmd.hijack)
+    after = _with_check(replace(table, wits=wits), replace(opened, check=check))
+    bonus = check.bonuses[-1]
+    used = WitUsed(cmd.wit, opened.check.roller, cmd.hijack)
+    facts = [
+        Emitted(used, Visibility.GM if opened.secret else Visibility.PUBLIC),
+        private(state, opened.character, CheckBonus(opened.id, bonus.source, bonus.amount), secret=opened.secret),
+    ]
+    return Decision(facts, after)
+
+
+# --- regaining Conviction (R-CV-2, R-CV-13) ---
+
+
+@handles(AwardNature, CV)
+def _award(state: TableState, cmd: AwardNature, ctx: Ctx) -> Decision:
+    """The GM awards a point for acting on Virtue or Vice, never above the maximum (R-CV-2, R-CV-13)."""
+    require_gm(state, ctx.user)
+    hero = award_nature(table_of(state).hero(cmd.character), cmd.trait)
+    note = f": {cmd.note.strip()}" if cmd.note.strip() else ""
+    return _heroes(state, {cmd.character: hero}, f"{cmd.trait.value}{note}")
+
+
+@handles(RegainCheck, CV)
+def _regain(state: TableState, cmd: RegainCheck, ctx: Ctx) -> Decision:
+    """One regain check per character after a dramatic scene, pending until announced (R-CV-13)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    hero, check = roll_regain_check(table.hero(cmd.character), ctx.rng)
+    paid = table.with_hero(cmd.character, hero)
+    return _open(state, paid, ctx, cmd.character, check, lead=changes(state, table, paid, "regain_check"))
+
+
+@handles(GainFromSetback, CV)
+def _setback(state: TableState, cmd: GainFromSetback, ctx: Ctx) -> Decision:
+    """The GM gives a point for a setback at an enemy's hands, even above the maximum (R-CV-2, R-CV-13)."""
+    require_gm(state, ctx.user)
+    hero = gain_from_setback(table_of(state).hero(cmd.character), cmd.setback)
+    return _heroes(state, {cmd.character: hero}, cmd.setback.value)
+
+
+# --- damage, dying, recovery, fatigue (R-CV-8) ---
+
+
+def _require_gm_or_attacker(state: TableState, user: str, attacker: str | None, what: str) -> None:
+    """The GM, or the player of the attacking character, starts damage; its effects touch the target."""
+    if state.is_gm(user):
+        if attacker is not None:
+            table_of(state).hero(attacker)
+        return
+    if attacker is None:
+        require_member(state, user)
+        raise Forbidden("cv/damage_starter", f"only the GM or the attacker's player calls for {what}", fix="ask the GM")
+    require_controls(state, user, attacker)
+
+
+@handles(ToughnessSave, CV)
+def _toughness(state: TableState, cmd: ToughnessSave, ctx: Ctx) -> Decision:
+    """Roll the target's Toughness save, pending until announced (R-CV-4, R-CV-8)."""
+    _require_gm_or_attacker(state, ctx.user, cmd.attacker, "a Toughness save")
+    if cmd.secret or not cmd.by_enemy:
+        require_gm(state, ctx.user)
+    table = table_of(state)
+    kind = DamageKind.LETHAL if cmd.lethal else DamageKind.NONLETHAL
+    check = toughness_save(table.hero(cmd.character), ctx.rng, damage_bonus=cmd.damage_bonus, kind=kind)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=cmd.by_enemy)
+
+
+@handles(DyingCheck, CV)
+def _dying(state: TableState, cmd: DyingCheck, ctx: Ctx) -> Decision:
+    """A dying character's Constitution check against 10, once a round (R-CV-8)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    hero, check = dying_check(table.hero(cmd.character), ctx.rng)
+    marked = table.with_hero(cmd.character, hero)
+    return _open(state, marked, ctx, cmd.character, check, lead=changes(state, table, marked, "dying_check"))
+
+
+@handles(RecoveryCheck, CV)
+def _recovery(state: TableState, cmd: RecoveryCheck, ctx: Ctx) -> Decision:
+    """A recovery check, Constitution against 10, when the GM says one is due (R-CV-8)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    return _open(state, table, ctx, cmd.character, recovery_check(table.hero(cmd.character), ctx.rng))
+
+
+def _applied(state: TableState, cid: str, hero: Hero, condition: str, steps: int, attacker: str | None) -> Decision:
+    return _heroes(state, {cid: hero}, condition, Emitted(ConditionApplied(cid, condition, steps, attacker)))
+
+
+@handles(Stun, CV)
+def _stun(state: TableState, cmd: Stun, ctx: Ctx) -> Decision:
+    """Stunned: only reactions for a round (R-CV-8)."""
+    _require_gm_or_attacker(state, ctx.user, cmd.attacker, "a stun")
+    return _applied(state, cmd.character, stun(table_of(state).hero(cmd.character)), "stun", 1, cmd.attacker)
+
+
+@handles(AddFatigue, CV)
+def _fatigue(state: TableState, cmd: AddFatigue, ctx: Ctx) -> Decision:
+    """Strained → fatigued → exhausted; beyond, unconscious (R-CV-8)."""
+    _require_gm_or_attacker(state, ctx.user, cmd.attacker, "fatigue")
+    hero = add_fatigue(table_of(state).hero(cmd.character), cmd.steps)
+    return _applied(state, cmd.character, hero, "fatigue", cmd.steps, cmd.attacker)
+
+
+@handles(Rest, CV)
+def _rest(state: TableState, cmd: Rest, ctx: Ctx) -> Decision:
+    """Rest removes fatigue steps; how long it takes is the GM's call (R-CV-8, R-T-2)."""
+    require_gm(state, ctx.user)
+    hero = rest(table_of(state).hero(cmd.character), cmd.steps)
+    return _applied(state, cmd.character, hero, "rest", cmd.steps, None)
+
+
+# --- GM override (R-T-2) ---
+
+
+@handles(CvOverride, CV)
+def _override(state: TableState, cmd: CvOverride, ctx: Ctx) -> Decision:
+    """GM override of Conviction and conditions, logged with who and why (R-T-2)."""
+    require_gm(state, ctx.user)
+    reason = _reason(cmd.reason)
+    hero = table_of(state).hero(cmd.character)
+    if cmd.conviction is not None:
+        hero = hero.with_conviction(cmd.conviction)
+    c = hero.conditions
+    c = replace(
+        c,
+        bruised=c.bruised if cmd.bruised is None else cmd.bruised,
+        hurt=c.hurt if cmd.hurt is None else cmd.hurt,
+        lethal=c.lethal if cmd.lethal is None else cmd.lethal,
+        nonlethal=c.nonlethal if cmd.nonlethal is None else cmd.nonlethal,
+        fatigue=c.fatigue if cmd.fatigue is None else cmd.fatigue,
+        stunned_rounds=c.stunned_rounds if cmd.stunned_rounds is None else cmd.stunned_rounds,
+        dazed_rounds=c.dazed_rounds if cmd.dazed_rounds is None else cmd.dazed_rounds,
+    )
+    hero = replace(hero, conditions=c)
+    if cmd.regain_check_due is not None:
+        hero = replace(hero, regain_check_due=cmd.regain_check_due)
+    said = _about(state, cmd.character, Overridden(cmd.character, reason, ctx.user))
+    return _heroes(state, {cmd.character: hero}, "override", said)

@@ -1,0 +1,156 @@
+"""Folding Conviction facts into the table: pure bookkeeping, no dice, no rules decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from herotable.conviction.checks import Bonus, Check, CheckKind, Override
+from herotable.conviction.exit_scene import ExitBid
+from herotable.conviction.quotable_wit import QuotableWit
+from herotable.table.codec import evolved, evolved_field
+from herotable.table.conviction import facts as cf
+from herotable.table.conviction.state import CvTable, OpenCheck
+from herotable.table.facts import Fact
+
+_CHECK = Check("", "", 0, 0, 1)  # prototypes: the fold's checks are copies of them
+_OPEN = OpenCheck("", "", _CHECK)
+_CHECK_KIND = {k.value: k for k in CheckKind}
+Evolve = Callable[[CvTable, Any], CvTable]
+_EVOLVE: dict[str, Evolve] = {}
+
+
+def _on(cls: type[Fact]) -> Callable[[Evolve], Evolve]:
+    def register(fn: Evolve) -> Evolve:
+        _EVOLVE[cls.type] = fn
+        return fn
+
+    return register
+
+
+def evolve(table: CvTable, f: Fact) -> CvTable:
+    """The table after one Conviction fact."""
+    hero_step = cf.HERO_STEPS.get(f.type)
+    if hero_step is not None:
+        cid: str = f.character  # type: ignore[attr-defined]
+        heroes = table.heroes
+        return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
+    step = _EVOLVE.get(f.type)
+    if step is None:
+        raise ValueError(f"{f.type} is not a Conviction fact")
+    return step(table, f)
+
+
+@_on(cf.SheetRecorded)
+def _sheet(table: CvTable, f: cf.SheetRecorded) -> CvTable:
+    return table.with_hero(f.character, cf.stored_character(f.sheet))
+
+
+# --- checks ---
+
+
+def _with_check(table: CvTable, check_id: str, change: Callable[[Check], Check]) -> CvTable:
+    return evolved(
+        table, checks=tuple(evolved(c, check=change(c.check)) if c.id == check_id else c for c in table.checks)
+    )
+
+
+@_on(cf.CheckRolled)
+def _rolled(table: CvTable, f: cf.CheckRolled) -> CvTable:
+    check = evolved(
+        _CHECK,
+        roller=f.roller,
+        label=f.label,
+        modifier=f.modifier,
+        difficulty=f.difficulty,
+        first=f.first,
+        kind=_CHECK_KIND[f.kind],
+        bought_with_conviction=f.bought_with_conviction,
+        lethal=f.lethal,
+    )
+    opened = evolved(_OPEN, id=f.check, character=f.character, check=check, secret=f.secret, by_enemy=f.by_enemy)
+    return evolved(table, checks=(*table.checks, opened))
+
+
+@_on(cf.CheckRerolled)
+def _rerolled(table: CvTable, f: cf.CheckRerolled) -> CvTable:
+    return _with_check(table, f.check, lambda c: evolved(c, second=f.face))
+
+
+@_on(cf.CheckBonus)
+def _bonus(table: CvTable, f: cf.CheckBonus) -> CvTable:
+    return _with_check(table, f.check, lambda c: evolved(c, bonuses=(*c.bonuses, Bonus(f.source, f.amount))))
+
+
+@_on(cf.CheckOverridden)
+def _overridden(table: CvTable, f: cf.CheckOverridden) -> CvTable:
+    return _with_check(table, f.check, lambda c: evolved(c, override=Override(f.succeeded, f.by, f.reason)))
+
+
+@_on(cf.CheckAnnounced)
+def _announced(table: CvTable, f: cf.CheckAnnounced) -> CvTable:
+    return evolved(table, checks=tuple(c for c in table.checks if c.id != f.check))
+
+
+# --- exits and Quotable Wit ---
+
+
+def _bid(table: CvTable) -> ExitBid:
+    assert table.exit_bid is not None, "an exit fact without an exit being bid on"
+    return table.exit_bid
+
+
+@_on(cf.ExitStarted)
+def _exit_started(table: CvTable, f: cf.ExitStarted) -> CvTable:
+    return evolved(table, exit_bid=ExitBid(f.name, exit_passed=True))
+
+
+@_on(cf.ExitInterfered)
+def _interfered(table: CvTable, f: cf.ExitInterfered) -> CvTable:
+    bid = _bid(table)
+    counted = dict(bid.interference)
+    counted[f.name] = counted.get(f.name, 0) + 1
+    bid = evolved(bid, interference=tuple(counted.items()), exit_passed=False, interference_passed=True)
+    return evolved(table, exit_bid=bid)
+
+
+@_on(cf.ExitPressed)
+def _pressed(table: CvTable, f: cf.ExitPressed) -> CvTable:
+    bid = _bid(table)
+    return evolved(
+        table, exit_bid=evolved(bid, exit_points=bid.exit_points + 1, exit_passed=True, interference_passed=False)
+    )
+
+
+@_on(cf.ExitPassed)
+def _passed(table: CvTable, f: cf.ExitPassed) -> CvTable:
+    bid = _bid(table)
+    bid = evolved(bid, exit_passed=True) if f.side == "exit" else evolved(bid, interference_passed=True)
+    return evolved(table, exit_bid=bid)
+
+
+@_on(cf.ExitResolved)
+def _resolved(table: CvTable, f: cf.ExitResolved) -> CvTable:
+    return evolved(table, exit_bid=None)
+
+
+@_on(cf.WitDesignated)
+def _designated(table: CvTable, f: cf.WitDesignated) -> CvTable:
+    wit = QuotableWit(f.wit, f.text, f.speaker, f.designated_by, frozenset(f.heard_by))
+    return evolved(table, wits=evolved(table.wits, wits=(*table.wits.wits, wit)))
+
+
+@_on(cf.WitUsed)
+def _wit_used(table: CvTable, f: cf.WitUsed) -> CvTable:
+    wits = tuple(evolved(w, used_by=f.by, hijacked=f.hijacked) if w.number == f.wit else w for w in table.wits.wits)
+    return evolved(table, wits=evolved(table.wits, wits=wits, session_uses=table.wits.session_uses + 1))
+
+
+@_on(cf.WitsRefreshed)
+def _refreshed(table: CvTable, f: cf.WitsRefreshed) -> CvTable:
+    return evolved(table, wits=evolved(table.wits, session_uses=0))
+
+
+def mark_revealed(table: CvTable, rolls: Sequence[str]) -> CvTable:
+    """Checks a GM undo returned to pending after they were announced: no re-roll or bonus acts on them (R-T-4)."""
+    return evolved(table, checks=tuple(evolved(c, revealed=True) if c.id in rolls else c for c in table.checks))

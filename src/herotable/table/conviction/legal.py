@@ -1,0 +1,442 @@
+"""What a member may do at a Conviction table now, each field with the values the rules accept.
+
+The predicates are the rules' own (`spending_refusal`, `recovery_refusal`, `take_action`, the feats catalogue's
+`acquisition_problems`), so the list stays sound and complete against `decide`.
+"""
+
+from __future__ import annotations
+
+from herotable.conviction.character import Ability
+from herotable.conviction.character import Role as CvRole
+from herotable.conviction.checks import CheckKind
+from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
+from herotable.conviction.damage import recovery_refusal
+from herotable.conviction.exit_scene import Side
+from herotable.conviction.feats import acquisition_problems
+from herotable.conviction.hero import EffectKind, Hero
+from herotable.conviction.quotable_wit import USES_PER_SESSION
+from herotable.conviction.regain import NatureTrait, Setback
+from herotable.conviction.rounds import ActionKind, take_action
+from herotable.conviction.spending import ShakeOff, can_spend
+from herotable.errors import RulesError
+from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, PROSE_LENGTH, controls
+from herotable.table.conviction.commands import (
+    CONVICTION,
+    COUNT,
+    DAMAGE,
+    DIFFICULTY,
+    MODIFIER,
+    ROUNDS,
+    STEPS,
+)
+from herotable.table.conviction.decide import catalogue, table_of
+from herotable.table.conviction.state import CvTable, OpenCheck
+from herotable.table.game import Choice, Domain, Flag, IntRange, LegalAction, SheetDomain, Subset, TextDomain
+from herotable.table.state import CharacterRef, Role, TableState
+
+
+def _enum(values: tuple[str, ...], labels: tuple[str, ...] = ()) -> Choice:
+    return Choice(values, labels or tuple(str(v).replace("_", " ") for v in values))
+
+
+def legal_actions(state: TableState, user: str) -> list[LegalAction]:
+    table = table_of(state)
+    role = state.role_of(user)
+    if role is None or role is Role.SPECTATOR:
+        return []
+    gm = role is Role.GM
+    mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
+    out = [_create(state, gm)]
+    for c in mine:
+        out += _own(state, table, c)
+    out += _checks(state, table, user)
+    out += _exit(state, table, user, mine)
+    out += _damage(state, table, user, mine)
+    if gm:
+        out += _gm(state, table)
+    return out
+
+
+def _create(state: TableState, gm: bool) -> LegalAction:
+    fields: dict[str, Domain] = {
+        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
+        "sheet": SheetDomain("conviction"),
+    }
+    if gm:
+        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
+        fields |= {
+            "owner": Choice(tuple(m.user for m in owners), tuple(m.name for m in owners)),
+            "npc": Flag(),
+            "hidden": Flag(),
+        }
+    return LegalAction("character.create_cv", "New character", fields=fields, group="Characters", rule="R-CV-2")
+
+
+def _acts(hero: Hero, table: CvTable) -> tuple[str, ...]:
+    """The kinds of action the character may take now (R-CV-5, R-CV-8)."""
+    out = []
+    for kind in ActionKind:
+        try:
+            take_action(hero, kind, table.options)
+        except RulesError:
+            continue
+        out.append(kind.value)
+    return tuple(out)
+
+
+def _own(state: TableState, table: CvTable, c: CharacterRef) -> list[LegalAction]:
+    """A character's own actions: checks, actions, spends on themself, Quotable Wit."""
+    hero = table.hero(c.id)
+    fixed = {"character": c.id}
+    name = c.name
+    out: list[LegalAction] = []
+    check_fields: dict[str, Domain] = {
+        "difficulty": IntRange(DIFFICULTY.lo, DIFFICULTY.hi),
+        "label": TextDomain(LABEL_LENGTH),
+        "modifier": IntRange(MODIFIER.lo, MODIFIER.hi),
+        "ability": Choice((None, *(a.value for a in Ability)), ("—", *(a.value for a in Ability))),
+        "skill": TextDomain(NAME_LENGTH),
+    }
+    out.append(LegalAction("cv.check", f"{name}: a check", fixed, check_fields, "Checks", "R-CV-1, R-CV-4"))
+    if hero.conditions.dying and not hero.turn.dying_checked:
+        out.append(LegalAction("cv.dying_check", f"{name}: dying check", fixed, group="Checks", rule="R-CV-8"))
+    if recovery_refusal(hero) is None:
+        out.append(LegalAction("cv.recovery_check", f"{name}: recovery check", fixed, group="Checks", rule="R-CV-8"))
+    if hero.regain_check_due and hero.conviction < hero.conviction_max:
+        out.append(
+            LegalAction("cv.regain_check", f"{name}: Conviction regain check", fixed, group="Checks", rule="R-CV-13")
+        )
+    kinds = _acts(hero, table)
+    if kinds:
+        out.append(
+            LegalAction(
+                "cv.act",
+                f"{name}: take an action",
+                fixed,
+                {"action": _enum(kinds), "strenuous": Flag(), "what": TextDomain(LABEL_LENGTH)},
+                "Actions",
+                "R-CV-5, R-CV-8",
+            )
+        )
+    uses = [e.name for e in hero.effects if e.kind is EffectKind.POWER_USE]
+    if uses:
+        out.append(
+            LegalAction(
+                "cv.talent.use",
+                f"{name}: use the Talent's power",
+                fixed,
+                {"power": Choice(tuple(dict.fromkeys(uses)))},
+                "Actions",
+                "R-CV-7",
+            )
+        )
+    if can_spend(hero):
+        out += _spends(state, table, c, hero)
+    return out
+
+
+def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> list[LegalAction]:
+    fixed = {"character": c.id}
+    name = c.name
+    group = "Conviction"
+    out: list[LegalAction] = []
+    cond = hero.conditions
+    able = not (cond.unconscious or cond.dead or cond.stunned or cond.dazed)
+    if able:
+        out.append(
+            LegalAction("cv.surge", f"{name}: surge", fixed, {"action": _enum(("standard", "move"))}, group, "R-CV-5")
+        )
+    feats = [
+        f.name
+        for f in catalogue().feats
+        if (f.repeatable or hero.feat_count(f.name) == 0) and not acquisition_problems(hero.sheet, f)
+    ]
+    if feats:
+        out.append(
+            LegalAction(
+                "cv.heroic_feat", f"{name}: heroic feat", fixed, {"feat": Choice(tuple(feats))}, group, "R-CV-6"
+            )
+        )
+    first = hero.sheet.first_role
+    if first is CvRole.ADEPT:
+        if cond.fatigue is not Fatigue.NONE:
+            out.append(
+                LegalAction("cv.talent", f"{name}: The Talent, clear fatigue", fixed, group=group, rule="R-CV-7")
+            )
+        out.append(
+            LegalAction(
+                "cv.talent",
+                f"{name}: The Talent, one use of a power",
+                fixed,
+                {"power": TextDomain(NAME_LENGTH, True, hero.sheet.feats)},
+                group,
+                "R-CV-7",
+            )
+        )
+    if first is CvRole.EXPERT:
+        held = tuple(e.name for e in hero.effects if e.kind is EffectKind.SKILL_RANKS)
+        out.append(
+            LegalAction(
+                "cv.expertise",
+                f"{name}: Expertise",
+                fixed,
+                {"skill": TextDomain(NAME_LENGTH, True, held)},
+                group,
+                "R-CV-7",
+            )
+        )
+    if first is CvRole.WARRIOR and (cond.bruised or cond.hurt):
+        out.append(LegalAction("cv.determination", f"{name}: Determination", fixed, group=group, rule="R-CV-7"))
+    shake = [
+        s.value
+        for s in ShakeOff
+        if (s is ShakeOff.STUNNED and cond.stunned) or (s is ShakeOff.STRAINED and cond.fatigue is Fatigue.STRAINED)
+    ]
+    if shake:
+        out.append(
+            LegalAction(
+                "cv.shake_off", f"{name}: shake off", fixed, {"condition": _enum(tuple(shake))}, group, "R-CV-9"
+            )
+        )
+    if recovery_refusal(hero) is None:
+        out.append(LegalAction("cv.recover_now", f"{name}: a recovery check now", fixed, group=group, rule="R-CV-9"))
+    if cond.disabled and not hero.turn.strenuous_guard:
+        out.append(LegalAction("cv.strenuous_guard", f"{name}: strenuous guard", fixed, group=group, rule="R-CV-9"))
+    if cond.dying:
+        out.append(LegalAction("cv.escape_death", f"{name}: escape death", fixed, group=group, rule="R-CV-10"))
+    others = [cid for cid, h in table.heroes.items() if cid != c.id and h.conditions.dying]
+    if others:
+        out.append(
+            LegalAction(
+                "cv.escape_death",
+                f"{name}: pull someone back from death",
+                {**fixed, "assisting": True},
+                {"target": Choice(tuple(others), tuple(state.character(o).name for o in others))},
+                group,
+                "R-CV-10",
+            )
+        )
+    ids = tuple(table.heroes)
+    names = tuple(state.character(cid).name for cid in ids)
+    out.append(
+        LegalAction(
+            "cv.wit.designate",
+            f"{name}: mark a Quotable Wit",
+            fixed,
+            {"text": TextDomain(PROSE_LENGTH, True), "speaker": Choice(ids, names), "heard_by": Subset(ids, names)},
+            "Quotable Wit",
+            "R-CV-12",
+        )
+    )
+    if table.exit_bid is None:
+        out.append(
+            LegalAction("cv.exit.start", f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
+        )
+    return out
+
+
+def _visible(state: TableState, user: str, opened: OpenCheck) -> bool:
+    return (not opened.secret or state.is_gm(user)) and controls(state, user, opened.character)
+
+
+def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
+    """Re-roll, Quotable Wit, announce and (the GM) override, for each pending check the member may act on."""
+    out: list[LegalAction] = []
+    gm = state.is_gm(user)
+    for opened in table.checks:
+        if not _visible(state, user, opened):
+            continue
+        fixed = {"check": opened.id}
+        check = opened.check
+        hero = table.hero(opened.character)
+        title = f"{hero.name}'s {check.label}"
+        if not opened.revealed:
+            if check.second is None and can_spend(hero):
+                out.append(
+                    LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
+                )
+            if table.wits.session_uses < USES_PER_SESSION:
+                wits = [w.number for w in table.wits.wits if w.used_by is None and check.roller in w.heard_by]
+                if wits:
+                    out.append(
+                        LegalAction(
+                            "cv.wit.use",
+                            f"{title}: use a Quotable Wit (+2)",
+                            fixed,
+                            {"wit": Choice(tuple(wits), tuple(f"#{n}" for n in wits)), "hijack": Flag()},
+                            "Quotable Wit",
+                            "R-CV-12",
+                        )
+                    )
+        if check.kind is not CheckKind.DYING or hero.conditions.dying:
+            out.append(LegalAction("cv.announce", f"{title}: announce", fixed, group="Checks", rule="R-CV-4"))
+        if gm:
+            out.append(
+                LegalAction(
+                    "cv.check.override",
+                    f"{title}: override",
+                    fixed,
+                    {"succeeded": Flag(), "reason": TextDomain(LABEL_LENGTH, True)},
+                    "Checks",
+                    "R-T-2",
+                )
+            )
+    return out
+
+
+def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]) -> list[LegalAction]:
+    bid = table.exit_bid
+    if bid is None:
+        return []
+    out: list[LegalAction] = []
+    group, rule = "Leaving the scene", "R-CV-11"
+    leaver = table.named(bid.leaver)
+    interfered = dict(bid.interference)
+    for c in mine:
+        hero = table.hero(c.id)
+        if c.id != leaver and can_spend(hero):
+            out.append(
+                LegalAction("cv.exit.interfere", f"{c.name}: interfere", {"character": c.id}, group=group, rule=rule)
+            )
+    if controls(state, user, leaver):
+        if can_spend(table.hero(leaver)):
+            out.append(LegalAction("cv.exit.press", "Press the exit", group=group, rule=rule))
+        out.append(
+            LegalAction("cv.exit.pass", "Pass (the leaving side)", {"side": Side.EXIT.value}, group=group, rule=rule)
+        )
+    if state.is_gm(user):
+        out.append(
+            LegalAction(
+                "cv.exit.pass", "Pass (the interfering side)", {"side": Side.INTERFERE.value}, group=group, rule=rule
+            )
+        )
+    else:
+        mine_in = [c.id for c in mine if table.hero(c.id).name in interfered]
+        if mine_in:
+            out.append(
+                LegalAction(
+                    "cv.exit.pass",
+                    "Pass (the interfering side)",
+                    {"side": Side.INTERFERE.value},
+                    {"character": Choice(tuple(mine_in))},
+                    group,
+                    rule,
+                )
+            )
+    return out
+
+
+def _damage(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]) -> list[LegalAction]:
+    """Damage, stuns and fatigue an attacker's player (or the GM) calls for (R-CV-8)."""
+    ids = tuple(table.heroes)
+    if not ids:
+        return []
+    names = tuple(state.character(cid).name for cid in ids)
+    gm = state.is_gm(user)
+    attackers = [c.id for c in mine]
+    attacker = Choice(
+        ((None,) if gm else ()) + tuple(attackers),
+        (("— (the GM)",) if gm else ()) + tuple(state.character(a).name for a in attackers),
+    )
+    if not attacker.choices:
+        return []
+    save: dict[str, Domain] = {
+        "character": Choice(ids, names),
+        "damage_bonus": IntRange(DAMAGE.lo, DAMAGE.hi),
+        "lethal": Flag(),
+        "attacker": attacker,
+    }
+    if gm:
+        save |= {"by_enemy": Flag(), "secret": Flag()}
+    group = "Damage"
+    return [
+        LegalAction("cv.toughness_save", "Toughness save", fields=save, group=group, rule="R-CV-8"),
+        LegalAction(
+            "cv.stun",
+            "Stun",
+            fields={"character": Choice(ids, names), "attacker": attacker},
+            group=group,
+            rule="R-CV-8",
+        ),
+        LegalAction(
+            "cv.fatigue",
+            "Fatigue",
+            fields={"character": Choice(ids, names), "steps": IntRange(STEPS.lo, STEPS.hi), "attacker": attacker},
+            group=group,
+            rule="R-CV-8",
+        ),
+    ]
+
+
+def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
+    out: list[LegalAction] = []
+    ids = tuple(table.heroes)
+    if not ids:
+        return out
+    names = tuple(state.character(cid).name for cid in ids)
+    out.append(
+        LegalAction(
+            "cv.round.start",
+            "Start a new round",
+            fields={"characters": Subset(ids, names)},
+            group="Rounds",
+            rule="R-CV-3",
+        )
+    )
+    for cid in ids:
+        hero = table.hero(cid)
+        name = state.character(cid).name
+        fixed = {"character": cid}
+        if hero.conviction < hero.conviction_max:
+            out.append(
+                LegalAction(
+                    "cv.award_nature",
+                    f"{name}: award for Nature",
+                    fixed,
+                    {"trait": _enum(tuple(t.value for t in NatureTrait)), "note": TextDomain(LABEL_LENGTH)},
+                    "Awards",
+                    "R-CV-13",
+                )
+            )
+        if not hero.conditions.dead:
+            out.append(
+                LegalAction(
+                    "cv.setback",
+                    f"{name}: a setback gain",
+                    fixed,
+                    {"setback": _enum(tuple(s.value for s in Setback))},
+                    "Awards",
+                    "R-CV-13",
+                )
+            )
+        out.append(
+            LegalAction("cv.rest", f"{name}: rest", fixed, {"steps": IntRange(STEPS.lo, STEPS.hi)}, "Damage", "R-CV-8")
+        )
+        out.append(
+            LegalAction(
+                "cv.override",
+                f"{name}: override",
+                fixed,
+                {
+                    "reason": TextDomain(LABEL_LENGTH, True),
+                    "conviction": IntRange(CONVICTION.lo, CONVICTION.hi),
+                    "bruised": IntRange(COUNT.lo, COUNT.hi),
+                    "hurt": IntRange(COUNT.lo, COUNT.hi),
+                    "lethal": Choice(
+                        (None, *(int(v) for v in Lethal)), ("unchanged", *(v.name.lower() for v in Lethal))
+                    ),
+                    "nonlethal": Choice(
+                        (None, *(int(v) for v in NonLethal)), ("unchanged", *(v.name.lower() for v in NonLethal))
+                    ),
+                    "fatigue": Choice(
+                        (None, *(int(v) for v in Fatigue)), ("unchanged", *(v.name.lower() for v in Fatigue))
+                    ),
+                    "stunned_rounds": IntRange(ROUNDS.lo, ROUNDS.hi),
+                    "dazed_rounds": IntRange(ROUNDS.lo, ROUNDS.hi),
+                    "regain_check_due": Choice((None, True, False), ("unchanged", "yes", "no")),
+                },
+                "Override",
+                "R-T-2",
+            )
+        )
+    return out

@@ -1,0 +1,137 @@
+"""What a Conviction table shows one member: the masked state (`mask`) and the board (`board`).
+
+A hidden NPC's sheet and Conviction are the GM's (its name and conditions are public); a pending check is seen by
+its roller's player and the GM; a GM secret check by the GM alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from herotable.conviction.checks import Check
+from herotable.table.codec import encode
+from herotable.table.commands import controls
+from herotable.table.conviction.decide import table_of
+from herotable.table.conviction.state import OpenCheck
+from herotable.table.game import Board, Card, OpenRoll
+from herotable.table.state import TableState
+
+
+def may_see_sheet(state: TableState, user: str, cid: str) -> bool:
+    c = state.character(cid)
+    return not c.hidden or c.owner == user or state.is_gm(user)
+
+
+def _sees(state: TableState, user: str, opened: OpenCheck) -> bool:
+    return state.is_gm(user) or (controls(state, user, opened.character) and not opened.secret)
+
+
+def check_json(check: Check) -> dict[str, Any]:
+    """A check with every raw face: the first d20, the Conviction re-roll and what it counts as (R-CV-4)."""
+    return {
+        "roller": check.roller,
+        "label": check.label,
+        "kind": check.kind.value,
+        "d20": check.first,
+        "reroll": check.second,
+        "reroll_counts_as": check.second_counts,
+        "kept": check.die,
+        "modifier": check.modifier,
+        "bonuses": [[b.source, b.amount] for b in check.bonuses],
+        "total": check.total,
+        "difficulty": check.difficulty,
+        "margin": check.margin,
+        "succeeded": check.succeeded,
+        "lethal": check.lethal,
+        "override": None
+        if check.override is None
+        else {"succeeded": check.override.succeeded, "by": check.override.by, "reason": check.override.reason},
+    }
+
+
+def mask(state: TableState, user: str) -> dict[str, Any]:
+    table = table_of(state)
+    heroes: dict[str, Any] = {}
+    for cid, hero in table.heroes.items():
+        if may_see_sheet(state, user, cid):
+            heroes[cid] = encode(hero)
+        else:
+            heroes[cid] = {"name": hero.name, "hidden": True, "conditions": list(hero.conditions.names())}
+    return {
+        "options": encode(table.options),
+        "heroes": heroes,
+        "checks": [
+            {"id": c.id, "character": c.character, "secret": c.secret, "revealed": c.revealed, **check_json(c.check)}
+            for c in table.checks
+            if _sees(state, user, c)
+        ],
+        "wits": encode(table.wits),
+        "exit_bid": encode(table.exit_bid),
+    }
+
+
+def check_lines(check: Check) -> tuple[str, ...]:
+    data = check_json(check)
+    first = f"d20 {data['d20']}"
+    if data["reroll"] is not None:
+        first += f", Conviction re-roll {data['reroll']} (counts as {data['reroll_counts_as']}), keeps {data['kept']}"
+    bonuses = "".join(f" {amount:+d} {source}" for source, amount in data["bonuses"])
+    line = f"{first} {data['modifier']:+d}{bonuses} = {data['total']} against {data['difficulty']}"
+    verdict = "success" if data["succeeded"] else "failure"
+    if data["override"]:
+        verdict += f" (GM override: {data['override']['reason']})"
+    return (line, verdict)
+
+
+def card(state: TableState, user: str, cid: str) -> Card:
+    table = table_of(state)
+    c = state.character(cid)
+    owner = state.names().get(c.owner, c.owner)
+    hero = table.hero(cid)
+    if not may_see_sheet(state, user, cid):
+        return Card(cid, c.name, owner, c.npc, True, False, False, flags=tuple(hero.conditions.names()))
+    sheet = hero.sheet
+    turn = hero.turn
+    stats = (
+        ("Conviction", f"{hero.conviction} / {hero.conviction_max}"),
+        ("Level", f"{sheet.level} ({', '.join(r.value for r in sheet.roles)})"),
+        ("Toughness", f"{sheet.toughness:+d}"),
+        ("Nature", f"{sheet.nature.virtue} / {sheet.nature.vice}"),
+        ("Round", f"{turn.number}: spent {turn.spent}, standard {turn.standard_used}, move {turn.move_used}"),
+    )
+    flags = tuple(hero.conditions.names()) + tuple(f"{e.name} ({e.lasts.value})" for e in hero.effects)
+    flags += ("regain check offered",) * hero.regain_check_due
+    return Card(cid, c.name, owner, c.npc, c.hidden, True, controls(state, user, cid), stats, flags)
+
+
+def board(state: TableState, user: str) -> Board:
+    table = table_of(state)
+    names = state.names()
+    cards = tuple(card(state, user, c.id) for c in state.characters if c.id in table.heroes)
+    rolls = []
+    for oc in table.checks:
+        if not _sees(state, user, oc):
+            continue
+        title = f"{names.get(oc.character, oc.character)}: {oc.check.label}" + " (secret)" * oc.secret
+        rolls.append(OpenRoll(oc.id, oc.character, title, check_lines(oc.check), True, False, (oc.character,)))
+    extras: dict[str, Any] = {
+        "wits": [
+            {
+                "number": w.number,
+                "text": w.text,
+                "speaker": w.speaker,
+                "heard_by": ", ".join(sorted(w.heard_by)),
+                "used_by": w.used_by,
+            }
+            for w in table.wits.wits
+        ],
+        "wit_uses": table.wits.session_uses,
+        "exit_bid": None
+        if table.exit_bid is None
+        else {
+            "leaver": table.exit_bid.leaver,
+            "exit_points": table.exit_bid.exit_points,
+            "interfering_points": table.exit_bid.interfering_points,
+        },
+    }
+    return Board(cards, tuple(rolls), None, extras)

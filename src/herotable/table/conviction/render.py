@@ -1,0 +1,246 @@
+"""Conviction facts in words, for the log. Wording lives only here: change it freely."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
+from herotable.table.conviction import facts as cf
+from herotable.table.facts import Fact
+
+Names = Mapping[str, str]
+_SAY: dict[str, Callable[[Any, Names], str | None]] = {}
+
+TITLES = {
+    "cv.sheet_recorded": "New character",
+    "cv.conviction_spent": "Conviction",
+    "cv.conviction_gained": "Conviction",
+    "cv.conditions_changed": "Conditions",
+    "cv.effect_gained": "Conviction",
+    "cv.effects_ended": "Effects",
+    "cv.regain_offered": "Conviction",
+    "cv.check_rolled": "Check rolled",
+    "cv.check_rerolled": "Conviction re-roll",
+    "cv.check_bonus": "Quotable Wit",
+    "cv.check_overridden": "GM override",
+    "cv.check_announced": "Announced",
+    "cv.round_started": "New round",
+    "cv.action_taken": "Action",
+    "cv.condition_applied": "Conditions",
+    "cv.spent": "Conviction",
+    "cv.exit_started": "Leaving the scene",
+    "cv.exit_interfered": "Leaving the scene",
+    "cv.exit_pressed": "Leaving the scene",
+    "cv.exit_passed": "Leaving the scene",
+    "cv.exit_resolved": "Leaving the scene",
+    "cv.wit_designated": "Quotable Wit",
+    "cv.wit_used": "Quotable Wit",
+    "cv.wits_refreshed": "Quotable Wit",
+    "cv.overridden": "GM override",
+}
+
+
+def _says(cls: type[Fact]) -> Callable[[Callable[[Any, Names], str | None]], Callable[[Any, Names], str | None]]:
+    def register(fn: Callable[[Any, Names], str | None]) -> Callable[[Any, Names], str | None]:
+        _SAY[cls.type] = fn
+        return fn
+
+    return register
+
+
+def render(f: Fact, names: Names) -> str | None:
+    say = _SAY.get(f.type)
+    return say(f, names) if say is not None else None
+
+
+def _n(names: Names, cid: str | None) -> str:
+    return "someone" if cid is None else names.get(cid, cid)
+
+
+def _words(text: str) -> str:
+    return text.replace("_", " ")
+
+
+@_says(cf.SheetRecorded)
+def _sheet(f: cf.SheetRecorded, n: Names) -> str:
+    s = f.sheet
+    roles = ", ".join(s.get("roles", ()))
+    who = _n(n, f.character)
+    return f"{who}: level {s['level']} ({roles}), Toughness {s['toughness']:+d}, Conviction {s['conviction']}"
+
+
+@_says(cf.ConvictionSpent)
+def _spent_point(f: cf.ConvictionSpent, n: Names) -> str:
+    return f"{_n(n, f.character)} spends {f.points} Conviction ({_words(f.use)}): {f.conviction} left"
+
+
+@_says(cf.ConvictionGained)
+def _gained(f: cf.ConvictionGained, n: Names) -> str:
+    return f"{_n(n, f.character)} gains {f.points} Conviction ({_words(f.reason)}): {f.conviction} now"
+
+
+_CONDITION_WORDS: dict[str, Callable[[int], str]] = {
+    "lethal": lambda v: Lethal(v).name.lower() if v else "no lethal damage",
+    "nonlethal": lambda v: NonLethal(v).name.lower() if v else "no non-lethal damage",
+    "fatigue": lambda v: Fatigue(v).name.lower() if v else "not fatigued",
+    "bruised": lambda v: f"bruised x{v}" if v else "no longer bruised",
+    "hurt": lambda v: f"hurt x{v}" if v else "no longer hurt",
+    "stunned_rounds": lambda v: f"stunned ({v} round start(s))" if v else "no longer stunned",
+    "dazed_rounds": lambda v: f"dazed ({v} round start(s))" if v else "no longer dazed",
+}
+
+
+@_says(cf.ConditionsChanged)
+def _conditions(f: cf.ConditionsChanged, n: Names) -> str:
+    said = ", ".join(_CONDITION_WORDS.get(k, lambda v, k=k: f"{k} {v}")(v) for k, v in f.changes.items())
+    return f"{_n(n, f.character)}: {said}"
+
+
+@_says(cf.TurnChanged)
+def _turn(f: cf.TurnChanged, n: Names) -> None:
+    return None  # bookkeeping; the action or spend says it
+
+
+@_says(cf.EffectGained)
+def _effect(f: cf.EffectGained, n: Names) -> str:
+    extra = f" (+{f.amount} ranks)" if f.amount else ""
+    return f"{_n(n, f.character)} gains {f.name}{extra} for the {f.lasts}"
+
+
+@_says(cf.EffectsEnded)
+def _ended(f: cf.EffectsEnded, n: Names) -> str:
+    return f"{_n(n, f.character)}: {', '.join(f.names)} ends ({_words(f.cause)})"
+
+
+@_says(cf.RegainOffered)
+def _regain(f: cf.RegainOffered, n: Names) -> str | None:
+    return f"{_n(n, f.character)} may make a Charisma check to regain Conviction" if f.due else None
+
+
+@_says(cf.CheckRolled)
+def _check(f: cf.CheckRolled, n: Names) -> str:
+    secret = " (secret)" if f.secret else ""
+    return f"{_n(n, f.character)} rolls {f.label}{secret}: d20 {f.first} {f.modifier:+d} against {f.difficulty}"
+
+
+@_says(cf.CheckRerolled)
+def _rerolled(f: cf.CheckRerolled, n: Names) -> str:
+    counts = f.face + 10 if f.face <= 10 else f.face
+    return f"Conviction re-roll: {f.face}" + (f" (counts as {counts})" if counts != f.face else "")
+
+
+@_says(cf.CheckBonus)
+def _bonus(f: cf.CheckBonus, n: Names) -> str:
+    return f"{f.amount:+d} from {f.source}"
+
+
+@_says(cf.CheckOverridden)
+def _overridden(f: cf.CheckOverridden, n: Names) -> str:
+    return f"The GM rules it a {'success' if f.succeeded else 'failure'}: {f.reason}"
+
+
+@_says(cf.CheckAnnounced)
+def _announced(f: cf.CheckAnnounced, n: Names) -> str:
+    first = f"d20 {f.first}"
+    if f.second is not None:
+        counts = f.second + 10 if f.second <= 10 else f.second
+        first += f", re-rolled {f.second} (counts as {counts})"
+    bonuses = "".join(f", {a:+d} from {s}" for s, a in f.bonuses)
+    verdict = "success" if f.succeeded else "failure"
+    override = " (the GM's ruling)" if f.overridden else ""
+    return (
+        f"{_n(n, f.character)}'s {f.label}: {first}, {f.modifier:+d} modifier{bonuses} = {f.total} against "
+        f"{f.difficulty}: "
+        f"{verdict}{override}"
+    )
+
+
+@_says(cf.RoundStarted)
+def _round(f: cf.RoundStarted, n: Names) -> str:
+    return "A new round for " + ", ".join(_n(n, c) for c in f.characters)
+
+
+@_says(cf.ActionTaken)
+def _action(f: cf.ActionTaken, n: Names) -> str:
+    text = f"{_n(n, f.character)} takes a {f.action} action" + (f": {f.what}" if f.what else "")
+    if f.dropped_to_dying:
+        text += "; the strain drops them to dying"
+    return text
+
+
+@_says(cf.ConditionApplied)
+def _applied(f: cf.ConditionApplied, n: Names) -> str:
+    by = f" by {_n(n, f.attacker)}" if f.attacker else ""
+    if f.condition == "stun":
+        return f"{_n(n, f.character)} is stunned{by}"
+    if f.condition == "fatigue":
+        return f"{_n(n, f.character)} tires ({f.steps} step(s)){by}"
+    return f"{_n(n, f.character)} rests ({f.steps} step(s))"
+
+
+_USES = {
+    "surge": "surges for an extra {detail} action",
+    "heroic_feat": "gains {detail} for the round",
+    "the_talent": "calls on The Talent",
+    "expertise": "gains Expertise in {detail}",
+    "determination": "shrugs off the bruises and hurts",
+    "shake_off": "shakes off being {detail}",
+    "recover_now": "makes a recovery check now",
+    "strenuous_guard": "steels themself against the strain this round",
+    "escape_death": "pulls {target} back from death",
+}
+
+
+@_says(cf.Spent)
+def _spent(f: cf.Spent, n: Names) -> str:
+    text = _USES.get(f.use, _words(f.use)).format(detail=f.detail, target=_n(n, f.target))
+    if f.use == "the_talent":
+        text += f": one use of {f.detail}" if f.detail else ": power fatigue cleared"
+    return f"{_n(n, f.character)} {text}"
+
+
+@_says(cf.ExitStarted)
+def _exit(f: cf.ExitStarted, n: Names) -> str:
+    return f"{_n(n, f.character)} spends a point to leave the scene"
+
+
+@_says(cf.ExitInterfered)
+def _interfered(f: cf.ExitInterfered, n: Names) -> str:
+    return f"{_n(n, f.character)} spends a point to keep them in the scene"
+
+
+@_says(cf.ExitPressed)
+def _pressed(f: cf.ExitPressed, n: Names) -> str:
+    return f"{_n(n, f.character)} spends another point to get away"
+
+
+@_says(cf.ExitPassed)
+def _passed(f: cf.ExitPassed, n: Names) -> str:
+    return f"The {'leaving' if f.side == 'exit' else 'interfering'} side passes"
+
+
+@_says(cf.ExitResolved)
+def _resolved(f: cf.ExitResolved, n: Names) -> str:
+    verdict = "leaves the scene" if f.exits else "is held in the scene"
+    return f"{_n(n, f.character)} {verdict} ({f.exit_points} against {f.interfering_points})"
+
+
+@_says(cf.WitDesignated)
+def _wit(f: cf.WitDesignated, n: Names) -> str:
+    return f"Quotable Wit #{f.wit}: {f.text!r} ({f.speaker}; heard by {', '.join(f.heard_by)})"
+
+
+@_says(cf.WitUsed)
+def _wit_used(f: cf.WitUsed, n: Names) -> str:
+    return f"{f.by} uses Quotable Wit #{f.wit}" + (", turning it against the speaker" if f.hijacked else "")
+
+
+@_says(cf.WitsRefreshed)
+def _refreshed(f: cf.WitsRefreshed, n: Names) -> str:
+    return "Three Quotable Wit uses are open again this game session"
+
+
+@_says(cf.Overridden)
+def _override(f: cf.Overridden, n: Names) -> str:
+    return f"GM override on {_n(n, f.character)}: {f.reason}"

@@ -1,0 +1,57 @@
+"""The Conviction table: every character in play, the pending checks, the Quotable Wit ledger and the exit bidding
+(R-CV-1 … R-CV-13)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from herotable.conviction.checks import Check
+from herotable.conviction.exit_scene import ExitBid
+from herotable.conviction.hero import Hero
+from herotable.conviction.options import CampaignOptions
+from herotable.conviction.quotable_wit import WitLedger
+from herotable.table.codec import evolved
+from herotable.table.state import TableError
+
+
+@dataclass(frozen=True)
+class OpenCheck:
+    """A pending check (R-CV-4): the roller's player and the GM see it; everyone once it is announced.
+    `revealed`: a GM undo returned it to pending after it was announced (R-T-4)."""
+
+    id: str  # the command that rolled it
+    character: str
+    check: Check
+    secret: bool = False  # a GM roll that stays GM-only even when announced
+    by_enemy: bool = True  # a Toughness save: the damage came from an enemy (R-CV-13, the GM's call)
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class CvTable:
+    options: CampaignOptions = field(default_factory=CampaignOptions)
+    heroes: Mapping[str, Hero] = field(default_factory=dict)
+    checks: tuple[OpenCheck, ...] = ()
+    wits: WitLedger = field(default_factory=WitLedger)
+    exit_bid: ExitBid | None = None
+
+    def hero(self, cid: str) -> Hero:
+        try:
+            return self.heroes[cid]
+        except KeyError:
+            raise TableError(
+                "table/unknown_character",
+                f"there is no Conviction character {cid!r} here",
+                fix=f"use one of {', '.join(self.heroes) or 'no characters yet'}",
+            ) from None
+
+    def with_hero(self, cid: str, hero: Hero) -> CvTable:
+        return evolved(self, heroes={**self.heroes, cid: hero})
+
+    def with_heroes(self, heroes: Mapping[str, Hero]) -> CvTable:
+        return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
+
+    def named(self, name: str) -> str:
+        """The id of the character with this name (the rules know characters by name)."""
+        return next(cid for cid, h in self.heroes.items() if h.name == name)

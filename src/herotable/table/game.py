@@ -1,0 +1,269 @@
+"""One interface for every game, and a registry of them (like python-chess's variants): shared code asks the
+registry for the campaign's game and never branches on which game it is.
+
+Also the vocabulary of legal actions: what a viewer may do now, each field with its domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from herotable.table.codec import Json
+from herotable.table.commands import Decision
+from herotable.table.facts import Fact
+from herotable.table.state import Ruleset, TableState
+
+# --- legal actions: field domains ---
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of the listed values (`labels` say them in words, in the same order)."""
+
+    choices: tuple[Json, ...]
+    labels: tuple[str, ...] = ()
+    kind: str = "choice"
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """A whole number from `min` to `max`."""
+
+    min: int
+    max: int
+    kind: str = "int"
+
+
+@dataclass(frozen=True)
+class TextDomain:
+    """Any text of at most `max_length` characters; `required`: not blank; none of `exclude` (compared without
+    regard to case or spacing); `format`: "dice" for dice notation."""
+
+    max_length: int
+    required: bool = False
+    exclude: tuple[str, ...] = ()
+    format: str | None = None
+    kind: str = "text"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or false."""
+
+    kind: str = "bool"
+
+
+@dataclass(frozen=True)
+class Subset:
+    """Any subset of the listed values, of at least `min_size` (a JSON list). `within`: only values that are also
+    keys of that other field."""
+
+    choices: tuple[Json, ...]
+    labels: tuple[str, ...] = ()
+    min_size: int = 0
+    within: str | None = None
+    kind: str = "multi"
+
+
+@dataclass(frozen=True)
+class KeyedValues:
+    """Values of the `value` domain for some of the listed keys (at least `min_keys`, each once): a JSON object, or
+    with `pairs` a JSON list of [key, value] pairs."""
+
+    keys: tuple[str, ...]
+    value: Domain
+    labels: tuple[str, ...] = ()
+    min_keys: int = 0
+    pairs: bool = False
+    kind: str = "map"
+
+
+@dataclass(frozen=True)
+class SheetDomain:
+    """A character sheet in the game's format; checked when submitted, every problem named by field."""
+
+    game: str
+    kind: str = "sheet"
+
+
+Domain = Choice | IntRange | TextDomain | Flag | Subset | KeyedValues | SheetDomain
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    """A command the viewer may issue now: `fixed` fields are sent as given, each of `fields` takes any value of
+    its domain, and fields named in neither keep their defaults. `group` and `rule` help a panel lay it out."""
+
+    type: str
+    label: str
+    fixed: Mapping[str, Json] = field(default_factory=dict)
+    fields: Mapping[str, Domain] = field(default_factory=dict)
+    group: str = ""
+    rule: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "label": self.label,
+            "group": self.group,
+            "rule": self.rule,
+            "fixed": dict(self.fixed),
+            "fields": {name: domain_json(d) for name, d in self.fields.items()},
+        }
+
+
+def domain_json(d: Domain) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": d.kind}
+    if isinstance(d, Choice | Subset):
+        out["choices"] = list(d.choices)
+        if d.labels:
+            out["labels"] = list(d.labels)
+        if isinstance(d, Subset) and d.min_size:
+            out["min_size"] = d.min_size
+        if isinstance(d, Subset) and d.within:
+            out["within"] = d.within
+    elif isinstance(d, IntRange):
+        out.update(min=d.min, max=d.max)
+    elif isinstance(d, TextDomain):
+        out["max_length"] = d.max_length
+        if d.required:
+            out["required"] = True
+        if d.exclude:
+            out["exclude"] = list(d.exclude)
+        if d.format:
+            out["format"] = d.format
+    elif isinstance(d, KeyedValues):
+        out.update(keys=list(d.keys), value=domain_json(d.value))
+        if d.labels:
+            out["labels"] = list(d.labels)
+        if d.min_keys:
+            out["min_keys"] = d.min_keys
+        if d.pairs:
+            out["pairs"] = True
+    elif isinstance(d, SheetDomain):
+        out["game"] = d.game
+    return out
+
+
+# --- presentation: what a table page shows, without any HTML ---
+
+
+@dataclass(frozen=True)
+class Card:
+    """One character on the board. `sheet` is False for a hidden NPC the viewer may not see."""
+
+    id: str
+    name: str
+    owner: str
+    npc: bool
+    hidden: bool
+    sheet: bool
+    mine: bool
+    stats: tuple[tuple[str, str], ...] = ()
+    flags: tuple[str, ...] = ()
+    side: str = ""
+
+
+@dataclass(frozen=True)
+class OpenRoll:
+    """An open roll the viewer may see: its id (what a command names it by), who rolls, and its lines."""
+
+    id: str
+    character: str
+    title: str
+    lines: tuple[str, ...]
+    mine: bool  # the viewer may settle or announce it
+    rolling: bool = False  # someone else's roll: no dice shown
+    characters: tuple[str, ...] = ()  # the viewer's characters rolling in it
+
+
+@dataclass(frozen=True)
+class Board:
+    """A game's presentation of the table for one viewer."""
+
+    cards: tuple[Card, ...] = ()
+    rolls: tuple[OpenRoll, ...] = ()
+    conflict: Mapping[str, Any] | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)  # game-specific panels (wits, an exit bid…)
+
+
+class Boundary(StrEnum):
+    """Structure boundaries that carry a game's effects (R-T-1)."""
+
+    ADVENTURE_START = "adventure_start"
+    ADVENTURE_END = "adventure_end"
+    SESSION_START = "session_start"
+    SESSION_END = "session_end"
+    SCENE_START = "scene_start"
+    SCENE_END = "scene_end"
+
+
+class Game(Protocol):
+    """What a game supplies to the table. Its commands register themselves with `commands.handles(…, game=…)`."""
+
+    ruleset: Ruleset
+    title: str
+    rules_version: int  # bumped when a rules correction changes what a command decides
+
+    def new_state(self, options: Mapping[str, Any]) -> Any:
+        """The game's state for a new campaign with these options (as `campaign.created` records them)."""
+        ...
+
+    def default_options(self) -> dict[str, Any]: ...
+
+    def decode_state(self, data: Mapping[str, Any]) -> Any:
+        """The game state from a snapshot's JSON."""
+        ...
+
+    def evolve(self, game: Any, f: Fact) -> Any:
+        """The game state after one of its facts: pure, no dice, no rules decisions."""
+        ...
+
+    def mark_revealed(self, game: Any, rolls: Sequence[str]) -> Any:
+        """Mark rolls a GM undo returned to pending as revealed (R-T-4)."""
+        ...
+
+    def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
+        """The game's facts when a structure boundary passes."""
+        ...
+
+    def busy(self, state: TableState) -> str | None:
+        """Why a scene or an adventure cannot end now (an open roll…), or None."""
+        ...
+
+    def legal_actions(self, state: TableState, user: str) -> list[LegalAction]: ...
+
+    def end_adventure_action(self, state: TableState) -> LegalAction:
+        """How the GM ends an adventure in this game (with its awards, if any)."""
+        ...
+
+    def mask(self, state: TableState, user: str) -> dict[str, Any]:
+        """The game state as this member may see it, as plain JSON."""
+        ...
+
+    def render(self, f: Fact, names: Mapping[str, str]) -> str | None:
+        """One of the game's facts in words, or None when it says nothing worth a log line."""
+        ...
+
+    def board(self, state: TableState, user: str) -> Board: ...
+
+
+GAMES: dict[Ruleset, Game] = {}
+
+
+def register(game: Game) -> Game:
+    if game.ruleset in GAMES:
+        raise ValueError(f"game {game.ruleset} registered twice")
+    GAMES[game.ruleset] = game
+    return game
+
+
+def game_for(ruleset: Ruleset) -> Game:
+    return GAMES[ruleset]
+
+
+def game_of(state: TableState) -> Game:
+    return GAMES[state.ruleset]

@@ -1,0 +1,124 @@
+"""Legal actions: every command a viewer may issue now, with each field's domain (the table's own commands here,
+each game's in its package). The one source for the action panels, the API and the advisor; a property test holds
+it sound and complete against decide. It never shows a viewer what they may not see."""
+
+from __future__ import annotations
+
+from herotable.table.commands import LABEL_LENGTH, PROSE_LENGTH
+from herotable.table.dice_roll import EXPRESSION_LENGTH
+from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, game_of
+from herotable.table.requests import RequestKind
+from herotable.table.state import Role, TableState
+from herotable.table.undo import undoable
+
+
+def legal_actions(state: TableState, user: str) -> list[LegalAction]:
+    """What `user` may do now in this campaign (nothing for a non-member)."""
+    role = state.role_of(user)
+    if role is None:
+        return []
+    out = _structure(state) if role is Role.GM else []
+    out += game_of(state).legal_actions(state, user)
+    if role is not Role.SPECTATOR:
+        out += _table(state, user, role)
+    out += _members(state, user, role)
+    last = undoable(state, user)
+    if last is not None:
+        out.append(
+            LegalAction("table.undo", "Undo the last action", {"target": last.command_id}, group="Undo", rule="R-T-4")
+        )
+    return out
+
+
+def _structure(state: TableState) -> list[LegalAction]:
+    s = state.structure
+    busy = game_of(state).busy(state) is not None
+    group, rule = "Structure", "R-T-1"
+    out = []
+    if not s.in_adventure:
+        out.append(LegalAction("structure.start_adventure", "Start an adventure", group=group, rule=rule))
+    elif not busy:
+        out.append(game_of(state).end_adventure_action(state))
+    if s.in_session:
+        out.append(LegalAction("structure.end_session", "End the game session", group=group, rule=rule))
+    else:
+        out.append(LegalAction("structure.start_session", "Start a game session", group=group, rule=rule))
+    if s.in_scene:
+        if not busy:
+            out.append(LegalAction("structure.end_scene", "End the scene", group=group, rule=rule))
+        label = "Mark the scene as not dramatic" if s.dramatic else "Mark the scene dramatic"
+        out.append(LegalAction("structure.mark_dramatic", label, {"dramatic": not s.dramatic}, group=group, rule=rule))
+    else:
+        out.append(
+            LegalAction("structure.start_scene", "Start a scene", fields={"dramatic": Flag()}, group=group, rule=rule)
+        )
+    for r in state.requests:
+        out.append(
+            LegalAction(
+                "request.answer",
+                "Answer the request",
+                {"request": r.id},
+                {"answer": TextDomain(PROSE_LENGTH), "granted": Flag()},
+                group="Requests",
+                rule="R-T-2",
+            )
+        )
+    return out
+
+
+def _table(state: TableState, user: str, role: Role) -> list[LegalAction]:
+    roll_fields: dict[str, Domain] = {
+        "expression": TextDomain(EXPRESSION_LENGTH, required=True, format="dice"),
+        "label": TextDomain(LABEL_LENGTH),
+    }
+    if role is Role.GM:
+        roll_fields["secret"] = Flag()
+    out = [LegalAction("table.roll", "Roll dice (free notation)", fields=roll_fields, group="Dice")]
+    own = [c for c in state.characters if role is Role.GM or c.owner == user]
+    about = Choice((None, *(c.id for c in own)), ("—", *(c.name for c in own)))
+    kinds = [k for k in RequestKind if k is not RequestKind.OTHER]
+    out.append(
+        LegalAction(
+            "request.ask",
+            "Ask the GM",
+            fields={
+                "kind": Choice(tuple(k.value for k in kinds), tuple(k.value.replace("_", " ") for k in kinds)),
+                "text": TextDomain(PROSE_LENGTH),
+                "character": about,
+            },
+            group="Requests",
+            rule="R-T-3",
+        )
+    )
+    out.append(
+        LegalAction(
+            "request.ask",
+            "Ask the GM something else",
+            {"kind": RequestKind.OTHER.value},
+            {"text": TextDomain(PROSE_LENGTH, required=True), "character": about},
+            group="Requests",
+            rule="R-T-3",
+        )
+    )
+    return out
+
+
+def _members(state: TableState, user: str, role: Role) -> list[LegalAction]:
+    out = []
+    if role is Role.GM:
+        for m in state.members:
+            if m.role is Role.GM:
+                continue
+            other = Role.SPECTATOR if m.role is Role.PLAYER else Role.PLAYER
+            out.append(
+                LegalAction(
+                    "member.set_role",
+                    f"Make {m.name} a {other.value}",
+                    {"user": m.user, "role": other.value},
+                    group="Members",
+                )
+            )
+            out.append(LegalAction("member.remove", f"Remove {m.name}", {"user": m.user}, group="Members"))
+    else:
+        out.append(LegalAction("member.remove", "Leave the campaign", {"user": user}, group="Members"))
+    return out

@@ -1,0 +1,106 @@
+"""Larger Than Life at the table: its state, commands, facts, fold, legal actions, masking and log wording,
+behind the one `Game` interface (`herotable.table.game`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from herotable.ltl.advancement import award_hero_points
+from herotable.ltl.hero import end_adventure, end_scene
+from herotable.ltl.options import LtlOptions
+from herotable.table.codec import decode_as, encode
+from herotable.table.commands import Decision
+from herotable.table.facts import Emitted, Fact
+from herotable.table.game import Board, Boundary, IntRange, KeyedValues, LegalAction, register
+from herotable.table.ltl import decide, evolve, legal, present, render
+from herotable.table.ltl.commands import AWARD
+from herotable.table.ltl.facts import FailuresForgotten
+from herotable.table.ltl.state import LtlTable
+from herotable.table.state import Ruleset, TableError, TableState
+
+RULES_VERSION = 1  # bump when a rules correction changes what a command decides (see `herotable audit`)
+
+
+class LtlGame:
+    """Larger Than Life (seed 001), by the rulings R-LTL-1 … R-LTL-19."""
+
+    ruleset = Ruleset.LTL
+    title = "Larger Than Life"
+    rules_version = RULES_VERSION
+    titles = render.TITLES
+
+    def default_options(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(LtlOptions())
+        return data
+
+    def new_state(self, options: Mapping[str, Any]) -> LtlTable:
+        return LtlTable(options=decode_as(LtlOptions, dict(options)))
+
+    def decode_state(self, data: Mapping[str, Any]) -> LtlTable:
+        return decode_as(LtlTable, dict(data))
+
+    evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
+
+    def mark_revealed(self, game: Any, rolls: Sequence[str]) -> LtlTable:
+        return evolve.mark_revealed(game, rolls)
+
+    def busy(self, state: TableState) -> str | None:
+        table = decide.table_of(state)
+        if table.conflict is not None or table.tasks:
+            return "a conflict or a roll is still open"
+        return None
+
+    def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
+        """End of scene: non-damaging losses recover, Motivation's re-roll returns, failed must-succeed tasks are
+        forgotten (R-LTL-6, R-LTL-17). End of adventure: burned Karma and Heroism come back, Last Chance and Try Again
+        tokens reset, Hero Points are awarded (R-LTL-10, R-LTL-11, R-LTL-16)."""
+        table = decide.table_of(state)
+        awards: Mapping[str, int] = detail.get("awards", {})
+        for cid in awards:
+            table.hero(cid)
+        if boundary is Boundary.SCENE_END:
+            after = table.with_heroes({cid: end_scene(h) for cid, h in table.heroes.items()})
+            facts = decide.changes(state, table, after, "end_of_scene")
+            if table.failed:
+                facts.append(Emitted(FailuresForgotten()))
+            return Decision(facts, replace(after, failed=()))
+        if boundary is Boundary.ADVENTURE_END:
+            after = table.with_heroes(
+                {
+                    cid: award_hero_points(end_adventure(end_scene(h)), awards.get(cid, 0))
+                    for cid, h in table.heroes.items()
+                }
+            )
+            facts = decide.changes(state, table, after, "new_adventure", causes={"tokens": "adventure_over"})
+            return Decision(facts, after)
+        if awards:
+            raise TableError("structure/awards", "awards come at the end of an adventure", fix="award them then")
+        return Decision([], table)
+
+    def legal_actions(self, state: TableState, user: str) -> list[LegalAction]:
+        return legal.legal_actions(state, user)
+
+    def end_adventure_action(self, state: TableState) -> LegalAction:
+        ids = tuple(decide.table_of(state).heroes)
+        names = tuple(state.character(cid).name for cid in ids)
+        return LegalAction(
+            "structure.end_adventure",
+            "End the adventure (and award Hero Points)",
+            fields={"awards": KeyedValues(ids, IntRange(AWARD.lo, AWARD.hi), names)},
+            group="Structure",
+            rule="R-T-1, R-LTL-16",
+        )
+
+    def mask(self, state: TableState, user: str) -> dict[str, Any]:
+        return present.mask(state, user)
+
+    def render(self, f: Fact, names: Mapping[str, str]) -> str | None:
+        return render.render(f, names)
+
+    def board(self, state: TableState, user: str) -> Board:
+        return present.board(state, user)
+
+
+GAME = register(LtlGame())

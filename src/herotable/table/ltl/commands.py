@@ -1,0 +1,279 @@
+"""Larger Than Life commands: every action of the engine as something a member asks the table (R-LTL-2 …
+R-LTL-18). Their handlers are in `decide`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any
+
+from herotable.ltl.hero import Defeat, LossType, TimePassed
+from herotable.ltl.karma import Fortune
+from herotable.ltl.roll import RerollSource
+from herotable.ltl.task import CritBonus, CritPenalty
+from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, PROSE_LENGTH, Command, Range, Text
+
+BROKE = Range(0, 6)  # Going For Broke: the campaign's cap narrows it (R-T-5, R-LTL-7)
+OVERRIDE_LEVELS = Range(0, 14)
+TOKENS = Range(0, 20)
+AWARD = Range(0, 100)
+CharacterId = Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+class DifficultyName(StrEnum):
+    """The GM's difficulty names (R-LTL-2): Easy d4 … Inconceivable d20, and Impossible (no roll)."""
+
+    EASY = "Easy"
+    AVERAGE = "Average"
+    CHALLENGING = "Challenging"
+    HARD = "Hard"
+    FORMIDABLE = "Formidable"
+    INCONCEIVABLE = "Inconceivable"
+    IMPOSSIBLE = "Impossible"
+
+
+class KarmaPurpose(StrEnum):
+    KARMA = "karma"  # Deus Ex Machina or Narrative Power rolled, or any Karma roll the GM calls for
+    STUNT = "stunt"  # a Power Stunt
+
+
+class Improvement(StrEnum):
+    RAISE_STYLE = "raise_style"
+    NEW_STYLE = "new_style"
+    RAISE_BASE = "raise_base"
+    RAISE_HEROISM = "raise_heroism"
+    RAISE_KARMA = "raise_karma"
+    ADD_SPECIALTY = "add_specialty"
+    ADD_POWER_STUNT = "add_power_stunt"
+    REMOVE_COMPLICATION = "remove_complication"
+
+
+class DieSetting(StrEnum):
+    """A die the GM can set Karma or Heroism to (R-T-2)."""
+
+    D4 = "d4"
+    D6 = "d6"
+    D8 = "d8"
+    D10 = "d10"
+    D12 = "d12"
+    D20 = "d20"
+    BELOW_D4 = "below d4"
+
+
+@dataclass(frozen=True)
+class CreateLtlCharacter(Command):
+    """A hero for its player, or (by the GM) an NPC or villain, possibly with a hidden sheet."""
+
+    type = "character.create_ltl"
+    character: CharacterId
+    sheet: Annotated[dict[str, Any], Text(PROSE_LENGTH)]
+    owner: str | None = None
+    npc: bool = False
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Challenge(Command):
+    """Roll an unopposed task (R-LTL-2, R-LTL-3). `secret` keeps it GM-only even once settled."""
+
+    type = "ltl.challenge"
+    character: str
+    difficulty: DifficultyName
+    style: Annotated[str | None, Text(NAME_LENGTH)] = None
+    auto_success: bool = False
+    must_succeed: bool = False
+    secret: bool = False
+
+
+@dataclass(frozen=True)
+class Reroll(Command):
+    """Re-roll in an open task, or in the conflict's open exchange when `task` is None (R-LTL-9)."""
+
+    type = "ltl.reroll"
+    character: str
+    source: RerollSource
+    task: str | None = None
+    specialty: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class BuySuccess(Command):
+    """Burn two levels of Karma after seeing the roll (R-LTL-10)."""
+
+    type = "ltl.buy_success"
+    character: str
+    task: str | None = None
+
+
+@dataclass(frozen=True)
+class Settle(Command):
+    """Settle and announce an open roll; in a conflict, resolve the open exchange (R-LTL-3, R-LTL-8, R-LTL-12)."""
+
+    type = "ltl.settle"
+    task: str | None = None
+    crit_bonus: CritBonus = CritBonus.EXTRA_LEVEL
+    crit_penalty: CritPenalty = CritPenalty.MINUS_ONE_NEXT
+
+
+@dataclass(frozen=True)
+class StartConflict(Command):
+    type = "ltl.conflict.start"
+    fighters: Annotated[tuple[tuple[str, str], ...], Text(NAME_LENGTH)]  # (character, side)
+    stakes: LossType = LossType.PHYSICAL
+    karma_initiative: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attack(Command):
+    """Open an exchange against an opponent. The defender's Style is the GM's or its player's choice; by default
+    its best one."""
+
+    type = "ltl.attack"
+    actor: str
+    target: str
+    style: Annotated[str | None, Text(NAME_LENGTH)] = None
+    broke: Annotated[int, BROKE] = 0
+    auto_success: bool = False
+    target_style: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class Attempt(Command):
+    """A challenge inside a conflict; failure costs fatigue (R-LTL-12)."""
+
+    type = "ltl.attempt"
+    actor: str
+    difficulty: DifficultyName
+    style: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class EndRound(Command):
+    type = "ltl.conflict.end_round"
+
+
+@dataclass(frozen=True)
+class GiveUp(Command):
+    type = "ltl.conflict.give_up"
+    character: str
+
+
+@dataclass(frozen=True)
+class PassTurn(Command):
+    type = "ltl.conflict.pass"
+    character: str
+
+
+@dataclass(frozen=True)
+class EndConflict(Command):
+    """The GM ends the conflict."""
+
+    type = "ltl.conflict.end"
+
+
+@dataclass(frozen=True)
+class TryAgain(Command):
+    type = "ltl.karma.try_again"
+    character: str
+
+
+@dataclass(frozen=True)
+class FortuneBurn(Command):
+    """Deus Ex Machina or Narrative Power for the levels the GM sets (R-LTL-10)."""
+
+    type = "ltl.karma.fortune"
+    character: str
+    use: Fortune
+    levels: Annotated[int, Range(1, 2)]
+
+
+@dataclass(frozen=True)
+class KarmaRoll(Command):
+    """Roll Karma against a GM difficulty: a Power Stunt, Deus Ex Machina or Narrative Power (R-LTL-10)."""
+
+    type = "ltl.karma.roll"
+    character: str
+    difficulty: DifficultyName
+    purpose: KarmaPurpose = KarmaPurpose.KARMA
+    power: Annotated[str, Text(NAME_LENGTH)] = ""
+    stunt: Annotated[str, Text(NAME_LENGTH)] = ""
+
+
+@dataclass(frozen=True)
+class LastChance(Command):
+    type = "ltl.karma.last_chance"
+    character: str
+    burn: bool = False
+    harder: bool = False
+
+
+@dataclass(frozen=True)
+class Push(Command):
+    type = "ltl.heroism.push"
+    character: str
+    burn: bool = False
+
+
+@dataclass(frozen=True)
+class Recover(Command):
+    type = "ltl.heroism.recover"
+    character: str
+    burn: bool = False
+
+
+@dataclass(frozen=True)
+class RecordDefeat(Command):
+    type = "ltl.defeat"
+    character: str
+    consequence: Annotated[str, Text(NAME_LENGTH, required=True)] = Defeat.UNCONSCIOUS.value
+
+
+@dataclass(frozen=True)
+class TimePasses(Command):
+    type = "ltl.time_passes"
+    period: TimePassed
+    characters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Heal(Command):
+    type = "ltl.heal"
+    healer: str
+    patient: str
+    style: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class AwardHeroPoints(Command):
+    type = "ltl.hero_points.award"
+    character: str
+    points: Annotated[int, AWARD]
+
+
+@dataclass(frozen=True)
+class SpendHeroPoints(Command):
+    """Buy an improvement (R-LTL-16). `target` names the Style, Specialty, Superpower or Complication; `detail` the
+    Power Stunt."""
+
+    type = "ltl.hero_points.spend"
+    character: str
+    kind: Improvement
+    target: Annotated[str, Text(NAME_LENGTH)] = ""
+    detail: Annotated[str, Text(NAME_LENGTH)] = ""
+
+
+@dataclass(frozen=True)
+class Override(Command):
+    """The GM overrides a computed result (R-T-2): set Karma or Heroism, add or clear losses, set flags."""
+
+    type = "ltl.override"
+    character: str
+    reason: Annotated[str, Text(LABEL_LENGTH, required=True)]
+    karma: DieSetting | None = None
+    heroism: DieSetting | None = None
+    lose: Annotated[int, OVERRIDE_LEVELS] = 0
+    lose_kind: LossType = LossType.PHYSICAL
+    clear_losses: bool = False
+    unconscious: bool | None = None
+    defeat: Annotated[str | None, Text(NAME_LENGTH)] = None
+    try_again_tokens: Annotated[int | None, TOKENS] = None

@@ -1,0 +1,874 @@
+"""Deciding Larger Than Life commands: permissions, then the rules engine (`herotable.ltl`), then facts.
+
+Each handler runs the rules on the current heroes and rolls, describes what changed as facts, and returns the
+table the rules computed (`expected`) so tests can hold the fold of the facts to it.
+
+Who sees what: a pending roll reaches its roller's player and the GM until it is settled (R-LTL-9); a conflict's
+exchange is declared at the table (who attacks whom, Going For Broke) but its dice stay with their rollers until
+settled; a GM secret roll, and everything it changes, is the GM's; a fact that would reveal a hidden sheet
+(its Karma, Heroism, Hero Points, dice) is the GM's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from herotable.dice import Rating
+from herotable.ltl import conflict as cf
+from herotable.ltl.advancement import (
+    AddPowerStunt,
+    AddSpecialty,
+    NewStyle,
+    RaiseBase,
+    RaiseHeroism,
+    RaiseKarma,
+    RaiseStyle,
+    RemoveComplication,
+    award_hero_points,
+    spend_hero_points,
+)
+from herotable.ltl.advancement import Improvement as RulesImprovement
+from herotable.ltl.difficulty import Difficulty
+from herotable.ltl.healing import heal
+from herotable.ltl.hero import Hero, finish_action, lose_levels, record_defeat, time_passes
+from herotable.ltl.heroism import HeroismResult, push, recover
+from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
+from herotable.ltl.karma import try_again as karma_try_again
+from herotable.ltl.roll import Outcome as Result
+from herotable.ltl.roll import RerollSource, Throw
+from herotable.ltl.sheet import sheet_from_dict, sheet_to_dict
+from herotable.ltl.task import (
+    CritBonus,
+    CritPenalty,
+    Settlement,
+    Stance,
+    Task,
+    buy_success_after,
+    challenge,
+    reroll,
+    settle,
+)
+from herotable.table.commands import (
+    Ctx,
+    Decision,
+    audience,
+    controls,
+    handles,
+    new_character_owner,
+    private,
+    require_controls,
+    require_gm,
+)
+from herotable.table.core import CharacterJoined
+from herotable.table.facts import Emitted, Fact, Visibility
+from herotable.table.ltl.commands import (
+    Attack,
+    Attempt,
+    AwardHeroPoints,
+    BuySuccess,
+    Challenge,
+    CreateLtlCharacter,
+    DifficultyName,
+    EndConflict,
+    EndRound,
+    FortuneBurn,
+    GiveUp,
+    Heal,
+    Improvement,
+    KarmaPurpose,
+    KarmaRoll,
+    LastChance,
+    Override,
+    PassTurn,
+    Push,
+    RecordDefeat,
+    Recover,
+    Reroll,
+    Settle,
+    SpendHeroPoints,
+    StartConflict,
+    TimePasses,
+    TryAgain,
+)
+from herotable.table.ltl.facts import (
+    ConflictEnded,
+    ConflictStarted,
+    DieRerolled,
+    DieRevealed,
+    DieRolled,
+    FighterActed,
+    FighterGaveUp,
+    FighterPassed,
+    HealingRolled,
+    HeroismRolled,
+    InitiativeOrder,
+    InitiativeRolled,
+    LastChanceTaken,
+    LossPending,
+    Overridden,
+    RoundEnded,
+    SheetRecorded,
+    SuccessBought,
+    TaskOpened,
+    TaskSettled,
+    TimePassed,
+    hero_facts,
+    reveals_sheet,
+)
+from herotable.table.ltl.state import FailedTask, LtlTable, OpenAction, OpenTask, from_rules, rules_conflict
+from herotable.table.state import Forbidden, Ruleset, TableError, TableState
+
+LTL = Ruleset.LTL
+
+
+def table_of(state: TableState) -> LtlTable:
+    game = state.game
+    assert isinstance(game, LtlTable), "a Larger Than Life campaign holds a Larger Than Life table"
+    return game
+
+
+def difficulty(name: DifficultyName) -> Difficulty:
+    return Difficulty.named(name.value)
+
+
+def changes(
+    state: TableState,
+    before: LtlTable,
+    after: LtlTable,
+    cause: str,
+    *,
+    secret: bool = False,
+    causes: Mapping[str, str] | None = None,
+) -> list[Emitted]:
+    """Every hero that changed between two tables, as facts with their audiences; `causes` may name another cause
+    per aspect (karma, heroism, losses, tokens, status, defeat)."""
+    out: list[Emitted] = []
+    for cid, hero in after.heroes.items():
+        old = before.heroes.get(cid)
+        if old is None or old is hero:
+            continue
+        for f in hero_facts(cid, old, hero, cause, **(causes or {})):
+            if secret:
+                out.append(Emitted(f, Visibility.GM))
+            elif reveals_sheet(f):
+                out.append(Emitted(f, audience(state, cid)))
+            else:
+                out.append(Emitted(f))
+    return out
+
+
+def _private(state: TableState, cid: str | None, f: Fact, secret: bool) -> Emitted:
+    if cid is None:
+        return Emitted(f, Visibility.GM)
+    return private(state, cid, f, secret=secret)
+
+
+def _rolled(roll_id: str, side: str, who: str | None, t: Task, style: str | None = None) -> DieRolled:
+    s = t.actor if side == "actor" else t.opposition
+    return DieRolled(roll_id, side, who, s.rating.position, s.throw.sides, s.throw.rolls[0].faces, style, s.karma_roll)
+
+
+def _revealed(roll_id: str, side: str, t: Task, style: str | None = None) -> DieRevealed:
+    s = t.actor if side == "actor" else t.opposition
+    th: Throw = s.throw
+    return DieRevealed(
+        roll_id,
+        side,
+        s.who,
+        s.rating.position,
+        th.sides,
+        tuple(r.faces for r in th.rolls),
+        tuple(src.value for src in th.sources),
+        th.kept,
+        style,
+    )
+
+
+def _opened(
+    state: TableState,
+    roll_id: str,
+    purpose: str,
+    t: Task,
+    *,
+    secret: bool = False,
+    detail: str = "",
+    style: str | None = None,
+    target_style: str | None = None,
+    in_conflict: bool = False,
+    target: str | None = None,
+) -> list[Emitted]:
+    """A new roll's facts: its opening (declared at the table in a conflict), then each side's die, seen by that
+    side's roller and the GM."""
+    actor = t.actor.who
+    assert actor is not None
+    opened = TaskOpened(
+        roll_id,
+        purpose,
+        actor,
+        target,
+        None if t.difficulty is None or t.difficulty.rating is None else t.difficulty.rating.position,
+        t.stakes.value if t.stakes else None,
+        t.must_succeed,
+        secret,
+        detail,
+        t.actor.broke,
+        t.actor.auto_success,
+        in_conflict,
+    )
+    first = (
+        Emitted(opened, Visibility.GM)
+        if secret
+        else (Emitted(opened) if in_conflict else private(state, actor, opened))
+    )
+    opposition_roller = target if target is not None else actor  # the GM's difficulty die goes to the actor's side
+    return [
+        first,
+        _private(state, actor, _rolled(roll_id, "actor", actor, t, style), secret),
+        _private(state, opposition_roller, _rolled(roll_id, "opposition", target, t, target_style), secret),
+    ]
+
+
+def _side_of(t: Task, cid: str) -> str:
+    return "actor" if t.actor.who == cid else "opposition"
+
+
+def _settled(
+    state: TableState, roll_id: str, t: Task, result: Settlement, bonus: CritBonus, penalty: CritPenalty, **more: bool
+) -> TaskSettled:
+    return TaskSettled(
+        roll_id,
+        result.outcome.value,
+        result.winner,
+        result.loser,
+        result.effect,
+        result.automatic,
+        result.actor_critical.value,
+        result.opposition_critical.value,
+        bonus.value,
+        penalty.value,
+        **more,
+    )
+
+
+def _reveals(state: TableState, roll_id: str, t: Task, secret: bool) -> list[Emitted]:
+    out = []
+    for side in ("actor", "opposition"):
+        who = (t.actor if side == "actor" else t.opposition).who
+        f = _revealed(roll_id, side, t)
+        if secret or (who is not None and state.character(who).hidden):
+            out.append(Emitted(f, Visibility.GM))
+        else:
+            out.append(Emitted(f))
+    return out
+
+
+# --- characters ---
+
+
+@handles(CreateLtlCharacter, LTL)
+def _create(state: TableState, cmd: CreateLtlCharacter, ctx: Ctx) -> Decision:
+    owner = new_character_owner(state, ctx.user, cmd.character, cmd.owner, npc=cmd.npc, hidden=cmd.hidden)
+    sheet = sheet_from_dict(cmd.sheet)
+    table = table_of(state)
+    joined = CharacterJoined(cmd.character, owner, sheet.name, cmd.npc, cmd.hidden)
+    recorded = SheetRecorded(cmd.character, sheet_to_dict(sheet))
+    expected = table.with_hero(cmd.character, Hero.from_sheet(sheet))
+    return Decision([Emitted(joined), Emitted(recorded, Visibility.GM if cmd.hidden else Visibility.PUBLIC)], expected)
+
+
+# --- challenges and their re-rolls ---
+
+
+@handles(Challenge, LTL)
+def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    if cmd.secret or cmd.must_succeed:
+        require_gm(state, ctx.user)
+    table = table_of(state)
+    paid, task = challenge(
+        table.hero(cmd.character),
+        difficulty(cmd.difficulty),
+        ctx.rng,
+        table.options,
+        stance=Stance(cmd.style, auto_success=cmd.auto_success),
+        who=cmd.character,
+        must_succeed=cmd.must_succeed,
+    )
+    opened = OpenTask(ctx.command_id, cmd.character, task, "challenge", cmd.secret)
+    after = replace(table.with_hero(cmd.character, paid), tasks=(*table.tasks, opened))
+    facts = changes(state, table, after, "automatic_success", secret=cmd.secret)
+    facts += _opened(state, ctx.command_id, "challenge", task, secret=cmd.secret, style=cmd.style)
+    return Decision(facts, after)
+
+
+def _open_roll(state: TableState, table: LtlTable, task_id: str | None, user: str) -> OpenTask | OpenAction:
+    """The roll a command names: an open task, or the conflict's open action (by its id, or when none is named).
+    A pending roll outside a conflict exists only for its roller's player and the GM (a secret one for the GM)."""
+    c = table.conflict
+    if c is not None and c.open is not None and (task_id is None or task_id == c.open.id):
+        return c.open
+    gm = state.is_gm(user)
+    visible = [t for t in table.tasks if gm or (not t.secret and controls(state, user, t.character))]
+    if task_id is None and len(visible) == 1:
+        return visible[0]
+    found = next((t for t in visible if t.id == task_id), None)
+    if found is None:
+        raise TableError(
+            "table/no_task",
+            "no such open roll" if task_id or not visible else f"{len(visible)} of your rolls are open; say which",
+            fix="name one of your open rolls",
+            ruling="R-LTL-9",
+        )
+    return found
+
+
+def _not_revealed(roll: OpenTask | OpenAction) -> None:
+    if roll.revealed:
+        raise TableError(
+            "roll/revealed",
+            "this roll was already settled and shown to the table before the GM undid it",
+            fix="settle it as it stands; a re-roll would act on a result everyone has seen",
+            ruling="R-T-4",
+        )
+
+
+@handles(Reroll, LTL)
+def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    if cmd.specialty is not None and cmd.source is not RerollSource.SPECIALTY:
+        raise TableError(
+            "ltl/specialty_unused",
+            f"a {cmd.source.value.replace('_', ' ')} re-roll names no Specialty",
+            fix="leave the Specialty out, or re-roll with the Specialty as the source",
+            ruling="R-LTL-17",
+        )
+    table = table_of(state)
+    roll = _open_roll(state, table, cmd.task, ctx.user)
+    _not_revealed(roll)
+    if isinstance(roll, OpenAction):
+        c = cf.conflict_reroll(
+            rules_conflict(table), cmd.character, cmd.source, ctx.rng, table.options, specialty=cmd.specialty
+        )
+        after = from_rules(table, c, roll.id)
+        assert c.open is not None
+        task, secret = c.open.task, False
+    else:
+        hero, task = reroll(
+            table.hero(cmd.character),
+            roll.task,
+            cmd.source,
+            ctx.rng,
+            table.options,
+            who=cmd.character,
+            specialty=cmd.specialty,
+        )
+        after = replace(table.with_hero(cmd.character, hero), tasks=_replaced(table.tasks, replace(roll, task=task)))
+        secret = roll.secret
+    side = _side_of(task, cmd.character)
+    s = task.actor if side == "actor" else task.opposition
+    specialty = s.specialties_used[-1] if cmd.source is RerollSource.SPECIALTY else None
+    rerolled = DieRerolled(
+        roll.id, side, cmd.character, cmd.source.value, s.throw.sides, s.throw.rolls[-1].faces, s.throw.kept, specialty
+    )
+    facts = changes(state, table, after, cmd.source.value, secret=secret)
+    facts.append(private(state, cmd.character, rerolled, secret=secret))
+    return Decision(facts, after)
+
+
+def _replaced(tasks: tuple[OpenTask, ...], new: OpenTask) -> tuple[OpenTask, ...]:
+    return tuple(new if t.id == new.id else t for t in tasks)
+
+
+@handles(BuySuccess, LTL)
+def _buy(state: TableState, cmd: BuySuccess, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    roll = _open_roll(state, table, cmd.task, ctx.user)
+    if isinstance(roll, OpenAction):
+        c = cf.conflict_buy_success(rules_conflict(table), cmd.character)
+        after = from_rules(table, c, roll.id)
+        assert c.open is not None
+        task, secret = c.open.task, False
+    else:
+        hero, task = buy_success_after(table.hero(cmd.character), roll.task, who=cmd.character)
+        after = replace(table.with_hero(cmd.character, hero), tasks=_replaced(table.tasks, replace(roll, task=task)))
+        secret = roll.secret
+    bought = SuccessBought(roll.id, _side_of(task, cmd.character), cmd.character)
+    facts = changes(state, table, after, "automatic_success_after_the_roll", secret=secret)
+    facts.append(private(state, cmd.character, bought, secret=secret))
+    return Decision(facts, after)
+
+
+def _crit_choices(
+    state: TableState, table: LtlTable, user: str, task: Task, cmd: Settle
+) -> tuple[CritBonus, CritPenalty]:
+    """The winner's side chooses a critical success's reward (R-LTL-8); a mishap instead of -1 next round is the
+    GM's call. Whoever settles for the other side gets the defaults, so nobody chooses for an opponent."""
+    gm = state.is_gm(user)
+    _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER)
+    winner = probe.winner
+    mine = winner is not None and controls(state, user, winner)
+    if gm or mine:
+        bonus = cmd.crit_bonus
+    else:
+        bonus = CritBonus.EXTRA_LEVEL if probe.effect < table.options.effect_cap else CritBonus.PLUS_ONE_NEXT
+    return bonus, cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
+
+
+@handles(Settle, LTL)
+def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
+    table = table_of(state)
+    roll = _open_roll(state, table, cmd.task, ctx.user)
+    if isinstance(roll, OpenAction):
+        require_controls(state, ctx.user, roll.actor)
+        bonus, penalty = _crit_choices(state, table, ctx.user, roll.task, cmd)
+        before = rules_conflict(table)
+        c, result = cf.resolve(before, table.options, crit_bonus=bonus, crit_penalty=penalty)
+        after = from_rules(table, c)
+        facts = [Emitted(_settled(state, roll.id, roll.task, result, bonus, penalty, in_conflict=True))]
+        facts += _reveals(state, roll.id, roll.task, False)
+        facts += [
+            Emitted(LossPending(p.target, p.levels, p.kind.value, p.dealt_by)) for p in c.pending[len(before.pending) :]
+        ]
+        facts += [
+            Emitted(FighterActed(f.id))
+            for f, old in zip(c.fighters, before.fighters, strict=True)
+            if f.acted and not old.acted
+        ]
+        facts += changes(state, table, after, "critical")
+        return Decision(facts, after)
+    require_controls(state, ctx.user, roll.character)
+    bonus, penalty = _crit_choices(state, table, ctx.user, roll.task, cmd)
+    task, result = settle(roll.task, table.options, crit_bonus=bonus, crit_penalty=penalty)
+    hero = table.hero(roll.character)
+    if roll.purpose == "stunt" and result.outcome is Result.WIN:
+        power, stunt = roll.detail.split(": ", 1)
+        hero = stunt_pulled_off(hero, power, stunt, result)
+    failed = tuple(f for f in table.failed if f.character != roll.character)
+    failing = task.must_succeed and result.outcome is not Result.WIN
+    if failing:
+        failed = (*failed, FailedTask(roll.character, task, result.outcome.value, roll.secret))
+    after = replace(
+        table.with_hero(roll.character, finish_action(hero)),
+        tasks=tuple(t for t in table.tasks if t.id != roll.id),
+        failed=failed,
+    )
+    settled = _settled(state, roll.id, roll.task, result, bonus, penalty, failed_must_succeed=failing)
+    facts = [Emitted(settled, Visibility.GM if roll.secret else Visibility.PUBLIC)]
+    facts += _reveals(state, roll.id, roll.task, roll.secret)
+    facts += changes(state, table, after, "action_over", secret=roll.secret)
+    return Decision(facts, after)
+
+
+# --- conflicts (R-LTL-12) ---
+
+
+def _need_conflict(table: LtlTable) -> cf.Conflict:
+    if table.conflict is None:
+        raise TableError("ltl/no_conflict", "no conflict is running", fix="the GM starts one", ruling="R-LTL-12")
+    return rules_conflict(table)
+
+
+def _initiative(state: TableState, c: cf.Conflict) -> list[Emitted]:
+    facts = [Emitted(InitiativeOrder(c.round, c.order))]
+    for fid, die in c.initiative_rolls:
+        f = c.fighter(fid)
+        karma = f.karma_initiative and f.hero.karma.usable
+        facts.append(Emitted(InitiativeRolled(fid, die.sides, die.faces, karma), audience(state, fid)))
+    return facts
+
+
+@handles(StartConflict, LTL)
+def _start_conflict(state: TableState, cmd: StartConflict, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    if table.conflict is not None:
+        raise TableError("ltl/conflict_open", "a conflict is already running", fix="end it first", ruling="R-LTL-12")
+    for cid, side in cmd.fighters:
+        state.character(cid)
+        if not side.strip():
+            raise TableError("ltl/side", f"{cid} has no side", fix="name each fighter's side", ruling="R-LTL-12")
+    fighters = [(cid, table.hero(cid), side.strip()) for cid, side in cmd.fighters]
+    c = cf.start_conflict(fighters, ctx.rng, table.options, stakes=cmd.stakes, karma_initiative=cmd.karma_initiative)
+    after = from_rules(table, c)
+    started = ConflictStarted(tuple((f.id, f.side, f.karma_initiative) for f in c.fighters), c.stakes.value)
+    facts = [Emitted(started)]
+    if c.order or c.initiative_rolls:
+        facts += _initiative(state, c)
+    return Decision(facts, after)
+
+
+@handles(Attack, LTL)
+def _attack(state: TableState, cmd: Attack, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.actor)
+    table = table_of(state)
+    c = _need_conflict(table)
+    state.character(cmd.target)
+    if cmd.target_style is not None and not controls(state, ctx.user, cmd.target):
+        raise Forbidden(
+            "ltl/defender_style",
+            "the defender's Style is its player's or the GM's choice",
+            fix="leave target_style out",
+        )
+    target_style = cmd.target_style if cmd.target_style is not None else best_style(table.hero(cmd.target))
+    c = cf.attack(
+        c,
+        cmd.actor,
+        cmd.target,
+        ctx.rng,
+        table.options,
+        actor_stance=Stance(cmd.style, cmd.broke, cmd.auto_success),
+        target_stance=Stance(target_style),
+    )
+    after = from_rules(table, c, ctx.command_id)
+    assert c.open is not None
+    facts = changes(state, table, after, "exchange", causes={"karma": "automatic_success", "losses": "going_for_broke"})
+    facts += _opened(
+        state,
+        ctx.command_id,
+        "exchange",
+        c.open.task,
+        style=cmd.style,
+        target_style=target_style,
+        in_conflict=True,
+        target=cmd.target,
+    )
+    return Decision(facts, after)
+
+
+def best_style(hero: Hero) -> str | None:
+    """A defender's Style when nobody chose one: its best (R-T-3's default until a standing defence is set)."""
+    styles = hero.sheet.styles
+    return max(styles, key=lambda s: s.rating).name if styles else None
+
+
+@handles(Attempt, LTL)
+def _attempt(state: TableState, cmd: Attempt, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.actor)
+    table = table_of(state)
+    c = cf.attempt(
+        _need_conflict(table), cmd.actor, difficulty(cmd.difficulty), ctx.rng, table.options, stance=Stance(cmd.style)
+    )
+    after = from_rules(table, c, ctx.command_id)
+    assert c.open is not None
+    facts = changes(state, table, after, "attempt")
+    facts += _opened(state, ctx.command_id, "attempt", c.open.task, style=cmd.style, in_conflict=True)
+    return Decision(facts, after)
+
+
+def heroism_rolled(cid: str, use: str, result: HeroismResult) -> HeroismRolled | None:
+    r = result.roll
+    if r is None:
+        return None
+    return HeroismRolled(
+        cid,
+        use,
+        r.mine.sides,
+        r.mine.rolls[0].faces,
+        r.theirs.sides,
+        r.theirs.rolls[0].faces,
+        r.comparison.outcome.value,
+        r.comparison.critical.value,
+    )
+
+
+@handles(EndRound, LTL)
+def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    c, report = cf.end_round(_need_conflict(table), ctx.rng, table.options)
+    after = from_rules(table, c)
+    facts: list[Emitted] = []
+    for fid, result in report.stun_checks:
+        rolled = heroism_rolled(fid, "stun", result)
+        if rolled is not None:
+            facts.append(Emitted(rolled, audience(state, fid)))
+    facts += changes(state, table, after, "end_of_round", causes={"losses": f"round {report.round}"})
+    facts.append(Emitted(RoundEnded(report.round, report.stunned, report.defeated)))
+    if table.options.initiative.value == "each_round" and not c.over:
+        facts += _initiative(state, c)
+    return Decision(facts, after)
+
+
+@handles(GiveUp, LTL)
+def _give_up(state: TableState, cmd: GiveUp, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    before = _need_conflict(table)
+    if before.fighter(cmd.character).gave_up:
+        raise TableError("ltl/gave_up", f"{cmd.character} has already given up", fix="nothing to do", ruling="R-LTL-12")
+    after = from_rules(table, cf.give_up(before, cmd.character))
+    return Decision([Emitted(FighterGaveUp(cmd.character)), *changes(state, table, after, "gave_up")], after)
+
+
+@handles(PassTurn, LTL)
+def _pass(state: TableState, cmd: PassTurn, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    after = from_rules(table, cf.pass_turn(_need_conflict(table), cmd.character))
+    return Decision([Emitted(FighterPassed(cmd.character))], after)
+
+
+@handles(EndConflict, LTL)
+def _end_conflict(state: TableState, cmd: EndConflict, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    c = _need_conflict(table)
+    if c.open is not None:
+        raise TableError(
+            "ltl/exchange_open", "an exchange is still being rolled", fix="settle it first", ruling="R-LTL-12"
+        )
+    return Decision([Emitted(ConflictEnded(c.winner))], replace(table, conflict=None))
+
+
+# --- Karma (R-LTL-10) ---
+
+
+def _hero_change(state: TableState, cid: str, hero: Hero, cause: str, *, lead: Iterable[Emitted] = ()) -> Decision:
+    table = table_of(state)
+    after = table.with_hero(cid, hero)
+    return Decision([*lead, *changes(state, table, after, cause)], after)
+
+
+@handles(TryAgain, LTL)
+def _try_again(state: TableState, cmd: TryAgain, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    return _hero_change(state, cmd.character, karma_try_again(table_of(state).hero(cmd.character)), "try_again")
+
+
+@handles(FortuneBurn, LTL)
+def _fortune(state: TableState, cmd: FortuneBurn, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)  # the GM sets the cost and agrees to the change (R-T-2)
+    hero = fortune_by_burning(table_of(state).hero(cmd.character), cmd.use, cmd.levels)
+    return _hero_change(state, cmd.character, hero, cmd.use.value)
+
+
+@handles(KarmaRoll, LTL)
+def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    hero = table.hero(cmd.character)
+    detail = ""
+    if cmd.purpose is KarmaPurpose.STUNT:
+        task = power_stunt(hero, cmd.power, cmd.stunt, difficulty(cmd.difficulty), ctx.rng, table.options)
+        power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == cmd.power.strip().lower())
+        detail = f"{power}: {cmd.stunt.strip()}"
+    else:
+        if cmd.power or cmd.stunt:
+            raise TableError(
+                "ltl/karma_roll_stunt",
+                "a plain Karma roll names no Superpower or stunt",
+                fix="roll for a Power Stunt to name them",
+                ruling="R-LTL-10",
+            )
+        task = karma_task(hero, difficulty(cmd.difficulty), ctx.rng, table.options)
+    task = replace(task, actor=replace(task.actor, who=cmd.character))
+    opened = OpenTask(ctx.command_id, cmd.character, task, cmd.purpose.value, detail=detail)
+    after = replace(table, tasks=(*table.tasks, opened))
+    return Decision(_opened(state, ctx.command_id, cmd.purpose.value, task, detail=detail), after)
+
+
+def failed_task(state: TableState, table: LtlTable, cid: str, user: str) -> FailedTask | None:
+    """The failed must-succeed task Last Chance would follow; a secret one only for the GM."""
+    found = next((f for f in table.failed if f.character == cid), None)
+    if found is not None and found.secret and not state.is_gm(user):
+        return None
+    return found
+
+
+@handles(LastChance, LTL)
+def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    if cmd.harder:
+        require_gm(state, ctx.user)  # a harder difficulty is the GM's call (R-T-3)
+    table = table_of(state)
+    failed = failed_task(state, table, cmd.character, ctx.user)
+    if failed is None:
+        raise TableError(
+            "ltl/no_failed_task",
+            "there is no failed must-succeed task to follow",
+            fix="fail one first",
+            ruling="R-LTL-10",
+        )
+    chance = last_chance(
+        table.hero(cmd.character),
+        failed.task,
+        Result(failed.outcome),
+        ctx.rng,
+        table.options,
+        burn=cmd.burn,
+        harder=cmd.harder,
+    )
+    after = replace(
+        table.with_hero(cmd.character, chance.hero), failed=tuple(f for f in table.failed if f is not failed)
+    )
+    secret = failed.secret
+    taken = LastChanceTaken(cmd.character, cmd.burn, cmd.harder)
+    facts = [Emitted(taken, Visibility.GM if secret else Visibility.PUBLIC)]
+    facts += changes(state, table, after, "last_chance", secret=secret)
+    if chance.task is not None:
+        opened = OpenTask(ctx.command_id, cmd.character, chance.task, "last_chance", secret)
+        after = replace(after, tasks=(*after.tasks, opened))
+        facts += _opened(state, ctx.command_id, "last_chance", chance.task, secret=secret)
+    return Decision(facts, after)
+
+
+# --- Heroism (R-LTL-11) ---
+
+
+def _heroism(state: TableState, cid: str, use: str, result: HeroismResult) -> Decision:
+    rolled = heroism_rolled(cid, use, result)
+    lead = [Emitted(rolled, audience(state, cid))] if rolled is not None else []
+    return _hero_change(state, cid, result.hero, use, lead=lead)
+
+
+@handles(Push, LTL)
+def _push(state: TableState, cmd: Push, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    result = push(table.hero(cmd.character), ctx.rng, table.options, burn=cmd.burn, stakes=table.stakes)
+    return _heroism(state, cmd.character, "push", result)
+
+
+@handles(Recover, LTL)
+def _recover(state: TableState, cmd: Recover, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    result = recover(table.hero(cmd.character), ctx.rng, table.options, burn=cmd.burn)
+    return _heroism(state, cmd.character, "recovery", result)
+
+
+# --- defeat, time, healing, Hero Points, overrides ---
+
+
+@handles(RecordDefeat, LTL)
+def _defeat(state: TableState, cmd: RecordDefeat, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    hero = record_defeat(table.hero(cmd.character), cmd.consequence, table.stakes)
+    if hero == table.hero(cmd.character):
+        raise TableError(
+            "ltl/same_defeat", "that defeat is already recorded", fix="nothing to change", ruling="R-LTL-5"
+        )
+    return _hero_change(state, cmd.character, hero, "defeat")
+
+
+@handles(TimePasses, LTL)
+def _time(state: TableState, cmd: TimePasses, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    for cid in cmd.characters:
+        table.hero(cid)
+    who = set(cmd.characters) or set(table.heroes)
+    after = table.with_heroes({cid: time_passes(table.hero(cid), cmd.period) for cid in sorted(who)})
+    facts = [Emitted(TimePassed(cmd.period.value)), *changes(state, table, after, f"time_passes_{cmd.period.value}")]
+    return Decision(facts, after)
+
+
+@handles(Heal, LTL)
+def _heal(state: TableState, cmd: Heal, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.healer)
+    table = table_of(state)
+    result = heal(table.hero(cmd.healer), table.hero(cmd.patient), ctx.rng, table.options, power_style=cmd.style)
+    rating = result.rating.position
+    assert result.difficulty.rating is not None
+    rolled = HealingRolled(
+        cmd.healer,
+        cmd.patient,
+        cmd.style,
+        rating,
+        result.healer_throw.sides,
+        result.healer_throw.rolls[0].faces,
+        result.difficulty.rating.position,
+        result.difficulty_throw.sides,
+        result.difficulty_throw.rolls[0].faces,
+        result.healed,
+        result.levels_healed,
+    )
+    return _hero_change(
+        state, cmd.patient, result.patient, "healing", lead=[Emitted(rolled, audience(state, cmd.healer))]
+    )
+
+
+@handles(AwardHeroPoints, LTL)
+def _award(state: TableState, cmd: AwardHeroPoints, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    if cmd.points == 0:
+        raise TableError("ltl/award_nothing", "an award of 0 Hero Points changes nothing", fix="award 1 or more")
+    hero = award_hero_points(table_of(state).hero(cmd.character), cmd.points)
+    return _hero_change(state, cmd.character, hero, "award")
+
+
+def improvement(cmd: SpendHeroPoints) -> RulesImprovement:
+    """The rules' improvement a spend names. Raises TableError for a field that kind does not use."""
+    needs_target = cmd.kind not in (Improvement.RAISE_BASE, Improvement.RAISE_HEROISM, Improvement.RAISE_KARMA)
+    needs_detail = cmd.kind is Improvement.ADD_POWER_STUNT
+    if (cmd.target and not needs_target) or (cmd.detail and not needs_detail):
+        raise TableError(
+            "ltl/improvement_field",
+            f"{cmd.kind.value.replace('_', ' ')} takes no "
+            + ("detail" if cmd.detail and not needs_detail else "target"),
+            fix="leave that field empty",
+            ruling="R-LTL-16",
+        )
+    match cmd.kind:
+        case Improvement.RAISE_STYLE:
+            return RaiseStyle(cmd.target)
+        case Improvement.NEW_STYLE:
+            return NewStyle(cmd.target)
+        case Improvement.RAISE_BASE:
+            return RaiseBase()
+        case Improvement.RAISE_HEROISM:
+            return RaiseHeroism()
+        case Improvement.RAISE_KARMA:
+            return RaiseKarma()
+        case Improvement.ADD_SPECIALTY:
+            return AddSpecialty(cmd.target)
+        case Improvement.ADD_POWER_STUNT:
+            return AddPowerStunt(cmd.target, cmd.detail)
+        case Improvement.REMOVE_COMPLICATION:
+            return RemoveComplication(cmd.target)
+    raise AssertionError(cmd.kind)
+
+
+@handles(SpendHeroPoints, LTL)
+def _spend(state: TableState, cmd: SpendHeroPoints, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    if table.conflict is not None:
+        raise TableError(
+            "ltl/spend_in_conflict",
+            "Hero Points are spent between adventures, not mid-fight",
+            fix="end the conflict first",
+            ruling="R-LTL-16",
+        )
+    hero = spend_hero_points(table.hero(cmd.character), improvement(cmd))
+    return _hero_change(state, cmd.character, hero, "improvement")
+
+
+def _die(setting: str) -> Rating:
+    return Rating(0) if setting == "below d4" else Rating.of(setting)
+
+
+@handles(Override, LTL)
+def _override(state: TableState, cmd: Override, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    hero = table.hero(cmd.character)
+    if cmd.karma is not None:
+        hero = replace(hero, karma=_die(cmd.karma.value))
+    if cmd.heroism is not None:
+        hero = replace(hero, heroism=_die(cmd.heroism.value))
+    if cmd.clear_losses:
+        hero = replace(hero, losses=())
+    if cmd.lose:
+        hero = lose_levels(hero, cmd.lose, cmd.lose_kind, note="GM override")
+    if cmd.unconscious is not None:
+        hero = replace(hero, unconscious=cmd.unconscious)
+    if cmd.defeat is not None:
+        hero = replace(hero, defeat=cmd.defeat.strip() or None)
+    if cmd.try_again_tokens is not None:
+        hero = replace(hero, try_again_tokens=cmd.try_again_tokens)
+    said = Overridden(cmd.character, cmd.reason.strip())
+    return _hero_change(state, cmd.character, hero, "override", lead=[Emitted(said, audience(state, cmd.character))])

@@ -1,0 +1,226 @@
+"""Folding Larger Than Life facts into the table: pure bookkeeping, no dice, no rules decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from herotable.dice import Rating
+from herotable.ltl.conflict import PendingLoss
+from herotable.ltl.difficulty import Difficulty
+from herotable.ltl.hero import Hero, LossType
+from herotable.ltl.roll import DieRoll, RerollSource, Throw
+from herotable.ltl.sheet import stored_sheet
+from herotable.ltl.task import Phase, Side, Task
+from herotable.table.codec import evolved, evolved_field
+from herotable.table.facts import Fact
+from herotable.table.ltl import facts as lf
+from herotable.table.ltl.state import ConflictState, FailedTask, Fighter, LtlTable, OpenAction, OpenTask
+
+_NO_THROW = Throw(0, ())
+_RATING = tuple(Rating(p) for p in range(8))
+_DIFFICULTY = tuple(Difficulty(r) for r in _RATING)
+_LOSS_TYPE = {k.value: k for k in LossType}
+_SOURCE = {s.value: s for s in RerollSource}
+_SIDE = Side(None, Rating(0), _NO_THROW)  # prototypes: the fold's values are copies of them
+_TASK = Task(_SIDE, _SIDE)
+_ROLL = DieRoll(1, (1,))
+_OPEN_TASK = OpenTask("", "", _TASK)
+Evolve = Callable[[LtlTable, Any], LtlTable]
+_EVOLVE: dict[str, Evolve] = {}
+
+
+def _on(cls: type[Fact]) -> Callable[[Evolve], Evolve]:
+    def register(fn: Evolve) -> Evolve:
+        _EVOLVE[cls.type] = fn
+        return fn
+
+    return register
+
+
+def evolve(table: LtlTable, f: Fact) -> LtlTable:
+    """The table after one Larger Than Life fact."""
+    hero_step = lf.HERO_STEPS.get(f.type)
+    if hero_step is not None:
+        cid: str = f.character  # type: ignore[attr-defined]
+        heroes = table.heroes
+        return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
+    step = _EVOLVE.get(f.type)
+    if step is None:
+        raise ValueError(f"{f.type} is not a Larger Than Life fact")
+    return step(table, f)
+
+
+@_on(lf.SheetRecorded)
+def _sheet(table: LtlTable, f: lf.SheetRecorded) -> LtlTable:
+    return table.with_hero(f.character, Hero.from_sheet(stored_sheet(f.sheet)))
+
+
+# --- rolls ---
+
+
+@_on(lf.TaskOpened)
+def _task_opened(table: LtlTable, f: lf.TaskOpened) -> LtlTable:
+    task = evolved(
+        _TASK,
+        actor=evolved(_SIDE, who=f.actor, broke=f.broke, auto_success=f.auto_success),
+        opposition=evolved(_SIDE, who=f.target),
+        difficulty=None if f.difficulty is None else _DIFFICULTY[f.difficulty],
+        stakes=None if f.stakes is None else _LOSS_TYPE[f.stakes],
+        must_succeed=f.must_succeed,
+    )
+    if f.in_conflict:
+        assert table.conflict is not None
+        return evolved(table, conflict=evolved(table.conflict, open=OpenAction(f.task, f.actor, f.target, task)))
+    opened = evolved(
+        _OPEN_TASK, id=f.task, character=f.actor, task=task, purpose=f.purpose, secret=f.secret, detail=f.detail
+    )
+    return evolved(table, tasks=(*table.tasks, opened))
+
+
+def _with_task(table: LtlTable, roll: str, change: Callable[[Task], Task]) -> LtlTable:
+    c = table.conflict
+    if c is not None and c.open is not None and c.open.id == roll:
+        return evolved(table, conflict=evolved(c, open=evolved(c.open, task=change(c.open.task))))
+    return evolved(table, tasks=tuple(evolved(t, task=change(t.task)) if t.id == roll else t for t in table.tasks))
+
+
+def _with_side(task: Task, side: str, change: Callable[[Side], Side]) -> Task:
+    if side == "actor":
+        return evolved(task, actor=change(task.actor))
+    return evolved(task, opposition=change(task.opposition))
+
+
+@_on(lf.DieRolled)
+def _die_rolled(table: LtlTable, f: lf.DieRolled) -> LtlTable:
+    throw = evolved(_NO_THROW, sides=f.die, rolls=(evolved(_ROLL, sides=f.die, faces=f.faces),))
+    rating = _RATING[f.rating]
+    c = table.conflict
+    o = c.open if c is not None else None
+    task = o.task if o is not None and o.id == f.roll else next(t.task for t in table.tasks if t.id == f.roll)
+    if f.side == "actor":
+        task = evolved(task, actor=evolved(task.actor, rating=rating, throw=throw, karma_roll=f.karma_roll))
+    else:
+        task = evolved(task, opposition=evolved(task.opposition, rating=rating, throw=throw, karma_roll=f.karma_roll))
+    if c is not None and o is not None and o.id == f.roll:
+        return evolved(table, conflict=evolved(c, open=evolved(o, task=task)))
+    return evolved(table, tasks=tuple(evolved(t, task=task) if t.id == f.roll else t for t in table.tasks))
+
+
+@_on(lf.DieRerolled)
+def _die_rerolled(table: LtlTable, f: lf.DieRerolled) -> LtlTable:
+    source = _SOURCE[f.source]
+
+    def rerolled(s: Side) -> Side:
+        t = s.throw
+        roll = evolved(_ROLL, sides=f.die, faces=f.faces)
+        throw = evolved(t, rolls=(*t.rolls, roll), sources=(*t.sources, source), kept=f.kept)
+        s = evolved(s, throw=throw)
+        if source is RerollSource.TRY_AGAIN:
+            s = evolved(s, try_again_used=True)
+        if f.specialty is not None:
+            s = evolved(s, specialties_used=(*s.specialties_used, f.specialty))
+        return s
+
+    return _with_task(table, f.roll, lambda t: _with_side(t, f.side, rerolled))
+
+
+@_on(lf.SuccessBought)
+def _success_bought(table: LtlTable, f: lf.SuccessBought) -> LtlTable:
+    return _with_task(table, f.roll, lambda t: _with_side(t, f.side, lambda s: evolved(s, auto_success=True)))
+
+
+@_on(lf.TaskSettled)
+def _settled(table: LtlTable, f: lf.TaskSettled) -> LtlTable:
+    if f.in_conflict:
+        assert table.conflict is not None
+        return evolved(table, conflict=evolved(table.conflict, open=None))
+    opened = next(t for t in table.tasks if t.id == f.task)
+    failed = tuple(x for x in table.failed if x.character != opened.character)
+    if f.failed_must_succeed:
+        settled = evolved(opened.task, phase=Phase.SETTLED)
+        failed = (*failed, FailedTask(opened.character, settled, f.outcome, opened.secret))
+    return evolved(table, tasks=tuple(t for t in table.tasks if t.id != f.task), failed=failed)
+
+
+@_on(lf.LastChanceTaken)
+def _last_chance(table: LtlTable, f: lf.LastChanceTaken) -> LtlTable:
+    return evolved(table, failed=tuple(x for x in table.failed if x.character != f.character))
+
+
+@_on(lf.FailuresForgotten)
+def _forgotten(table: LtlTable, f: lf.FailuresForgotten) -> LtlTable:
+    return evolved(table, failed=())
+
+
+# --- conflicts ---
+
+
+def _conflict(table: LtlTable) -> ConflictState:
+    assert table.conflict is not None, "a conflict fact outside a conflict"
+    return table.conflict
+
+
+def _fighters(table: LtlTable, change: Callable[[Fighter], Fighter], who: str | None = None) -> LtlTable:
+    c = _conflict(table)
+    fighters = tuple(change(f) if who is None or f.id == who else f for f in c.fighters)
+    return evolved(table, conflict=evolved(c, fighters=fighters))
+
+
+@_on(lf.ConflictStarted)
+def _started(table: LtlTable, f: lf.ConflictStarted) -> LtlTable:
+    fighters = tuple(Fighter(cid, side, karma_initiative=karma) for cid, side, karma in f.fighters)
+    return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes)))
+
+
+@_on(lf.InitiativeOrder)
+def _order(table: LtlTable, f: lf.InitiativeOrder) -> LtlTable:
+    return evolved(table, conflict=evolved(_conflict(table), order=f.order, initiative_rolls=()))
+
+
+@_on(lf.InitiativeRolled)
+def _initiative(table: LtlTable, f: lf.InitiativeRolled) -> LtlTable:
+    c = _conflict(table)
+    rolls = (*c.initiative_rolls, (f.character, DieRoll(f.die, f.faces)))
+    return evolved(table, conflict=evolved(c, initiative_rolls=rolls))
+
+
+@_on(lf.LossPending)
+def _pending(table: LtlTable, f: lf.LossPending) -> LtlTable:
+    c = _conflict(table)
+    loss = PendingLoss(f.character, f.levels, LossType(f.kind), f.dealt_by)
+    return evolved(table, conflict=evolved(c, pending=(*c.pending, loss)))
+
+
+@_on(lf.FighterActed)
+def _acted(table: LtlTable, f: lf.FighterActed) -> LtlTable:
+    return _fighters(table, lambda x: evolved(x, acted=True), f.character)
+
+
+_on(lf.FighterPassed)(_acted)
+
+
+@_on(lf.FighterGaveUp)
+def _gave_up(table: LtlTable, f: lf.FighterGaveUp) -> LtlTable:
+    return _fighters(table, lambda x: evolved(x, gave_up=True, acted=True), f.character)
+
+
+@_on(lf.RoundEnded)
+def _round_ended(table: LtlTable, f: lf.RoundEnded) -> LtlTable:
+    table = _fighters(table, lambda x: evolved(x, acted=False))
+    c = _conflict(table)
+    return evolved(table, conflict=evolved(c, pending=(), round=c.round + 1))
+
+
+@_on(lf.ConflictEnded)
+def _ended(table: LtlTable, f: lf.ConflictEnded) -> LtlTable:
+    return evolved(table, conflict=None)
+
+
+def mark_revealed(table: LtlTable, rolls: Sequence[str]) -> LtlTable:
+    """Rolls a GM undo returned to pending after they were shown: no re-roll now acts on them (R-T-4)."""
+    tasks = tuple(evolved(t, revealed=True) if t.id in rolls else t for t in table.tasks)
+    c = table.conflict
+    if c is not None and c.open is not None and c.open.id in rolls:
+        c = evolved(c, open=evolved(c.open, revealed=True))
+    return evolved(table, tasks=tasks, conflict=c)

@@ -1,0 +1,472 @@
+"""What a member may do at a Larger Than Life table now, each field with the values the rules accept.
+
+Every predicate here is the rules' own (`Hero.can_act`, `conflict.may_act`, the costs of `advancement`), so the list
+stays sound and complete against `decide`; `tests/table/test_legal_actions.py` plays random campaigns to hold it.
+"""
+
+from __future__ import annotations
+
+from herotable.dice import MAX_POSITION, Rating, step_up
+from herotable.ltl import advancement as adv
+from herotable.ltl import conflict as cf
+from herotable.ltl.healing import WOUNDS
+from herotable.ltl.hero import Defeat, Hero, LossType, NextRound, TimePassed
+from herotable.ltl.karma import Fortune
+from herotable.ltl.roll import Critical, RerollSource
+from herotable.ltl.task import CritBonus, CritPenalty, settle
+from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, controls
+from herotable.table.game import (
+    Choice,
+    Domain,
+    Flag,
+    IntRange,
+    KeyedValues,
+    LegalAction,
+    SheetDomain,
+    Subset,
+    TextDomain,
+)
+from herotable.table.ltl.commands import AWARD, OVERRIDE_LEVELS, TOKENS, DieSetting, DifficultyName, Improvement
+from herotable.table.ltl.decide import failed_task, table_of
+from herotable.table.ltl.state import LtlTable, OpenAction, OpenTask, rules_conflict
+from herotable.table.state import CharacterRef, Role, TableState
+
+DIFFICULTIES = Choice(
+    tuple(d.value for d in DifficultyName if d is not DifficultyName.IMPOSSIBLE),
+    tuple(f"{d.value} ({Rating(p).name})" for d, p in zip(DifficultyName, (1, 2, 3, 4, 5, 7), strict=False)),
+)
+
+
+def _styles(hero: Hero) -> Choice:
+    styles = hero.sheet.styles
+    return Choice((None, *(s.name for s in styles)), ("base Power", *(f"{s.name} ({s.rating.name})" for s in styles)))
+
+
+def _enum(values: tuple[str, ...]) -> Choice:
+    return Choice(values, tuple(v.replace("_", " ") for v in values))
+
+
+def legal_actions(state: TableState, user: str) -> list[LegalAction]:
+    table = table_of(state)
+    role = state.role_of(user)
+    if role is None or role is Role.SPECTATOR:
+        return []
+    gm = role is Role.GM
+    mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
+    out = [_create(state, gm)]
+    for c in mine:
+        out += _solo(table, c, gm)
+    out += _rolls(state, table, user)
+    out += last_chances(state, table, user)
+    if table.conflict is not None:
+        out += _conflict(state, table, user, mine)
+    elif gm and table.heroes:
+        out.append(_start_conflict(state, table))
+    if gm:
+        out += _gm(state, table)
+    return out
+
+
+def _create(state: TableState, gm: bool) -> LegalAction:
+    fields: dict[str, Domain] = {
+        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
+        "sheet": SheetDomain("ltl"),
+    }
+    if gm:
+        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
+        fields |= {
+            "owner": Choice(tuple(m.user for m in owners), tuple(m.name for m in owners)),
+            "npc": Flag(),
+            "hidden": Flag(),
+        }
+    return LegalAction("character.create_ltl", "New character", fields=fields, group="Characters", rule="R-LTL-19")
+
+
+def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
+    """A character's own actions outside any roll: challenges, Karma, Heroism, healing, Hero Points."""
+    hero = table.hero(c.id)
+    fixed = {"character": c.id}
+    name = c.name
+    out: list[LegalAction] = []
+    karma = hero.karma.usable
+    if hero.can_act():
+        fields: dict[str, Domain] = {"difficulty": DIFFICULTIES, "style": _styles(hero)}
+        if karma:
+            fields["auto_success"] = Flag()
+        if gm:
+            fields |= {"must_succeed": Flag(), "secret": Flag()}
+        out.append(LegalAction("ltl.challenge", f"{name}: a challenge", fixed, fields, "Rolls", "R-LTL-2, R-LTL-3"))
+    if karma:
+        out.append(
+            LegalAction(
+                "ltl.karma.try_again",
+                f"{name}: Try Again (burn 1 Karma for 2 re-rolls)",
+                fixed,
+                group="Karma",
+                rule="R-LTL-10",
+            )
+        )
+        out.append(
+            LegalAction(
+                "ltl.karma.roll", f"{name}: a Karma roll", fixed, {"difficulty": DIFFICULTIES}, "Karma", "R-LTL-10"
+            )
+        )
+        powers = hero.sheet.superpowers
+        if hero.can_act() and powers:
+            out.append(
+                LegalAction(
+                    "ltl.karma.roll",
+                    f"{name}: a Power Stunt",
+                    {**fixed, "purpose": "stunt"},
+                    {
+                        "difficulty": DIFFICULTIES,
+                        "power": Choice(tuple(p.name for p in powers)),
+                        "stunt": TextDomain(NAME_LENGTH, required=True),
+                    },
+                    "Karma",
+                    "R-LTL-10",
+                )
+            )
+    stakes = table.stakes
+    if hero.heroism.usable:
+        if hero.can_act(stakes) and not hero.pushed and hero.base_now(stakes).sides != 20:
+            out.append(LegalAction("ltl.heroism.push", f"{name}: Push", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11"))
+        if hero.losses:
+            out.append(
+                LegalAction("ltl.heroism.recover", f"{name}: Recovery", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11")
+            )
+    if hero.can_act():
+        patients = [cid for cid, h in table.heroes.items() if any(loss.kind in WOUNDS for loss in h.losses)]
+        if patients:
+            out.append(
+                LegalAction(
+                    "ltl.heal",
+                    f"{name}: heal",
+                    {"healer": c.id},
+                    {"patient": Choice(tuple(patients)), "style": _styles(hero)},
+                    "Healing",
+                    "R-LTL-15",
+                )
+            )
+    if table.conflict is None:
+        out += _spends(hero, c)
+    return out
+
+
+def _next(rating: Rating) -> int:
+    """Levels to the next die (two from d12), 0 at d20."""
+    return 0 if rating.position >= MAX_POSITION else step_up(rating.position) - rating.position
+
+
+def _spends(hero: Hero, c: CharacterRef) -> list[LegalAction]:
+    """Hero Point improvements the hero can afford now (R-LTL-16)."""
+    sheet = hero.sheet
+    points = sheet.hero_points
+    group, rule = "Hero Points", "R-LTL-16"
+
+    def spend(kind: Improvement, label: str, fields: dict[str, Domain] | None = None, **fixed: str) -> LegalAction:
+        return LegalAction(
+            "ltl.hero_points.spend",
+            f"{c.name}: {label}",
+            {"character": c.id, "kind": kind.value, **fixed},
+            fields or {},
+            group,
+            rule,
+        )
+
+    out = []
+    raisable = [s.name for s in sheet.styles if _next(s.rating) and adv.STYLE_COST * _next(s.rating) <= points]
+    if raisable:
+        out.append(spend(Improvement.RAISE_STYLE, "raise a Style", {"target": Choice(tuple(raisable))}))
+    base = _next(sheet.base)
+    if base and adv.STYLE_COST * base <= points:
+        names = tuple(s.name for s in sheet.styles)
+        out.append(spend(Improvement.NEW_STYLE, "a new Style", {"target": TextDomain(NAME_LENGTH, True, names)}))
+    for kind, rating, cost, label in (
+        (Improvement.RAISE_BASE, sheet.base, adv.BASE_COST, "raise base Power"),
+        (Improvement.RAISE_HEROISM, sheet.heroism, adv.HEROISM_COST, "raise Heroism"),
+        (Improvement.RAISE_KARMA, sheet.karma, adv.KARMA_COST, "raise Karma"),
+    ):
+        if _next(rating) and cost * _next(rating) <= points:
+            out.append(spend(kind, label))
+    if points >= adv.SPECIALTY_COST:
+        out.append(
+            spend(
+                Improvement.ADD_SPECIALTY, "a Specialty", {"target": TextDomain(NAME_LENGTH, True, sheet.specialties)}
+            )
+        )
+    for power in sheet.superpowers:
+        if points >= adv.STUNT_COST:
+            detail: Domain = TextDomain(NAME_LENGTH, True, power.stunts)
+        else:
+            known = {" ".join(s.split()).casefold() for s in power.stunts}
+            pulled = [
+                stunt.strip()
+                for entry in hero.stunts_pulled_off
+                for done, sep, stunt in [entry.partition(":")]
+                if sep
+                and done.strip().casefold() == power.name.casefold()
+                and " ".join(stunt.split()).casefold() not in known
+            ]
+            if points < adv.KNOWN_STUNT_COST or not pulled:
+                continue
+            detail = Choice(tuple(dict.fromkeys(pulled)))
+        out.append(
+            spend(Improvement.ADD_POWER_STUNT, f"a {power.name} Power Stunt", {"detail": detail}, target=power.name)
+        )
+    if sheet.complications and points >= adv.COMPLICATION_COST:
+        out.append(
+            spend(
+                Improvement.REMOVE_COMPLICATION, "remove a Complication", {"target": Choice(tuple(sheet.complications))}
+            )
+        )
+    return out
+
+
+def _rolls(state: TableState, table: LtlTable, user: str) -> list[LegalAction]:
+    """Re-rolls, Automatic Success after the roll and settling, for each open roll the viewer may act on."""
+    out: list[LegalAction] = []
+    gm = state.is_gm(user)
+    for t in table.tasks:
+        if (t.secret and not gm) or not controls(state, user, t.character):
+            continue
+        out += _roll_actions(state, table, user, t, (t.character,), t.character)
+    c = table.conflict
+    if c is not None and c.open is not None:
+        o = c.open
+        sides = tuple(cid for cid in (o.actor, o.target) if cid is not None and controls(state, user, cid))
+        out += _roll_actions(state, table, user, o, sides, o.actor)
+    return out
+
+
+def _roll_actions(
+    state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction, sides: tuple[str, ...], settler: str
+) -> list[LegalAction]:
+    task = roll.task
+    out: list[LegalAction] = []
+    for cid in sides:
+        hero = table.hero(cid)
+        side = task.actor if task.actor.who == cid else task.opposition
+        fixed = {"task": roll.id, "character": cid}
+        name = state.character(cid).name
+        if not roll.revealed:
+            sources: list[tuple[RerollSource, dict[str, Domain]]] = []
+            if hero.try_again_tokens >= 1 and not side.karma_roll and not side.try_again_used:
+                sources.append((RerollSource.TRY_AGAIN, {}))
+            unused = [s for s in hero.sheet.specialties if s not in side.specialties_used]
+            if unused:
+                sources.append((RerollSource.SPECIALTY, {"specialty": Choice(tuple(unused))}))
+            if not hero.motivation_used:
+                sources.append((RerollSource.MOTIVATION, {}))
+            if NextRound.REROLL in hero.this_round:
+                sources.append((RerollSource.CRITICAL, {}))
+            for source, fields in sources:
+                label = f"{name}: re-roll ({source.value.replace('_', ' ')})"
+                out.append(
+                    LegalAction("ltl.reroll", label, {**fixed, "source": source.value}, fields, "Rolls", "R-LTL-9")
+                )
+        if not side.auto_success and hero.karma.position >= 2:
+            label = f"{name}: buy success (burn 2 Karma)"
+            out.append(LegalAction("ltl.buy_success", label, fixed, group="Rolls", rule="R-LTL-10"))
+    if controls(state, user, settler):
+        out.append(_settle(state, table, user, roll))
+    return out
+
+
+def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction) -> LegalAction:
+    task = roll.task
+    _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER)
+    bonuses = [b.value for b in CritBonus]
+    winner_crit = probe.actor_critical if probe.winner == task.actor.who else probe.opposition_critical
+    chooses = state.is_gm(user) or (probe.winner is not None and controls(state, user, probe.winner))
+    if task.opposed and chooses and winner_crit is Critical.SUCCESS and probe.effect >= table.options.effect_cap:
+        bonuses.remove(CritBonus.EXTRA_LEVEL.value)
+    fields: dict[str, Domain] = {
+        "crit_bonus": _enum(tuple(bonuses)),
+        "crit_penalty": _enum(tuple(p.value for p in CritPenalty)),
+    }
+    return LegalAction("ltl.settle", "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
+
+
+def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
+    ids = tuple(table.heroes)
+    names = tuple(state.character(cid).name for cid in ids)
+    return LegalAction(
+        "ltl.conflict.start",
+        "Start a conflict",
+        fields={
+            "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
+            "stakes": _enum(tuple(k.value for k in LossType)),
+            "karma_initiative": Subset(ids, names, within="fighters"),
+        },
+        group="Conflict",
+        rule="R-LTL-12",
+    )
+
+
+def _conflict(state: TableState, table: LtlTable, user: str, mine: list[CharacterRef]) -> list[LegalAction]:
+    assert table.conflict is not None
+    c = rules_conflict(table)
+    stakes = c.stakes
+    out: list[LegalAction] = []
+    group, rule = "Conflict", "R-LTL-12"
+    for ref in mine:
+        if not any(f.id == ref.id for f in c.fighters):
+            continue
+        me = c.fighter(ref.id)
+        fixed = {"character": ref.id}
+        if cf.may_act(c, ref.id):
+            hero = me.hero
+            targets = [f for f in c.fighters if f.side != me.side and not c.is_out(f.id) and not f.hero.stunned]
+            fields: dict[str, Domain] = {"style": _styles(hero)}
+            top = min(table.options.effect_cap - 1, hero.base_now(stakes).position - 1)
+            if top > 0:
+                fields["broke"] = IntRange(0, top)
+            if hero.karma.usable:
+                fields["auto_success"] = Flag()
+            theirs = [f for f in targets if not controls(state, user, f.id)]
+            if theirs:
+                out.append(
+                    LegalAction(
+                        "ltl.attack",
+                        f"{ref.name}: attack",
+                        {"actor": ref.id},
+                        {"target": Choice(tuple(f.id for f in theirs), tuple(f.hero.name for f in theirs)), **fields},
+                        group,
+                        rule,
+                    )
+                )
+            for f in targets:
+                if controls(state, user, f.id):
+                    out.append(
+                        LegalAction(
+                            "ltl.attack",
+                            f"{ref.name}: attack {f.hero.name}",
+                            {"actor": ref.id, "target": f.id},
+                            {**fields, "target_style": _styles(f.hero)},
+                            group,
+                            rule,
+                        )
+                    )
+            out.append(
+                LegalAction(
+                    "ltl.attempt",
+                    f"{ref.name}: a challenge in the conflict",
+                    {"actor": ref.id},
+                    {"difficulty": DIFFICULTIES, "style": _styles(hero)},
+                    group,
+                    rule,
+                )
+            )
+            out.append(LegalAction("ltl.conflict.pass", f"{ref.name}: wait this round", fixed, group=group, rule=rule))
+        in_open = c.open is not None and ref.id in (c.open.actor, c.open.target)
+        if not me.gave_up and not in_open:
+            out.append(LegalAction("ltl.conflict.give_up", f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
+    if state.is_gm(user) and c.open is None:
+        out.append(LegalAction("ltl.conflict.end_round", "End the round", group=group, rule=rule))
+        out.append(LegalAction("ltl.conflict.end", "End the conflict", group=group, rule=rule))
+    return out
+
+
+def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
+    out: list[LegalAction] = []
+    stakes = table.stakes
+    for c in state.characters:
+        if c.id not in table.heroes:
+            continue
+        hero = table.hero(c.id)
+        fixed = {"character": c.id}
+        if hero.karma.usable:
+            out.append(
+                LegalAction(
+                    "ltl.karma.fortune",
+                    f"{c.name}: Karma burned for the story",
+                    fixed,
+                    {"use": _enum(tuple(u.value for u in Fortune)), "levels": IntRange(1, min(2, hero.karma.position))},
+                    "Judgement",
+                    "R-LTL-10",
+                )
+            )
+        defeat = _defeat_domain(hero, stakes)
+        if defeat is not None:
+            out.append(
+                LegalAction(
+                    "ltl.defeat", f"{c.name}: record a defeat", fixed, {"consequence": defeat}, "Judgement", "R-LTL-5"
+                )
+            )
+        out.append(
+            LegalAction(
+                "ltl.hero_points.award",
+                f"{c.name}: award Hero Points",
+                fixed,
+                {"points": IntRange(1, AWARD.hi)},
+                "Judgement",
+                "R-LTL-16",
+            )
+        )
+        out.append(
+            LegalAction(
+                "ltl.override",
+                f"{c.name}: override",
+                fixed,
+                {
+                    "reason": TextDomain(LABEL_LENGTH, required=True),
+                    "karma": Choice((None, *(d.value for d in DieSetting))),
+                    "heroism": Choice((None, *(d.value for d in DieSetting))),
+                    "lose": IntRange(OVERRIDE_LEVELS.lo, OVERRIDE_LEVELS.hi),
+                    "lose_kind": _enum(tuple(k.value for k in LossType)),
+                    "clear_losses": Flag(),
+                    "unconscious": Choice((None, True, False), ("unchanged", "yes", "no")),
+                    "defeat": TextDomain(NAME_LENGTH),
+                    "try_again_tokens": IntRange(TOKENS.lo, TOKENS.hi),
+                },
+                "Override",
+                "R-T-2",
+            )
+        )
+    if table.heroes:
+        ids = tuple(table.heroes)
+        out.append(
+            LegalAction(
+                "ltl.time_passes",
+                "Time passes",
+                fields={
+                    "period": _enum(tuple(p.value for p in TimePassed)),
+                    "characters": Subset(ids, tuple(state.character(cid).name for cid in ids)),
+                },
+                group="Judgement",
+                rule="R-LTL-6",
+            )
+        )
+    return out
+
+
+def _defeat_domain(hero: Hero, stakes: LossType | None) -> Domain | None:
+    """What the GM may record as a defeat: anything once base Power is below d4, else giving up (R-LTL-5); never
+    what would change nothing (the consequence already recorded)."""
+    unchanged = hero.defeat is not None and not (hero.defeat == Defeat.UNCONSCIOUS.value and not hero.unconscious)
+    if not hero.base_now(stakes).usable:
+        return TextDomain(NAME_LENGTH, True, (hero.defeat,) if unchanged and hero.defeat else ())
+    if hero.defeat == Defeat.GIVES_UP.value:
+        return None
+    return Choice((Defeat.GIVES_UP.value,), ("gives up",))
+
+
+def last_chances(state: TableState, table: LtlTable, user: str) -> list[LegalAction]:
+    """Last Chance for each of the viewer's characters that failed a must-succeed task (R-LTL-10)."""
+    out = []
+    for c in state.characters:
+        hero = table.heroes.get(c.id)
+        if hero is None or not controls(state, user, c.id) or hero.last_chance_used or not hero.karma.usable:
+            continue
+        if failed_task(state, table, c.id, user) is None:
+            continue
+        fields: dict[str, Domain] = {"burn": Flag()}
+        if state.is_gm(user):
+            fields["harder"] = Flag()
+        out.append(
+            LegalAction(
+                "ltl.karma.last_chance", f"{c.name}: Last Chance", {"character": c.id}, fields, "Karma", "R-LTL-10"
+            )
+        )
+    return out

@@ -1,0 +1,353 @@
+"""Larger Than Life facts in words, for the log. Wording lives only here: change it freely."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from herotable.dice import die_name
+from herotable.table.facts import Fact
+from herotable.table.ltl import facts as lf
+
+Names = Mapping[str, str]
+_SAY: dict[str, Callable[[Any, Names], str | None]] = {}
+
+TITLES = {
+    "ltl.sheet_recorded": "New character",
+    "ltl.karma_burned": "Karma",
+    "ltl.karma_restored": "Karma",
+    "ltl.heroism_burned": "Heroism",
+    "ltl.heroism_restored": "Heroism",
+    "ltl.levels_lost": "Levels lost",
+    "ltl.losses_recovered": "Recovery",
+    "ltl.try_again_tokens": "Karma: Try Again",
+    "ltl.hero_points_awarded": "Hero Points",
+    "ltl.hero_points_spent": "Hero Points",
+    "ltl.task_opened": "Roll",
+    "dice.rolled": "Roll",
+    "dice.rerolled": "Re-roll",
+    "ltl.success_bought": "Automatic Success",
+    "ltl.task_settled": "Settled",
+    "dice.revealed": "Settled",
+    "ltl.conflict_started": "Conflict",
+    "ltl.initiative_order": "Initiative",
+    "ltl.initiative_rolled": "Initiative",
+    "ltl.fighter_passed": "Conflict",
+    "ltl.fighter_gave_up": "Conflict",
+    "ltl.round_ended": "End of round",
+    "ltl.conflict_ended": "Conflict over",
+    "ltl.heroism_rolled": "Heroism",
+    "ltl.healing_rolled": "Healing",
+    "ltl.last_chance_taken": "Last Chance",
+    "ltl.time_passed": "Time passes",
+    "ltl.overridden": "GM override",
+}
+
+PURPOSES = {
+    "challenge": "a challenge",
+    "karma": "a Karma roll",
+    "stunt": "a Power Stunt",
+    "last_chance": "a Last Chance",
+    "exchange": "an exchange",
+    "attempt": "a challenge in the conflict",
+}
+
+
+def _says(cls: type[Fact]) -> Callable[[Callable[[Any, Names], str | None]], Callable[[Any, Names], str | None]]:
+    def register(fn: Callable[[Any, Names], str | None]) -> Callable[[Any, Names], str | None]:
+        _SAY[cls.type] = fn
+        return fn
+
+    return register
+
+
+def render(f: Fact, names: Names) -> str | None:
+    say = _SAY.get(f.type)
+    return say(f, names) if say is not None else None
+
+
+def _n(names: Names, cid: str | None) -> str:
+    return "the GM" if cid is None else names.get(cid, cid)
+
+
+def _words(text: str) -> str:
+    return text.replace("_", " ")
+
+
+@_says(lf.SheetRecorded)
+def _sheet(f: lf.SheetRecorded, n: Names) -> str:
+    sheet = f.sheet
+    styles = ", ".join(f"{name} {die}" for name, die in sheet.get("styles", {}).items())
+    return (
+        f"{_n(n, f.character)}: base Power {sheet['base']}"
+        + (f", {styles}" if styles else "")
+        + (f"; Karma {sheet['karma']}, Heroism {sheet['heroism']}")
+    )
+
+
+@_says(lf.KarmaBurned)
+def _karma_burned(f: lf.KarmaBurned, n: Names) -> str:
+    return f"{_n(n, f.character)} burns {f.levels} level(s) of Karma ({_words(f.use)}): Karma now {die_name(f.karma)}"
+
+
+@_says(lf.KarmaRestored)
+def _karma_restored(f: lf.KarmaRestored, n: Names) -> str:
+    return f"{_n(n, f.character)}'s Karma is back to {die_name(f.karma)} ({_words(f.cause)})"
+
+
+@_says(lf.HeroismBurned)
+def _heroism_burned(f: lf.HeroismBurned, n: Names) -> str:
+    return (
+        f"{_n(n, f.character)} burns {f.levels} level(s) of Heroism ({_words(f.use)}): "
+        f"Heroism now {die_name(f.heroism)}"
+    )
+
+
+@_says(lf.HeroismRestored)
+def _heroism_restored(f: lf.HeroismRestored, n: Names) -> str:
+    return f"{_n(n, f.character)}'s Heroism is back to {die_name(f.heroism)} ({_words(f.cause)})"
+
+
+@_says(lf.LevelsLost)
+def _lost(f: lf.LevelsLost, n: Names) -> str:
+    kind = f.kind.replace("_", "-")
+    why = f" ({_words(f.cause)})" if f.cause else ""
+    return f"{_n(n, f.character)} loses {f.levels} level(s), {kind}{why}"
+
+
+@_says(lf.LossesRecovered)
+def _recovered(f: lf.LossesRecovered, n: Names) -> str:
+    return f"{_n(n, f.character)} recovers {f.levels} lost level(s) ({_words(f.cause)})"
+
+
+@_says(lf.TokensChanged)
+def _tokens(f: lf.TokensChanged, n: Names) -> str:
+    return f"{_n(n, f.character)} holds {f.tokens} Try Again token(s)"
+
+
+_STATUS_ON = {
+    "pushed": "is pushing",
+    "unconscious": "is unconscious",
+    "stunned": "is stunned",
+    "collapses_after_action": "will collapse when this action ends",
+    "last_chance_used": "has used Last Chance this adventure",
+    "motivation_used": "has used Motivation's re-roll this scene",
+}
+_STATUS_OFF = {
+    "pushed": "stops pushing",
+    "unconscious": "comes round",
+    "stunned": "is no longer stunned",
+    "collapses_after_action": "no longer collapses",
+    "last_chance_used": "may take Last Chance again",
+    "motivation_used": "may use Motivation's re-roll again",
+}
+
+
+@_says(lf.StatusChanged)
+def _status(f: lf.StatusChanged, n: Names) -> str:
+    return f"{_n(n, f.character)} " + (_STATUS_ON if f.on else _STATUS_OFF)[f.status]
+
+
+@_says(lf.DefeatRecorded)
+def _defeat(f: lf.DefeatRecorded, n: Names) -> str:
+    if f.consequence is None:
+        return f"{_n(n, f.character)} is no longer defeated"
+    return f"{_n(n, f.character)} is defeated: {_words(f.consequence)}"
+
+
+@_says(lf.RoundEffects)
+def _effects(f: lf.RoundEffects, n: Names) -> str | None:
+    if not f.next_round:
+        return None
+    words = {"reroll": "a re-roll", "plus_one": "+1 die type", "minus_one": "-1 die type"}
+    return f"{_n(n, f.character)} next round: " + ", ".join(words.get(e, e) for e in f.next_round)
+
+
+@_says(lf.StuntPulledOff)
+def _stunt(f: lf.StuntPulledOff, n: Names) -> str:
+    return f"{_n(n, f.character)} pulls off the Power Stunt {f.stunt}"
+
+
+@_says(lf.HeroPointsAwarded)
+def _awarded(f: lf.HeroPointsAwarded, n: Names) -> str:
+    return f"{_n(n, f.character)} earns {f.points} Hero Points ({f.total} in all)"
+
+
+@_says(lf.HeroPointsSpent)
+def _spent(f: lf.HeroPointsSpent, n: Names) -> str:
+    return (
+        f"{_n(n, f.character)} spends {f.cost} Hero Points: {_words(f.improvement)} ({f.target}), "
+        f"{f.before} → {f.after}"
+    )
+
+
+@_says(lf.TaskOpened)
+def _opened(f: lf.TaskOpened, n: Names) -> str:
+    what = PURPOSES.get(f.purpose, _words(f.purpose))
+    text = f"{_n(n, f.actor)} rolls {what}"
+    if f.target is not None:
+        text = f"{_n(n, f.actor)} attacks {_n(n, f.target)}"
+    if f.difficulty is not None:
+        text += f" against {die_name(f.difficulty)}"
+    if f.detail:
+        text += f" ({f.detail})"
+    if f.broke:
+        text += f", going for broke with {f.broke} level(s)"
+    if f.auto_success:
+        text += ", with Automatic Success bought before the roll"
+    if f.must_succeed:
+        text += "; it must succeed"
+    return text + (" (secret)" if f.secret else "")
+
+
+def _faces(faces: tuple[int, ...]) -> str:
+    return "+".join(str(x) for x in faces)
+
+
+@_says(lf.DieRolled)
+def _rolled(f: lf.DieRolled, n: Names) -> str:
+    who = "Difficulty" if f.roller is None else _n(n, f.roller)
+    with_ = f" ({f.style})" if f.style else (" (Karma)" if f.karma_roll else "")
+    return f"{who} rolls d{f.die}{with_}: {_faces(f.faces)}"
+
+
+@_says(lf.DieRerolled)
+def _rerolled(f: lf.DieRerolled, n: Names) -> str:
+    source = f"Specialty {f.specialty}" if f.specialty else _words(f.source)
+    return f"{_n(n, f.roller)} re-rolls ({source}): {_faces(f.faces)}"
+
+
+@_says(lf.SuccessBought)
+def _bought(f: lf.SuccessBought, n: Names) -> str:
+    return f"{_n(n, f.roller)} buys Automatic Success after the roll"
+
+
+@_says(lf.TaskSettled)
+def _settled(f: lf.TaskSettled, n: Names) -> str:
+    if f.outcome == "tie":
+        text = "A tie: nothing changes"
+    elif f.winner is None:
+        text = f"{_n(n, f.loser)} fails"
+    elif f.loser is None:
+        text = f"{_n(n, f.winner)} succeeds"
+    else:
+        text = f"{_n(n, f.winner)} wins"
+        if f.effect:
+            text += f"; {_n(n, f.loser)} loses {f.effect} level(s)" + (" at the end of the round" * f.in_conflict)
+    if f.automatic:
+        text += " (Automatic Success)"
+    crits = []
+    if f.actor_critical != "none":
+        crits.append(f"a critical {f.actor_critical}")
+    if f.opposition_critical != "none":
+        crits.append(f"a critical {f.opposition_critical} for the defence")
+    if crits:
+        text += "; " + " and ".join(crits)
+        if "success" in f.actor_critical + f.opposition_critical:
+            text += f" ({_words(f.crit_bonus)})"
+    if f.failed_must_succeed:
+        text += "; Last Chance may follow"
+    return text
+
+
+@_says(lf.DieRevealed)
+def _revealed(f: lf.DieRevealed, n: Names) -> str:
+    who = "Difficulty" if f.roller is None else _n(n, f.roller)
+    throws = " then ".join(_faces(faces) for faces in f.throws)
+    kept = f", keeps {_faces(f.throws[f.kept])}" if len(f.throws) > 1 else ""
+    style = f" ({f.style})" if f.style else ""
+    return f"{who}{style}: d{f.die} {throws}{kept}"
+
+
+@_says(lf.ConflictStarted)
+def _conflict(f: lf.ConflictStarted, n: Names) -> str:
+    sides: dict[str, list[str]] = {}
+    for cid, side, _ in f.fighters:
+        sides.setdefault(side, []).append(_n(n, cid))
+    teams = " against ".join(f"{', '.join(who)} ({side})" for side, who in sides.items())
+    return f"A conflict begins ({f.stakes.replace('_', '-')} stakes): {teams}"
+
+
+@_says(lf.InitiativeOrder)
+def _order(f: lf.InitiativeOrder, n: Names) -> str:
+    return f"Round {f.round} initiative: " + " · ".join(", ".join(_n(n, c) for c in group) for group in f.order)
+
+
+@_says(lf.InitiativeRolled)
+def _initiative(f: lf.InitiativeRolled, n: Names) -> str:
+    return (
+        f"{_n(n, f.character)} rolls d{f.die}" + (" (Karma)" if f.karma else "") + f" for initiative: {_faces(f.faces)}"
+    )
+
+
+@_says(lf.LossPending)
+def _pending(f: lf.LossPending, n: Names) -> None:
+    return None  # the settlement says it
+
+
+@_says(lf.FighterPassed)
+def _passed(f: lf.FighterPassed, n: Names) -> str:
+    return f"{_n(n, f.character)} waits this round"
+
+
+@_says(lf.FighterGaveUp)
+def _gave_up(f: lf.FighterGaveUp, n: Names) -> str:
+    return f"{_n(n, f.character)} gives up"
+
+
+@_says(lf.RoundEnded)
+def _round(f: lf.RoundEnded, n: Names) -> str:
+    text = f"Round {f.round} ends"
+    if f.stunned:
+        text += "; stunned: " + ", ".join(_n(n, c) for c in f.stunned)
+    if f.defeated:
+        text += "; out of the fight: " + ", ".join(_n(n, c) for c in f.defeated)
+    return text
+
+
+@_says(lf.ConflictEnded)
+def _ended(f: lf.ConflictEnded, n: Names) -> str:
+    return "The conflict ends" + (f": the {f.winner} side wins" if f.winner else "")
+
+
+@_says(lf.HeroismRolled)
+def _heroism(f: lf.HeroismRolled, n: Names) -> str:
+    use = {"push": "to push", "recovery": "to recover", "stun": "against being stunned"}.get(f.use, f.use)
+    verdict = "succeeds" if f.outcome == "win" else "fails"
+    crit = " (a critical failure)" if f.critical == "failure" else ""
+    return (
+        f"{_n(n, f.character)} rolls Heroism {use}: d{f.die} {_faces(f.faces)} against "
+        f"d{f.against} {_faces(f.against_faces)}; it {verdict}{crit}"
+    )
+
+
+@_says(lf.HealingRolled)
+def _healing(f: lf.HealingRolled, n: Names) -> str:
+    with_ = f" with {f.style}" if f.style else ""
+    verdict = f"heals {f.levels} level(s)" if f.healed else "the healing fails"
+    return (
+        f"{_n(n, f.healer)} heals {_n(n, f.patient)}{with_}: d{f.die} {_faces(f.faces)} against "
+        f"{die_name(f.difficulty)} {_faces(f.against_faces)}; {verdict}"
+    )
+
+
+@_says(lf.LastChanceTaken)
+def _last_chance(f: lf.LastChanceTaken, n: Names) -> str:
+    if f.burn:
+        return f"{_n(n, f.character)} takes Last Chance and burns Karma to succeed outright"
+    return f"{_n(n, f.character)} takes Last Chance: one more try" + (", one level harder" if f.harder else "")
+
+
+@_says(lf.FailuresForgotten)
+def _forgotten(f: lf.FailuresForgotten, n: Names) -> None:
+    return None
+
+
+@_says(lf.TimePassed)
+def _time(f: lf.TimePassed, n: Names) -> str:
+    return f"Time passes: {f.period}"
+
+
+@_says(lf.Overridden)
+def _override(f: lf.Overridden, n: Names) -> str:
+    return f"GM override on {_n(n, f.character)}: {f.reason}"

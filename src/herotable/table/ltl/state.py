@@ -1,0 +1,169 @@
+"""The Larger Than Life table: every hero in play, the conflict, and the rolls still open (R-LTL-3 … R-LTL-18).
+
+A hero lives in one place, `heroes`, whether or not it fights; the conflict keeps only who fights on which side
+and how the round goes. `rules_conflict` assembles the rules engine's `Conflict` from both when a rule needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from herotable.ltl import conflict as cf
+from herotable.ltl.hero import Hero, LossType
+from herotable.ltl.options import LtlOptions
+from herotable.ltl.roll import DieRoll
+from herotable.ltl.task import Task
+from herotable.table.codec import evolved
+from herotable.table.state import TableError
+
+
+@dataclass(frozen=True)
+class OpenTask:
+    """A rolled task not yet settled. `revealed`: a GM undo returned it to pending after it was settled (R-T-4)."""
+
+    id: str  # the command that rolled it
+    character: str
+    task: Task
+    purpose: str = "challenge"  # challenge | karma | stunt | last_chance
+    secret: bool = False  # a GM roll that stays GM-only even when settled
+    detail: str = ""  # a stunt's "Power: stunt"
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class FailedTask:
+    """The last settled must-succeed task a character failed: what Last Chance follows (R-LTL-10)."""
+
+    character: str
+    task: Task
+    outcome: str
+    secret: bool = False
+
+
+@dataclass(frozen=True)
+class Fighter:
+    id: str
+    side: str
+    acted: bool = False
+    gave_up: bool = False
+    karma_initiative: bool = False
+
+
+@dataclass(frozen=True)
+class OpenAction:
+    """The conflict's action being rolled: an exchange (`target`) or a challenge against a difficulty."""
+
+    id: str  # the command that opened it
+    actor: str
+    target: str | None
+    task: Task
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class ConflictState:
+    fighters: tuple[Fighter, ...]
+    stakes: LossType = LossType.PHYSICAL
+    round: int = 1
+    order: tuple[tuple[str, ...], ...] = ()
+    initiative_rolls: tuple[tuple[str, DieRoll], ...] = ()
+    pending: tuple[cf.PendingLoss, ...] = ()
+    open: OpenAction | None = None
+
+    def fighter(self, fid: str) -> Fighter:
+        for f in self.fighters:
+            if f.id == fid:
+                return f
+        raise TableError(
+            "ltl/not_fighting",
+            f"{fid!r} is not in this conflict",
+            fix=f"choose one of {', '.join(f.id for f in self.fighters)}",
+            ruling="R-LTL-12",
+        )
+
+    def fights(self, fid: str) -> bool:
+        return any(f.id == fid for f in self.fighters)
+
+
+@dataclass(frozen=True)
+class LtlTable:
+    options: LtlOptions = field(default_factory=LtlOptions)
+    heroes: Mapping[str, Hero] = field(default_factory=dict)
+    conflict: ConflictState | None = None
+    tasks: tuple[OpenTask, ...] = ()
+    failed: tuple[FailedTask, ...] = ()
+
+    def hero(self, cid: str) -> Hero:
+        try:
+            return self.heroes[cid]
+        except KeyError:
+            raise TableError(
+                "table/unknown_character",
+                f"there is no Larger Than Life character {cid!r} here",
+                fix=f"use one of {', '.join(self.heroes) or 'no characters yet'}",
+            ) from None
+
+    def with_hero(self, cid: str, hero: Hero) -> LtlTable:
+        return evolved(self, heroes={**self.heroes, cid: hero})
+
+    def with_heroes(self, heroes: Mapping[str, Hero]) -> LtlTable:
+        return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
+
+    @property
+    def stakes(self) -> LossType | None:
+        return self.conflict.stakes if self.conflict else None
+
+    def task(self, task_id: str | None) -> OpenTask:
+        """The open task with this id, or the only open one. Raises TableError naming the choices."""
+        if task_id is None and len(self.tasks) == 1:
+            return self.tasks[0]
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise TableError(
+            "table/no_task",
+            "no such open roll" if task_id else f"{len(self.tasks)} rolls are open; say which one",
+            fix="settle or name one of your open rolls",
+        )
+
+
+def rules_conflict(table: LtlTable) -> cf.Conflict:
+    """The rules engine's conflict, heroes included."""
+    c = table.conflict
+    assert c is not None
+    o = c.open
+    return cf.Conflict(
+        fighters=tuple(
+            cf.Fighter(f.id, table.heroes[f.id], f.side, f.acted, f.gave_up, f.karma_initiative) for f in c.fighters
+        ),
+        stakes=c.stakes,
+        round=c.round,
+        order=c.order,
+        initiative_rolls=c.initiative_rolls,
+        pending=c.pending,
+        open=None if o is None else cf.OpenAction(o.actor, o.target, o.task),
+    )
+
+
+def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> LtlTable:
+    """The table after the rules changed the conflict: heroes back to the roster, the rest to the conflict. An open
+    action keeps its id and mark unless `open_id` names a new one."""
+    opened = None
+    if c.open is not None:
+        old = table.conflict.open if table.conflict is not None else None
+        if open_id is None or (old is not None and old.id == open_id):
+            assert old is not None, "a new open action needs its id"
+            opened = OpenAction(old.id, c.open.actor, c.open.target, c.open.task, old.revealed)
+        else:
+            opened = OpenAction(open_id, c.open.actor, c.open.target, c.open.task)
+    state = ConflictState(
+        fighters=tuple(Fighter(f.id, f.side, f.acted, f.gave_up, f.karma_initiative) for f in c.fighters),
+        stakes=c.stakes,
+        round=c.round,
+        order=c.order,
+        initiative_rolls=c.initiative_rolls,
+        pending=c.pending,
+        open=opened,
+    )
+    return replace(table.with_heroes({f.id: f.hero for f in c.fighters}), conflict=state)

@@ -1,0 +1,146 @@
+"""The state of one campaign at the table (R-T-1): the common core every game shares, and `game`, the state of
+the campaign's game (the Larger Than Life or the Conviction table). Rebuilt by folding facts; frozen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from herotable.errors import RulesError
+from herotable.table.codec import TRANSIENT
+from herotable.table.facts import Visibility
+
+
+class Ruleset(StrEnum):
+    LTL = "ltl"
+    CONVICTION = "conviction"
+
+
+class Role(StrEnum):
+    GM = "gm"
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+class TableError(RulesError):
+    """A table action refused: unknown character, wrong moment, bad field."""
+
+    def __init__(self, code: str, message: str, *, fix: str, ruling: str = "R-T-1") -> None:
+        super().__init__(code, message, ruling=ruling, fix=fix)
+
+
+class Forbidden(TableError):
+    """The member may not start this action (permissions, not rules)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    user: str
+    name: str
+    role: Role
+
+
+@dataclass(frozen=True)
+class CharacterRef:
+    """A character at the table, whatever the game: who controls it, and whether its sheet is the GM's secret.
+    The name is public even when the sheet is hidden."""
+
+    id: str
+    owner: str  # user id
+    name: str
+    npc: bool = False
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Where the campaign is (R-T-1): adventure, game session and scene counters, and what is open."""
+
+    adventure: int = 0
+    session: int = 0
+    scene: int = 0
+    in_adventure: bool = False
+    in_session: bool = False
+    in_scene: bool = False
+    dramatic: bool = False
+
+
+@dataclass(frozen=True)
+class OpenRequest:
+    """A question for the GM's judgement, until answered. The asker and the GM see it."""
+
+    id: str  # the command that asked it
+    user: str
+    kind: str
+    text: str
+    character: str | None = None
+
+
+class Done(NamedTuple):
+    """An action still in effect, newest last: what undo can reach (R-T-4). `commit` marks an action that rolled
+    dice or acted on a roll; `reveals` the rolls it made public; `audience` who saw it."""
+
+    command_id: str
+    user: str
+    type: str
+    commit: bool = False
+    reveals: tuple[str, ...] = ()
+    audience: Visibility = Visibility.GM
+    audience_owner: str | None = None
+
+
+UNDO_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class TableState:
+    campaign_id: str
+    name: str
+    ruleset: Ruleset
+    game: Any = None  # the game's own state; its class comes from the game registry
+    members: tuple[Member, ...] = ()
+    characters: tuple[CharacterRef, ...] = ()
+    structure: Structure = field(default_factory=Structure)
+    requests: tuple[OpenRequest, ...] = ()
+    done: tuple[Done, ...] = ()
+    # what each action in `done` can change, as it was before it (the game, the characters, the structure, the
+    # requests): kept in memory only, so a state loaded from a snapshot folds an undo from the log's start
+    befores: tuple[tuple[Any, ...] | None, ...] = field(default=(), compare=False, repr=False, metadata=TRANSIENT)
+    undone: frozenset[str] = frozenset()  # commands an undo reversed (their facts stay in the log)
+    seq: int = 0  # the last event folded
+    last_command: str = ""  # the command of the last event folded
+
+    def member(self, user: str | None) -> Member | None:
+        return next((m for m in self.members if m.user == user), None) if user else None
+
+    def role_of(self, user: str | None) -> Role | None:
+        m = self.member(user)
+        return m.role if m else None
+
+    def is_gm(self, user: str | None) -> bool:
+        return self.role_of(user) is Role.GM
+
+    @property
+    def gm(self) -> str:
+        return next((m.user for m in self.members if m.role is Role.GM), "")
+
+    def character(self, cid: str) -> CharacterRef:
+        """The character with this id. Raises TableError naming the characters there are."""
+        for c in self.characters:
+            if c.id == cid:
+                return c
+        raise TableError(
+            "table/unknown_character",
+            f"there is no character {cid!r} in this campaign",
+            fix=f"use one of {', '.join(c.id for c in self.characters) or 'no characters yet'}",
+        )
+
+    def has_character(self, cid: str) -> bool:
+        return any(c.id == cid for c in self.characters)
+
+    def names(self) -> dict[str, str]:
+        """Display names of members (by user id) and characters (by id); a hidden NPC's name is public."""
+        out = {m.user: m.name for m in self.members}
+        out.update({c.id: c.name for c in self.characters})
+        return out
