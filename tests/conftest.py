@@ -47,3 +47,14 @@ def postgres_schema() -> Iterator[NewSchema]:
         for schema in made:
             connection.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
     engine.dispose()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _check_every_fold() -> Iterator[None]:
+    """Every decision in the tests is held to the rules: the fold of its facts must land on the state the rules
+    computed (see `herotable.table.fold.check_decisions`)."""
+    from herotable.table import fold
+
+    fold.check_decisions = True
+    yield
+    fold.check_decisions = False

@@ -110,7 +110,8 @@ def import_cmd(
     file: Annotated[Path, typer.Argument(help="A campaign export.")],
     database: DatabaseOption = None,
 ) -> None:
-    """Import an exported campaign into an empty slot of the database, after checking every event replays."""
+    """Import an exported campaign into an empty slot of the database, after checking its hash chain and that every
+    event folds."""
     from herotable.service import verified_import
     from herotable.store import StoreError, open_store
 
@@ -128,8 +129,8 @@ def replay_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     database: DatabaseOption = None,
 ) -> None:
-    """Rebuild a campaign's state from an export without rolling a die, check every event reproduces what it
-    recorded, and compare with the database's copy of the campaign when there is one."""
+    """Rebuild a campaign's state from an export without rolling a die or running a rule: check its hash chain and
+    fold every event, and compare with the database's copy of the campaign when there is one."""
     from herotable.service import TableService, verified_import
     from herotable.store import MemoryEventStore, StoreError, UnknownCampaign, open_store
     from herotable.table.views import view_for
@@ -154,6 +155,7 @@ def replay_cmd(
                 {
                     "campaign_id": state.campaign_id,
                     "events": state.seq,
+                    "chain": "intact",
                     "replayed": True,
                     "matches_database": matches,
                     "state": view_for(state, gm),
@@ -161,10 +163,43 @@ def replay_cmd(
             )
         )
     else:
-        typer.echo(f"{state.campaign_id} ({state.name}): {state.seq} events replay exactly")
+        typer.echo(f"{state.campaign_id} ({state.name}): {state.seq} events, hash chain intact, every one folds")
         if matches is not None:
             typer.echo("the database's copy " + ("matches" if matches else "DIFFERS"))
     if matches is False:
+        raise typer.Exit(code=1)
+
+
+@app.command("audit")
+def audit_cmd(
+    file: Annotated[Path, typer.Argument(help="A campaign export.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Decide every command of an export again under today's rules, from its recorded dice, and report each one
+    whose facts differ (commands recorded under other rules versions are listed, not judged). Exits 1 when any
+    command disagrees; the campaign loads either way."""
+    from herotable.service import verified_import
+    from herotable.store import MemoryEventStore, StoreError
+    from herotable.table.audit import audit
+
+    document = _read_document(file)
+    scratch = MemoryEventStore()
+    try:
+        state = verified_import(scratch, document)
+    except StoreError as err:
+        raise _fail(str(err), code=2) from None
+    report = audit(scratch.load(state.campaign_id))
+    if as_json:
+        typer.echo(json.dumps({"campaign_id": state.campaign_id, **report.to_json()}))
+    else:
+        typer.echo(
+            f"{state.campaign_id} ({state.name}): {report.commands} commands, {report.agreed} decide again as recorded"
+        )
+        for seq, name, version in report.older:
+            typer.echo(f"  event {seq}: {name} was decided under rules version {version}; not judged")
+        for f in report.findings:
+            typer.echo(f"  event {f.seq}: {f.command} DISAGREES: {f.problem}")
+    if not report.clean:
         raise typer.Exit(code=1)
 
 
@@ -181,12 +216,21 @@ def serve(
     from herotable.server.demo_seed import seed_demo
 
     web = create_app()
+    legacy = web.state.services.table.legacy_campaigns()
+    if legacy:
+        names = ", ".join(f"{row.name!r} ({row.campaign_id})" for row in legacy)
+        typer.echo(
+            f"{len(legacy)} campaign(s) were recorded by an older herotable and cannot be opened: {names}. "
+            "They are kept in the database untouched; every other campaign is served.",
+            err=True,
+        )
     if demo:
         logins = seed_demo(web.state.services)
         typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
     uvicorn.run(web, host=host, port=port, log_level="info")
+
 
 # --- odds and sim (herotable.odds) -------------------------------------------------------------------------
 
@@ -318,7 +362,12 @@ def sim_conflict(
     side_a = [_ladder_die(d) for d in a.split(",")]
     side_b = [_ladder_die(d) for d in b.split(",")]
     odds = simulate_melee(
-        side_a, side_b, seed, trials=trials, targeting=targeting, options=LtlOptions(exploding=exploding),
+        side_a,
+        side_b,
+        seed,
+        trials=trials,
+        targeting=targeting,
+        options=LtlOptions(exploding=exploding),
         confidence=confidence,
     )
 

@@ -1,40 +1,75 @@
-"""The table service: loads a campaign's state, runs a command through the rules, appends its event with
-optimistic concurrency, and hands out per-viewer views. The one place that joins `table` and `store`."""
+"""The table service: loads a campaign's state, decides a command into facts, appends them with optimistic
+concurrency, folds them, and reads each viewer's own stream. The one place that joins `table` and `store`."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from herotable.conviction.options import CampaignOptions
 from herotable.dice import Rng, SystemRng
-from herotable.ltl.options import LtlOptions
 from herotable.store.export import import_campaign
 from herotable.store.memory import MemoryEventStore
-from herotable.store.port import ConcurrencyError, EventStore, InvalidExport, NewEvent, StoredEvent
-from herotable.table.campaign import CreateCampaign
-from herotable.table.codec import decode_as, encode
-from herotable.table.commands import Command, command_from_json, command_to_json
-from herotable.table.fold import EVENT_VERSION, Recorded, ReplayMismatch, execute, replay
-from herotable.table.model import Ruleset, TableState
-from herotable.table.undo import UNDO_TYPE
-from herotable.table.views import may_see_event, view_for
+from herotable.store.port import (
+    CampaignRow,
+    ConcurrencyError,
+    EventStore,
+    InvalidExport,
+    NewEvent,
+    StoredEvent,
+    StoreError,
+    StreamCursor,
+)
+from herotable.table import kinds  # noqa: F401  (registers every command, fact and game)
+from herotable.table.codec import CodecError
+from herotable.table.commands import Command, InvalidCommand, command_from_json, command_to_json
+from herotable.table.decide import decide
+from herotable.table.facts import FactError, payload_of
+from herotable.table.fold import (
+    STATE_VERSION,
+    FoldError,
+    Recorded,
+    UndoNeedsHistory,
+    fold,
+    recorded_facts,
+    snapshot_of,
+    state_from_snapshot,
+)
+from herotable.table.game import LegalAction, game_for
+from herotable.table.legal import legal_actions
+from herotable.table.render import Seen
+from herotable.table.state import Role, Ruleset, TableState
+from herotable.table.structure import CreateCampaign
+from herotable.table.views import view_for
 
-STATE_VERSION = 1  # bump when TableState's shape changes: older snapshots are then ignored, never misread
 SNAPSHOT_EVERY = 200
 MAX_RETRIES = 20
+PAGE = 200
 
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def recorded(e: StoredEvent) -> Recorded:
-    return Recorded(e.seq, e.command_id, e.actor or "", e.type, e.data)
+class LegacyCampaign(StoreError):
+    """A campaign recorded before events were facts: kept in the store, but this herotable cannot open it."""
+
+    def __init__(self, row: CampaignRow) -> None:
+        self.campaign_id = row.campaign_id
+        super().__init__(
+            f"the campaign {row.name!r} ({row.campaign_id}) was recorded by an older herotable (its events are "
+            "version 1 command-events) and cannot be opened by this one. Tip: export and replay it with the "
+            "herotable that recorded it"
+        )
+
+
+class BrokenLog(StoreError):
+    """A stored log that cannot be folded: damaged, or changed by hand."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +80,55 @@ class Applied:
     state: TableState
 
 
+@dataclass(frozen=True)
+class Page:
+    """Part of one viewer's stream: the facts in order, and cursors just before the first and just after the last
+    (opaque strings: pass `last` as `after` to catch up, `first` as `before` to page back)."""
+
+    seen: list[Seen] = field(default_factory=list)
+    first: str = ""
+    last: str = ""
+
+
+def encode_cursor(c: StreamCursor) -> str:
+    return base64.urlsafe_b64encode(f"{c.public}.{c.own}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str, field: str = "cursor") -> StreamCursor:
+    """A cursor from its opaque form. Raises InvalidCommand (naming `field`) for anything this service did not hand
+    out."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        public, own = raw.split(".")
+        cursor = StreamCursor(int(public), int(own))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise InvalidCommand(
+            "table/bad_cursor",
+            f"{field}: that cursor was not handed out here",
+            fix="use a cursor from an earlier page or live frame",
+            field=field,
+        ) from None
+    if not (0 <= cursor.public < 2**62 and 0 <= cursor.own < 2**62):
+        raise InvalidCommand(
+            "table/bad_cursor",
+            f"{field}: that cursor is out of range",
+            fix="use a cursor from an earlier page",
+            field=field,
+        )
+    return cursor
+
+
+def recorded(stored: Sequence[StoredEvent]) -> list[Recorded]:
+    """Stored events as facts to fold. Raises BrokenLog for an event that cannot be read."""
+    try:
+        return recorded_facts(stored)
+    except (FactError, CodecError) as err:
+        raise BrokenLog(f"the log cannot be read: {err}") from None
+
+
 class TableService:
-    """Runs commands against campaigns in `store`. Safe to share between threads; several processes may
-    share one database, since every append is checked against the sequence it was computed from."""
+    """Runs commands against campaigns in `store`. Safe to share between threads; several processes may share one
+    database, since every append is checked against the sequence it was computed from."""
 
     def __init__(
         self,
@@ -71,33 +152,111 @@ class TableService:
 
     # --- reading ---
 
+    def legacy_campaigns(self) -> list[CampaignRow]:
+        """Campaigns recorded before events were facts: kept, never opened."""
+        return [row for row in self.store.campaigns() if row.log_version < 2]
+
     def state(self, campaign_id: str) -> TableState:
-        """The campaign's current state: the cached or snapshot state plus the newer events."""
+        """The campaign's current state: the cached or snapshot state plus the newer events. Raises
+        UnknownCampaign, LegacyCampaign, BrokenLog."""
         with self._lock:
-            cached = self._cache.get(campaign_id)
-        base = cached
+            base = self._cache.get(campaign_id)
         if base is None:
+            row = self.store.campaign(campaign_id)
+            if row.log_version < 2:
+                raise LegacyCampaign(row)
             snap = self.store.latest_snapshot(campaign_id, STATE_VERSION)
-            base = decode_as(TableState, snap.state) if snap else None
+            base = state_from_snapshot(snap.state) if snap else None
         newer = self.store.load(campaign_id, base.seq if base else 0)
-        if base is not None and any(e.type == UNDO_TYPE for e in newer):
-            undone = {str(e.data["summary"]["undone"]) for e in newer if e.type == UNDO_TYPE}
-            if not undone <= {e.command_id for e in newer}:
-                base, newer = None, self.store.load(campaign_id)  # an undo reaches back past the base
-        state = replay((recorded(e) for e in newer), base)
+        try:
+            state = fold(recorded(newer), base)
+        except UndoNeedsHistory:
+            state = fold(recorded(self.store.load(campaign_id)))
+        except FoldError as err:
+            raise BrokenLog(f"campaign {campaign_id!r} cannot be folded: {err}") from None
+        self._remember(campaign_id, state)
+        return state
+
+    def _remember(self, campaign_id: str, state: TableState) -> None:
         with self._lock:
             current = self._cache.get(campaign_id)
-            if current is None or current.seq < state.seq:
+            if current is None or current.seq <= state.seq:
                 self._cache[campaign_id] = state
-        return state
 
     def view(self, campaign_id: str, user: str | None) -> dict[str, Any]:
         return view_for(self.state(campaign_id), user)
 
-    def events_for(self, campaign_id: str, user: str | None, after_seq: int = 0) -> list[StoredEvent]:
-        """The events `user` may see, in order. Undone events stay in the log, marked by the undo event."""
+    def legal_actions(self, campaign_id: str, user: str) -> list[LegalAction]:
+        return legal_actions(self.state(campaign_id), user)
+
+    def stream(
+        self,
+        campaign_id: str,
+        user: str | None,
+        *,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int = PAGE,
+    ) -> Page:
+        """What `user` may see of the log, numbered in their own stream: after a cursor (catching up), or the newest
+        before one (paging back); with neither, the newest page. Non-members see nothing."""
         state = self.state(campaign_id)
-        return [e for e in self.store.load(campaign_id, after_seq) if may_see_event(state, user, e.visibility, e.owner)]
+        role = state.role_of(user)
+        if role is None:
+            return Page()
+        everything = role is Role.GM
+        if after is not None:
+            start = decode_cursor(after, "after")
+            events = self.store.read_stream(campaign_id, user, everything=everything, after=start, limit=limit)
+            return self._forward(events, start, everything)
+        end = (
+            decode_cursor(before, "before")
+            if before is not None
+            else self.store.stream_head(campaign_id, user, everything=everything)
+        )
+        events = self.store.read_stream(campaign_id, user, everything=everything, before=end, limit=limit)
+        return self._backward(events, end, everything)
+
+    def head_cursor(self, campaign_id: str, user: str) -> str:
+        """The cursor just after the newest fact `user` may see."""
+        everything = self.state(campaign_id).is_gm(user)
+        return encode_cursor(self.store.stream_head(campaign_id, user, everything=everything))
+
+    @staticmethod
+    def _seen(events: Sequence[StoredEvent], positions: Sequence[int]) -> list[Seen]:
+        return [
+            Seen(pos, r.command_id, e.actor, e.at, e.visibility, r.fact)
+            for e, r, pos in zip(events, recorded(events), positions, strict=True)
+        ]
+
+    def _forward(self, events: Sequence[StoredEvent], start: StreamCursor, everything: bool) -> Page:
+        public, own = start.public, start.own
+        positions = []
+        for e in events:
+            if everything:
+                public = e.seq
+            elif e.visibility == "public":
+                public = e.stream_pos
+            else:
+                own = e.stream_pos
+            positions.append(public + own)
+        return Page(self._seen(events, positions), encode_cursor(start), encode_cursor(StreamCursor(public, own)))
+
+    def _backward(self, events: Sequence[StoredEvent], end: StreamCursor, everything: bool) -> Page:
+        public, own = end.public, end.own
+        positions: list[int] = []
+        for e in reversed(events):
+            if everything:
+                positions.append(e.seq)
+                public = e.seq - 1
+                continue
+            positions.append(public + own)
+            if e.visibility == "public":
+                public = e.stream_pos - 1
+            else:
+                own = e.stream_pos - 1
+        last = end if not events or not everything else StreamCursor(events[-1].seq, 0)
+        return Page(self._seen(events, positions[::-1]), encode_cursor(StreamCursor(public, own)), encode_cursor(last))
 
     # --- writing ---
 
@@ -108,41 +267,29 @@ class TableService:
         title: str,
         ruleset: Ruleset,
         *,
-        ltl_options: LtlOptions | None = None,
-        cv_options: CampaignOptions | None = None,
+        options: dict[str, Any] | None = None,
         campaign_id: str | None = None,
     ) -> TableState:
         cid = campaign_id or uuid.uuid4().hex[:12]
-        cmd = CreateCampaign(
-            cid, title, ruleset, user, display_name, ltl_options or LtlOptions(), cv_options or CampaignOptions()
+        cmd = command_from_json(
+            command_to_json(CreateCampaign(cid, title, ruleset, user, display_name, dict(options or {})))
         )
-        cmd_id = uuid.uuid4().hex
-        executed = execute(TableState(cid, "", ruleset), cmd, user, self.rng, cmd_id)
-        self.store.create_campaign(cid, executed.state.name, ruleset.value, self.clock())
-        return self._append(
-            cid, 0, cmd.name, executed.data, executed.visibility.value, executed.owner, user, executed.state, cmd_id
-        ).state
+        empty = TableState(cid, "", ruleset)
+        command_id = uuid.uuid4().hex
+        decided = decide(empty, cmd, user, self.rng, command_id)
+        self.store.create_campaign(cid, title.strip() or cid, ruleset.value, self.clock())
+        return self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id).state
 
     def execute(self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None) -> Applied:
-        """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state; a refusal by the
-        rules raises RulesError and writes nothing."""
-        cmd_id = command_id or uuid.uuid4().hex
-        cmd = command_from_json(command_to_json(cmd))  # run exactly what replay will decode from the log
+        """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state; a refusal by the rules
+        raises RulesError and writes nothing."""
+        command_id = command_id or uuid.uuid4().hex
+        cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
         for _ in range(MAX_RETRIES):
             state = self.state(campaign_id)
-            executed = execute(state, cmd, user, self.rng, cmd_id)
+            decided = decide(state, cmd, user, self.rng, command_id)
             try:
-                return self._append(
-                    campaign_id,
-                    state.seq,
-                    executed.type,
-                    executed.data,
-                    executed.visibility.value,
-                    executed.owner,
-                    user,
-                    executed.state,
-                    cmd_id,
-                )
+                return self._append(campaign_id, state, cmd, user, decided.facts, decided.dice, command_id)
             except ConcurrencyError:
                 with self._lock:
                     self._cache.pop(campaign_id, None)
@@ -151,47 +298,66 @@ class TableService:
     def _append(
         self,
         campaign_id: str,
-        expected: int,
-        kind: str,
-        data: dict[str, Any],
-        visibility: str,
-        owner: str | None,
+        state: TableState,
+        cmd: Command,
         user: str,
-        after: TableState,
+        facts: Sequence[Any],
+        dice: list[tuple[int, int]],
         command_id: str,
     ) -> Applied:
-        event = NewEvent(
-            kind, data, command_id, self.clock(), actor=user, visibility=visibility, owner=owner, version=EVENT_VERSION
-        )
-        stored = self.store.append(campaign_id, expected, [event])
-        if kind == UNDO_TYPE:
-            with self._lock:
-                self._cache.pop(campaign_id, None)
-            state = self.state(campaign_id)
-        else:
-            state = replace(after, seq=stored[-1].seq)
-            with self._lock:
-                self._cache[campaign_id] = state
-        if state.seq % self.snapshot_every == 0:
-            self.store.save_snapshot(campaign_id, state.seq, encode(state), STATE_VERSION)
+        at = self.clock()
+        rules_version = game_for(state.ruleset).rules_version
+        record = {"body": command_to_json(cmd), "dice": [list(d) for d in dice]}
+        events = [
+            NewEvent(
+                e.fact.type,
+                payload_of(e.fact),
+                command_id,
+                at,
+                actor=user,
+                visibility=e.visibility.value,
+                owner=e.owner,
+                version=e.fact.version,
+                rules_version=rules_version,
+                command=record if i == 0 else None,
+            )
+            for i, e in enumerate(facts)
+        ]
+        stored = self.store.append(campaign_id, state.seq, events)
+        try:
+            new = fold(
+                (
+                    Recorded(s.seq, command_id, user, cmd.type, e.fact, e.visibility, e.owner)
+                    for s, e in zip(stored, facts, strict=True)
+                ),
+                state,
+            )
+        except UndoNeedsHistory:  # the state came from a snapshot, which keeps no earlier states
+            new = fold(recorded(self.store.load(campaign_id)))
+        self._remember(campaign_id, new)
+        if new.seq // self.snapshot_every > state.seq // self.snapshot_every:
+            self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
         for listener in self._listeners:
             listener(campaign_id, stored)
-        return Applied(stored, state)
+        return Applied(stored, new)
+
+
+def replay_events(events: Sequence[StoredEvent]) -> TableState:
+    """Fold a whole log (an export) without touching any store. Raises BrokenLog."""
+    try:
+        return fold(recorded(events))
+    except FoldError as err:
+        raise BrokenLog(f"the log cannot be folded: {err}") from None
 
 
 def verified_import(store: EventStore, document: Any) -> TableState:
-    """Import an exported campaign into `store` only if it is intact *and* every event replays to what it
-    recorded. Raises InvalidExport with the reason; nothing is written then."""
+    """Import an exported campaign into `store` only if it is intact: its digest and hash chain hold, and every
+    event folds. Raises InvalidExport with the reason; nothing is written then."""
     scratch = MemoryEventStore()
     row = import_campaign(scratch, document)
     try:
         state = replay_events(scratch.load(row.campaign_id))
-    except ReplayMismatch as err:
-        raise InvalidExport(str(err)) from None
+    except BrokenLog as err:
+        raise InvalidExport(err.reason) from None
     import_campaign(store, document)
     return state
-
-
-def replay_events(events: Sequence[StoredEvent]) -> TableState:
-    """Rebuild a state from a whole log (an export) without touching any store."""
-    return replay(recorded(e) for e in events)

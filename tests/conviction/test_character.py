@@ -31,8 +31,22 @@ def test_three_conviction_at_level_one_and_four_at_level_three() -> None:
 
 @pytest.mark.parametrize(
     ("level", "expected"),
-    [(1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5), (7, 6), (9, 7), (11, 8), (13, 9), (15, 10), (17, 11),
-     (19, 12), (20, 12)],
+    [
+        (1, 3),
+        (2, 3),
+        (3, 4),
+        (4, 4),
+        (5, 5),
+        (6, 5),
+        (7, 6),
+        (9, 7),
+        (11, 8),
+        (13, 9),
+        (15, 10),
+        (17, 11),
+        (19, 12),
+        (20, 12),
+    ],
 )
 def test_one_more_point_every_odd_level(level: int, expected: int) -> None:
     # R-CV-2
@@ -48,8 +62,13 @@ def test_levels_outside_one_to_twenty_have_no_maximum(level: int) -> None:
 def test_a_new_character_starts_with_the_levels_conviction_and_remembers_the_first_role() -> None:
     # R-CV-2, R-CV-7
     hero = new_character(
-        "Ossa", level=3, roles=(Role.EXPERT, Role.WARRIOR), abilities=Abilities(charisma=2), toughness=1,
-        nature=Nature("Curious", "Greedy"), combat_bonus=2,
+        "Ossa",
+        level=3,
+        roles=(Role.EXPERT, Role.WARRIOR),
+        abilities=Abilities(charisma=2),
+        toughness=1,
+        nature=Nature("Curious", "Greedy"),
+        combat_bonus=2,
     )
     assert hero.conviction == 4
     assert hero.conviction_max == 4
@@ -79,8 +98,18 @@ def test_validation_lists_every_problem_by_field() -> None:
         validate_character(sheet)
     fields = [p.field for p in caught.value.problems]
     assert fields == [
-        "name", "roles", "first_role", "abilities.strength", "toughness", "combat_bonus", "skills[0]",
-        "skills[1]", "skills[2]", "nature.virtue", "nature.vice", "conviction",
+        "name",
+        "roles",
+        "first_role",
+        "abilities.strength",
+        "toughness",
+        "combat_bonus",
+        "skills[0]",
+        "skills[1]",
+        "skills[2]",
+        "nature.virtue",
+        "nature.vice",
+        "conviction",
     ]
     assert caught.value.code == "sheet/invalid"
 

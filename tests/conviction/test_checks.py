@@ -11,9 +11,15 @@ from herotable.errors import IllegalAction, NotEnough
 from .helpers import make_hero
 
 
-@pytest.mark.parametrize(("face", "modifier", "difficulty", "succeeds"), [
-    (10, 5, 15, True), (9, 5, 15, False), (1, 20, 21, True), (20, -5, 16, False),
-])
+@pytest.mark.parametrize(
+    ("face", "modifier", "difficulty", "succeeds"),
+    [
+        (10, 5, 15, True),
+        (9, 5, 15, False),
+        (1, 20, 21, True),
+        (20, -5, 16, False),
+    ],
+)
 def test_meeting_the_difficulty_succeeds(face: int, modifier: int, difficulty: int, succeeds: bool) -> None:
     # R-CV-1
     with ScriptedRng([(20, face)]) as rng:

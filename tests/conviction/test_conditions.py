@@ -44,9 +44,9 @@ def save(hero: Hero, face: int, *, damage_bonus: int, kind: DamageKind, by_enemy
 
 # Toughness +2 against 15 + 3 = 18: the face decides the degree of failure.
 LETHAL_TABLE = [
-    (16, 0, Lethal.NONE, False),   # 18: saved
-    (15, 1, Lethal.NONE, False),   # fails by 1: hurt
-    (12, 1, Lethal.NONE, False),   # fails by 4: hurt
+    (16, 0, Lethal.NONE, False),  # 18: saved
+    (15, 1, Lethal.NONE, False),  # fails by 1: hurt
+    (12, 1, Lethal.NONE, False),  # fails by 4: hurt
     (11, 1, Lethal.WOUNDED, True),  # fails by 5: wounded and dazed
     (7, 1, Lethal.WOUNDED, True),  # fails by 9
     (6, 1, Lethal.DISABLED, False),  # fails by 10: disabled
@@ -65,13 +65,16 @@ def test_lethal_damage_by_degree(face: int, hurt: int, lethal: Lethal, dazed: bo
     assert hero.conditions.dazed is dazed
 
 
-@pytest.mark.parametrize(("face", "bruised", "nonlethal", "dazed"), [
-    (16, 0, NonLethal.NONE, False),
-    (13, 1, NonLethal.NONE, False),
-    (10, 1, NonLethal.DAZED, True),
-    (5, 1, NonLethal.STAGGERED, False),
-    (1, 1, NonLethal.UNCONSCIOUS, False),
-])
+@pytest.mark.parametrize(
+    ("face", "bruised", "nonlethal", "dazed"),
+    [
+        (16, 0, NonLethal.NONE, False),
+        (13, 1, NonLethal.NONE, False),
+        (10, 1, NonLethal.DAZED, True),
+        (5, 1, NonLethal.STAGGERED, False),
+        (1, 1, NonLethal.UNCONSCIOUS, False),
+    ],
+)
 def test_non_lethal_damage_by_degree(face: int, bruised: int, nonlethal: NonLethal, dazed: bool) -> None:
     # R-CV-8
     hero = save(make_hero(), face, damage_bonus=3, kind=DamageKind.NONLETHAL)
@@ -107,24 +110,30 @@ def test_bruised_stacks_against_later_non_lethal_saves() -> None:
         assert toughness_save(hero, rng, damage_bonus=0, kind=DamageKind.NONLETHAL).modifier == 0
 
 
-@pytest.mark.parametrize(("held", "face", "becomes"), [
-    (Lethal.WOUNDED, 11, Lethal.DISABLED),  # wounded again → disabled
-    (Lethal.DISABLED, 6, Lethal.DYING),  # disabled again → dying
-    (Lethal.DYING, 1, Lethal.DEAD),  # dying again → dead
-    (Lethal.DISABLED, 11, Lethal.DISABLED),  # a lesser result leaves the worse one
-    (Lethal.WOUNDED, 1, Lethal.DYING),  # a greater result replaces it
-])
+@pytest.mark.parametrize(
+    ("held", "face", "becomes"),
+    [
+        (Lethal.WOUNDED, 11, Lethal.DISABLED),  # wounded again → disabled
+        (Lethal.DISABLED, 6, Lethal.DYING),  # disabled again → dying
+        (Lethal.DYING, 1, Lethal.DEAD),  # dying again → dead
+        (Lethal.DISABLED, 11, Lethal.DISABLED),  # a lesser result leaves the worse one
+        (Lethal.WOUNDED, 1, Lethal.DYING),  # a greater result replaces it
+    ],
+)
 def test_a_lethal_result_already_held_becomes_the_next_one_up(held: Lethal, face: int, becomes: Lethal) -> None:
     # R-CV-8
     hero = save(make_hero(Conditions(lethal=held)), face, damage_bonus=3, kind=DamageKind.LETHAL)
     assert hero.conditions.lethal is becomes
 
 
-@pytest.mark.parametrize(("held", "face", "becomes"), [
-    (NonLethal.DAZED, 10, NonLethal.STAGGERED),
-    (NonLethal.STAGGERED, 5, NonLethal.UNCONSCIOUS),
-    (NonLethal.UNCONSCIOUS, 1, NonLethal.UNCONSCIOUS),
-])
+@pytest.mark.parametrize(
+    ("held", "face", "becomes"),
+    [
+        (NonLethal.DAZED, 10, NonLethal.STAGGERED),
+        (NonLethal.STAGGERED, 5, NonLethal.UNCONSCIOUS),
+        (NonLethal.UNCONSCIOUS, 1, NonLethal.UNCONSCIOUS),
+    ],
+)
 def test_a_non_lethal_result_already_held_becomes_the_next_one_up(
     held: NonLethal, face: int, becomes: NonLethal
 ) -> None:
@@ -211,12 +220,15 @@ def test_a_strenuous_action_while_disabled_drops_to_dying() -> None:
     assert take_action(hero, ActionKind.MOVE, strenuous=True).conditions.dying
 
 
-@pytest.mark.parametrize(("face", "lethal", "nonlethal"), [
-    (8, Lethal.DEAD, NonLethal.NONE),  # 8 + 1 = 9 < 10: dead
-    (9, Lethal.DYING, NonLethal.NONE),  # 10: still dying
-    (18, Lethal.DYING, NonLethal.NONE),  # 19: succeeds by 9, still dying
-    (19, Lethal.DISABLED, NonLethal.UNCONSCIOUS),  # 20: succeeds by 10, stable
-])
+@pytest.mark.parametrize(
+    ("face", "lethal", "nonlethal"),
+    [
+        (8, Lethal.DEAD, NonLethal.NONE),  # 8 + 1 = 9 < 10: dead
+        (9, Lethal.DYING, NonLethal.NONE),  # 10: still dying
+        (18, Lethal.DYING, NonLethal.NONE),  # 19: succeeds by 9, still dying
+        (19, Lethal.DISABLED, NonLethal.UNCONSCIOUS),  # 20: succeeds by 10, stable
+    ],
+)
 def test_dying_check_each_round(face: int, lethal: Lethal, nonlethal: NonLethal) -> None:
     # R-CV-8: Constitution (+1) against 10
     hero = make_hero(Conditions(lethal=Lethal.DYING))
@@ -256,20 +268,28 @@ def test_fatigue_track() -> None:
         hero = add_fatigue(hero)
         steps.append((hero.conditions.fatigue, hero.conditions.unconscious))
     assert steps == [
-        (Fatigue.STRAINED, False), (Fatigue.FATIGUED, False), (Fatigue.EXHAUSTED, False), (Fatigue.EXHAUSTED, True),
+        (Fatigue.STRAINED, False),
+        (Fatigue.FATIGUED, False),
+        (Fatigue.EXHAUSTED, False),
+        (Fatigue.EXHAUSTED, True),
     ]
     assert rest(hero, 2).conditions.fatigue is Fatigue.STRAINED
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    (Conditions(lethal=Lethal.DISABLED), Conditions(lethal=Lethal.WOUNDED)),
-    (Conditions(lethal=Lethal.DISABLED, nonlethal=NonLethal.UNCONSCIOUS),
-     Conditions(lethal=Lethal.DISABLED, nonlethal=NonLethal.STAGGERED)),
-    (Conditions(lethal=Lethal.WOUNDED, hurt=2), Conditions(hurt=2)),
-    (Conditions(nonlethal=NonLethal.STAGGERED), Conditions(nonlethal=NonLethal.DAZED)),
-    (Conditions(hurt=2, bruised=1), Conditions(hurt=1, bruised=1)),
-    (Conditions(bruised=1), Conditions()),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (Conditions(lethal=Lethal.DISABLED), Conditions(lethal=Lethal.WOUNDED)),
+        (
+            Conditions(lethal=Lethal.DISABLED, nonlethal=NonLethal.UNCONSCIOUS),
+            Conditions(lethal=Lethal.DISABLED, nonlethal=NonLethal.STAGGERED),
+        ),
+        (Conditions(lethal=Lethal.WOUNDED, hurt=2), Conditions(hurt=2)),
+        (Conditions(nonlethal=NonLethal.STAGGERED), Conditions(nonlethal=NonLethal.DAZED)),
+        (Conditions(hurt=2, bruised=1), Conditions(hurt=1, bruised=1)),
+        (Conditions(bruised=1), Conditions()),
+    ],
+)
 def test_a_successful_recovery_check_improves_the_worst_condition_one_step(
     before: Conditions, after: Conditions
 ) -> None:
@@ -288,10 +308,13 @@ def test_a_failed_recovery_check_changes_nothing() -> None:
     assert apply_recovery_check(hero, announce(check)) == hero
 
 
-@pytest.mark.parametrize(("conditions", "code"), [
-    (Conditions(), "conditions/nothing_to_recover"),
-    (Conditions(lethal=Lethal.DYING), "conditions/recovery_while_dying"),
-])
+@pytest.mark.parametrize(
+    ("conditions", "code"),
+    [
+        (Conditions(), "conditions/nothing_to_recover"),
+        (Conditions(lethal=Lethal.DYING), "conditions/recovery_while_dying"),
+    ],
+)
 def test_recovery_checks_need_damage_to_recover_from(conditions: Conditions, code: str) -> None:
     # R-CV-8
     with ScriptedRng([]) as rng, pytest.raises(IllegalAction) as caught:

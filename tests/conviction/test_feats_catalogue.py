@@ -69,14 +69,17 @@ def test_an_unknown_category_names_the_line_and_the_feat() -> None:
     assert "'Pirate Luck'" in str(error) and "unknown category 'lucky'" in str(error)
 
 
-@pytest.mark.parametrize(("extra", "reason"), [
-    (', "cost": 3', "unknown key(s) cost"),
-    (', "repeatable": "yes"', "'repeatable' must be true or false"),
-    (', "prerequisites": [{"ability": "luck", "min": 1}]', "unknown ability 'luck'"),
-    (', "prerequisites": [{"skill": "Notice", "ranks": "four"}]', "'ranks' must be a whole number"),
-    (', "prerequisites": [{"level": 3}]', "is not understood"),
-    (', "prerequisites": [{"feat": "Nonesuch"}]', "needs the feat 'Nonesuch', which no catalogue defines"),
-])
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        (', "cost": 3', "unknown key(s) cost"),
+        (', "repeatable": "yes"', "'repeatable' must be true or false"),
+        (', "prerequisites": [{"ability": "luck", "min": 1}]', "unknown ability 'luck'"),
+        (', "prerequisites": [{"skill": "Notice", "ranks": "four"}]', "'ranks' must be a whole number"),
+        (', "prerequisites": [{"level": 3}]', "is not understood"),
+        (', "prerequisites": [{"feat": "Nonesuch"}]', "needs the feat 'Nonesuch', which no catalogue defines"),
+    ],
+)
 def test_a_bad_feat_names_its_line_and_the_reason(extra: str, reason: str) -> None:
     error = broken("[\n" + feat_line("A") + ",\n" + feat_line("B", extra=extra) + "\n]")
     assert error.line == 3
@@ -98,8 +101,10 @@ def test_a_campaign_file_adds_to_the_sample_and_may_build_on_it(tmp_path: Path) 
     path = tmp_path / "feats.json"
     path.write_text(
         "[\n"
-        + feat_line("Cannon Sense", "martial", ', "prerequisites": [{"feat": "Heavy Swing"}]') + ",\n"
-        + feat_line("Sea Legs", "general", ', "repeatable": true') + "\n]\n",
+        + feat_line("Cannon Sense", "martial", ', "prerequisites": [{"feat": "Heavy Swing"}]')
+        + ",\n"
+        + feat_line("Sea Legs", "general", ', "repeatable": true')
+        + "\n]\n",
         encoding="utf-8",
     )
     catalogue = load_catalogue_file(path)

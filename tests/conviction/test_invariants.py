@@ -107,11 +107,18 @@ def heroes(draw: st.DrawFn, *, at_most_max: bool = False) -> Hero:
     first = draw(st.sampled_from(list(Role)))
     ceiling = conviction_maximum(level) if at_most_max else conviction_maximum(level) + 3
     sheet = make_sheet(
-        level=level, roles=(first,), first_role=first, conviction=draw(st.integers(0, ceiling)),
+        level=level,
+        roles=(first,),
+        first_role=first,
+        conviction=draw(st.integers(0, ceiling)),
         feats=tuple(draw(st.lists(st.sampled_from(["Sea Legs", "Weapon Drill", "Spirit Sight"]), max_size=2))),
     )
-    turn = Turn(number=1, spent=draw(st.integers(0, 2)), spending_closed=draw(st.booleans()),
-                strenuous_guard=draw(st.booleans()))
+    turn = Turn(
+        number=1,
+        spent=draw(st.integers(0, 2)),
+        spending_closed=draw(st.booleans()),
+        strenuous_guard=draw(st.booleans()),
+    )
     return Hero(sheet, conditions=draw(conditions), turn=turn)
 
 
@@ -142,6 +149,7 @@ def damage(kind: DamageKind) -> Step:
     def step(hero: Hero, rng: Rng) -> Hero:
         check = toughness_save(hero, rng, damage_bonus=5, kind=kind)
         return apply_toughness_save(hero, announce(check))
+
     return step
 
 

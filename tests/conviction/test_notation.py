@@ -46,15 +46,18 @@ def test_endless_explosions_stop_at_the_limit() -> None:
     assert caught.value.code == "dice/too_many_dice"
 
 
-@pytest.mark.parametrize(("expression", "code"), [
-    ("", "dice/empty"),
-    ("fireball", "dice/syntax"),
-    ("2d", "dice/syntax"),
-    ("1d0", "dice/bad_value"),
-    ("1d6/0", "dice/bad_value"),
-    ("1d100000", "dice/bad_value"),
-    ("1+" * 150 + "1", "dice/too_long"),
-])
+@pytest.mark.parametrize(
+    ("expression", "code"),
+    [
+        ("", "dice/empty"),
+        ("fireball", "dice/syntax"),
+        ("2d", "dice/syntax"),
+        ("1d0", "dice/bad_value"),
+        ("1d6/0", "dice/bad_value"),
+        ("1d100000", "dice/bad_value"),
+        ("1+" * 150 + "1", "dice/too_long"),
+    ],
+)
 def test_bad_expressions_are_refused_with_a_tip(expression: str, code: str) -> None:
     with pytest.raises(NotationError) as caught:
         roll_notation(expression, ScriptedRng([1, 1, 1]))

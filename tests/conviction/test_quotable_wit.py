@@ -39,7 +39,10 @@ def ledger_with(count: int) -> WitLedger:
 def test_designating_costs_a_point_and_records_speaker_and_hearers() -> None:
     # R-CV-12
     hero, ledger, wit = designate(
-        WitLedger(), make_hero(), text="Never trust a raptor in a tricorn.", speaker="Ossa",
+        WitLedger(),
+        make_hero(),
+        text="Never trust a raptor in a tricorn.",
+        speaker="Ossa",
         heard_by=frozenset({"Tamsin", "Captain Rex"}),
     )
     assert hero.conviction == 2
@@ -75,8 +78,9 @@ def test_only_those_who_heard_it_benefit() -> None:
 
 def test_an_enemy_who_heard_it_may_hijack_it() -> None:
     # R-CV-12
-    _, ledger, _ = designate(WitLedger(), make_hero(), text="I'm the captain now.", speaker="Kestrel",
-                                heard_by=frozenset({"Captain Rex"}))
+    _, ledger, _ = designate(
+        WitLedger(), make_hero(), text="I'm the captain now.", speaker="Kestrel", heard_by=frozenset({"Captain Rex"})
+    )
     ledger, boosted = use_wit(ledger, 1, pending("Captain Rex"), hijack=True)
     assert boosted.bonuses[0].amount == 2
     assert ledger.get(1).hijacked and ledger.get(1).used_by == "Captain Rex"

@@ -234,16 +234,22 @@ def test_determination_removes_every_bruised_and_hurt() -> None:
     refused("conviction/nothing_to_remove", determination, make_hero())
 
 
-@pytest.mark.parametrize(("first", "use", "args"), [
-    (Role.WARRIOR, the_talent, ()),
-    (Role.ADEPT, expertise, ("Notice",)),
-    (Role.EXPERT, determination, ()),
-])
+@pytest.mark.parametrize(
+    ("first", "use", "args"),
+    [
+        (Role.WARRIOR, the_talent, ()),
+        (Role.ADEPT, expertise, ("Notice",)),
+        (Role.EXPERT, determination, ()),
+    ],
+)
 def test_core_abilities_belong_to_the_first_level_role_only(first: Role, use: object, args: tuple[object, ...]) -> None:
     # R-CV-7: the hero has all three roles, but only the 1st-level one gives its core ability
     hero = make_hero(
-        Conditions(hurt=1, fatigue=Fatigue.STRAINED), level=3, combat_bonus=2,
-        roles=(Role.ADEPT, Role.EXPERT, Role.WARRIOR), first_role=first,
+        Conditions(hurt=1, fatigue=Fatigue.STRAINED),
+        level=3,
+        combat_bonus=2,
+        roles=(Role.ADEPT, Role.EXPERT, Role.WARRIOR),
+        first_role=first,
     )
     error = refused("conviction/not_first_role", use, hero, *args)
     assert error.ruling == "R-CV-7"
@@ -330,4 +336,3 @@ def test_a_dying_hero_can_spend_on_escaping_death_but_not_on_surging() -> None:
     dying = make_hero(Conditions(lethal=Lethal.DYING))
     refused("conviction/cannot_act", surge, dying, ActionKind.MOVE)
     assert escape_death(dying)[0].conditions.stable
-

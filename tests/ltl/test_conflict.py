@@ -29,14 +29,16 @@ OPTS = LtlOptions()
 
 
 def duel(hero_of, a="d8", b="d8", **kw):
-    return start_conflict([("a", hero_of("A", base=a, **kw), "heroes"), ("b", hero_of("B", base=b), "villains")],
-                          ScriptedRng([]), OPTS)
+    return start_conflict(
+        [("a", hero_of("A", base=a, **kw), "heroes"), ("b", hero_of("B", base=b), "villains")], ScriptedRng([]), OPTS
+    )
 
 
 def test_losses_wait_for_the_end_of_the_round(hero_of):
     # R-LTL-12: all losses are applied at the end of the round
-    c = start_conflict([("a", hero_of("A"), "h"), ("b", hero_of("B"), "v"), ("c", hero_of("C"), "v")],
-                       ScriptedRng([]), OPTS)
+    c = start_conflict(
+        [("a", hero_of("A"), "h"), ("b", hero_of("B"), "v"), ("c", hero_of("C"), "v")], ScriptedRng([]), OPTS
+    )
     with ScriptedRng([2, 7, 8, 1]) as rng:
         c = attack(c, "a", "b", rng, OPTS)
         c, first = resolve(c, OPTS)
@@ -52,8 +54,9 @@ def test_losses_wait_for_the_end_of_the_round(hero_of):
 
 def test_an_exchange_is_the_targets_action_too_unless_it_already_acted(hero_of):
     # R-LTL-12: one action a round
-    c = start_conflict([("a", hero_of("A"), "h"), ("b", hero_of("B"), "h"), ("v", hero_of("V"), "v")],
-                       ScriptedRng([]), OPTS)
+    c = start_conflict(
+        [("a", hero_of("A"), "h"), ("b", hero_of("B"), "h"), ("v", hero_of("V"), "v")], ScriptedRng([]), OPTS
+    )
     with ScriptedRng([5, 3, 4, 6]) as rng:
         c = attack(c, "a", "v", rng, OPTS)
         c, _ = resolve(c, OPTS)
@@ -68,8 +71,9 @@ def test_an_exchange_is_the_targets_action_too_unless_it_already_acted(hero_of):
 
 
 def test_only_opponents_can_be_targets_and_one_action_is_open_at_a_time(hero_of):
-    c = start_conflict([("a", hero_of("A"), "h"), ("b", hero_of("B"), "h"), ("v", hero_of("V"), "v")],
-                       ScriptedRng([]), OPTS)
+    c = start_conflict(
+        [("a", hero_of("A"), "h"), ("b", hero_of("B"), "h"), ("v", hero_of("V"), "v")], ScriptedRng([]), OPTS
+    )
     with pytest.raises(IllegalAction) as err:
         attack(c, "a", "b", ScriptedRng([]), OPTS)
     assert err.value.code == "conflict/bad_target"
@@ -226,8 +230,9 @@ def test_stun_rule_at_the_end_of_the_round(hero_of):
 
 def test_non_damaging_losses_only_weigh_on_their_own_kind(hero_of):
     # R-LTL-6: a lost debate does not make you worse at punching; it recovers at the end of the scene
-    debate = start_conflict([("a", hero_of("A"), "h"), ("b", hero_of("B"), "v")], ScriptedRng([]), OPTS,
-                            stakes=LossType.NON_DAMAGING)
+    debate = start_conflict(
+        [("a", hero_of("A"), "h"), ("b", hero_of("B"), "v")], ScriptedRng([]), OPTS, stakes=LossType.NON_DAMAGING
+    )
     with ScriptedRng([1, 5]) as rng:
         debate = attack(debate, "a", "b", rng, OPTS)
     debate, _ = resolve(debate, OPTS)

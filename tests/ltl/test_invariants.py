@@ -27,18 +27,38 @@ OPTS = st.builds(LtlOptions, exploding=st.booleans(), effect_cap=st.integers(1, 
 def heroes(draw: st.DrawFn, name: str = "Hero") -> Hero:
     base = draw(DICE)
     order = ["d4", "d6", "d8", "d10", "d12", "d20"]
-    style = draw(st.sampled_from(order[order.index(base):]))
-    sheet = sheet_from_dict({
-        "name": name, "base": base, "karma": draw(DICE), "heroism": draw(DICE),
-        "styles": {"Style": style}, "specialties": ["Knack"],
-    })
+    style = draw(st.sampled_from(order[order.index(base) :]))
+    sheet = sheet_from_dict(
+        {
+            "name": name,
+            "base": base,
+            "karma": draw(DICE),
+            "heroism": draw(DICE),
+            "styles": {"Style": style},
+            "specialties": ["Knack"],
+        }
+    )
     return Hero.from_sheet(sheet)
 
 
 ACTIONS = st.lists(
     st.tuples(
-        st.sampled_from(["burn_karma", "burn_heroism", "lose", "push", "push_burn", "recover", "recover_burn",
-                         "try_again", "challenge", "exchange", "scene", "adventure"]),
+        st.sampled_from(
+            [
+                "burn_karma",
+                "burn_heroism",
+                "lose",
+                "push",
+                "push_burn",
+                "recover",
+                "recover_burn",
+                "try_again",
+                "challenge",
+                "exchange",
+                "scene",
+                "adventure",
+            ]
+        ),
         st.integers(0, 3),
     ),
     max_size=25,

@@ -130,8 +130,9 @@ def test_automatic_success_in_an_exchange_wins_it(hero_of):
 def test_automatic_success_on_both_sides_cancels_and_the_dice_decide(hero_of):
     a, b = hero_of("A", karma="d12"), hero_of("B", karma="d12")
     with ScriptedRng([3, 8]) as rng:
-        a, b, task = exchange(a, b, rng, OPTS, actor_stance=Stance(auto_success=True),
-                              target_stance=Stance(auto_success=True))
+        a, b, task = exchange(
+            a, b, rng, OPTS, actor_stance=Stance(auto_success=True), target_stance=Stance(auto_success=True)
+        )
     _, result = settle(task, OPTS)
     assert result.winner == "B" and not result.automatic
 

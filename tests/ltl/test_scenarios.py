@@ -39,8 +39,9 @@ def test_seed_wits_example_d10_d12_loses_a_die_type(hero_of):
     hero = hero_of(base="d10", styles={"Wits": "d12"})
     villain = hero_of("Riddler", base="d10", styles={"Wits": "d12"})
     with ScriptedRng([(12, 3), (12, 9)]) as rng:
-        hero, villain, task = exchange(hero, villain, rng, OPTS, actor_stance=Stance("Wits"),
-                                       target_stance=Stance("Wits"))
+        hero, villain, task = exchange(
+            hero, villain, rng, OPTS, actor_stance=Stance("Wits"), target_stance=Stance("Wits")
+        )
     _, result = settle(task, OPTS)
     hero = lose_levels(hero, result.effect, LossType.NON_DAMAGING)
     assert hero.base_now(LossType.NON_DAMAGING) == d("d8")
@@ -120,8 +121,9 @@ def test_seed_heroism_push_and_recovery(hero_of):
 
 def test_seed_conflict_until_someone_is_defeated(hero_of):
     # R-LTL-12: "Each participant will lose levels from their Power as usual until someone is declared the victor"
-    c = start_conflict([("h", hero_of("Hero", base="d6"), "h"), ("v", hero_of("Villain", base="d6"), "v")],
-                       ScriptedRng([]), OPTS)
+    c = start_conflict(
+        [("h", hero_of("Hero", base="d6"), "h"), ("v", hero_of("Villain", base="d6"), "v")], ScriptedRng([]), OPTS
+    )
     script = ScriptedRng([5, 2, 4, 1])
     while not c.over:
         c = attack(c, "h", "v", script, OPTS)

@@ -65,8 +65,14 @@ def test_missing_dice_are_reported_as_required():
 
 def test_a_style_equal_to_base_power_is_legal():
     # R-LTL-4: a Style is never below base Power
-    assert validate_sheet(HeroSheet("Even", Rating.of("d8"), Rating.of("d8"), Rating.of("d8"),
-                                    styles=(Style("Punch", Rating.of("d8")),))) == []
+    assert (
+        validate_sheet(
+            HeroSheet(
+                "Even", Rating.of("d8"), Rating.of("d8"), Rating.of("d8"), styles=(Style("Punch", Rating.of("d8")),)
+            )
+        )
+        == []
+    )
 
 
 def test_a_sheet_cannot_hold_a_wounded_d20_or_below_d4():
@@ -76,7 +82,13 @@ def test_a_sheet_cannot_hold_a_wounded_d20_or_below_d4():
 
 def test_creation_sections_follow_the_seed_order():
     # R-LTL-19
-    assert [name for name, _ in CREATION_SECTIONS] == ["Writer / Artist", "Origin", "Superpowers", "Motivation",
-                                                        "Costume", "Hero!"]
+    assert [name for name, _ in CREATION_SECTIONS] == [
+        "Writer / Artist",
+        "Origin",
+        "Superpowers",
+        "Motivation",
+        "Costume",
+        "Hero!",
+    ]
     covered = {f for _, fields in CREATION_SECTIONS for f in fields}
     assert covered <= set(HeroSheet.__dataclass_fields__)

@@ -18,7 +18,12 @@ OPTS = LtlOptions()
 def test_difficulty_names_and_numbers():
     # R-LTL-2
     assert [Difficulty.named(n).sides for n in ("Easy", "average", "Challenging", "Hard", "Formidable")] == [
-        4, 6, 8, 10, 12]
+        4,
+        6,
+        8,
+        10,
+        12,
+    ]
     assert Difficulty.named("Inconceivable").sides == 20
     assert Difficulty.levels(3).sides == 8
     assert Difficulty.levels(6).sides == 20 and Difficulty.levels(9).sides == 20

@@ -104,7 +104,8 @@ def test_campaign_invite_join_and_members(app):
 def test_commands_run_through_the_rules_and_errors_are_json(app):
     cid, m = table(app)
     r = m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
-    assert r.status_code == 200 and r.json()["events"][0]["type"] == "character.create_ltl"
+    assert r.status_code == 200
+    assert [e["type"] for e in r.json()["events"]] == ["character.joined", "ltl.sheet_recorded"]
     bad = m["pat"].command(
         cid,
         type="character.create_ltl",
@@ -119,11 +120,20 @@ def test_commands_run_through_the_rules_and_errors_are_json(app):
     err = impossible.json()["error"]
     assert (err["code"], err["ruling"]) == ("challenge/impossible", "R-LTL-2") and "Inconceivable" in err["fix"]
     unknown = m["pat"].command(cid, type="ltl.fly_to_the_moon")
-    assert unknown.status_code == 409 and unknown.json()["error"]["code"] == "table/unknown_command"
+    assert unknown.status_code == 422 and "ltl.fly_to_the_moon" in unknown.json()["error"]["message"]
+    extra = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", bogus=1)
+    assert extra.status_code == 422 and extra.json()["error"]["field"] == "ltl.challenge.bogus"
+    long = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style="x" * 101)
+    assert long.status_code == 422 and "at most 100" in long.json()["error"]["message"]
     forbidden = m["sam"].command(cid, type="ltl.karma.try_again", character="comet")
     assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "table/not_your_character"
     gm_only = m["pat"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"]])
     assert gm_only.status_code == 403
+    # none of the refusals wrote anything
+    assert [e["type"] for e in m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()["events"]][-2:] == [
+        "character.joined",
+        "ltl.sheet_recorded",
+    ]
 
 
 def test_a_player_attack_makes_the_villain_lose_a_level_through_the_api(app):
@@ -134,19 +144,95 @@ def test_a_player_attack_makes_the_villain_lose_a_level_through_the_api(app):
     for _ in range(30):
         opened = m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
         assert opened.status_code == 200, opened.text
-        settled = m["pat"].command(cid, type="ltl.settle").json()["events"][0]["summary"]
+        settled = m["pat"].command(cid, type="ltl.settle").json()["events"][0]
+        assert settled["type"] == "ltl.task_settled"
         m["gm"].command(cid, type="ltl.conflict.end_round")
-        if settled["loser"] == "entropy":
+        if settled["fact"]["loser"] == "entropy":
             break
     view = m["gm"].get(f"/api/v1/campaigns/{cid}").json()
-    entropy = next(f for f in view["conflict"]["fighters"] if f["id"] == "entropy")
-    assert any(loss["levels"] for loss in entropy["hero"]["losses"])
+    assert view["game"]["heroes"]["entropy"]["losses"]
+
+
+def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
+    # R-T-2: a pending roll is its controller's and the GM's; a secret roll is the GM's alone
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    heads = {who: m[who].get(f"/api/v1/campaigns/{cid}/events").json() for who in ("gm", "pat", "sam")}
+    assert m["gm"].command(cid, type="table.roll", expression="1d20", label="a secret", secret=True).status_code == 200
+    assert m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard").status_code == 200
+    assert m["pat"].command(cid, type="table.roll", expression="1d6", label="in the open").status_code == 200
+
+    def newer(who):
+        return m[who].get(f"/api/v1/campaigns/{cid}/events?after={heads[who]['last']}").json()
+
+    assert [e["type"] for e in newer("sam")["events"]] == ["table.dice_rolled"]
+    assert [e["type"] for e in newer("pat")["events"]] == [
+        "ltl.task_opened",
+        "dice.rolled",
+        "dice.rolled",
+        "table.dice_rolled",
+    ]
+    assert [e["type"] for e in newer("gm")["events"]] == [
+        "table.dice_rolled",
+        "ltl.task_opened",
+        "dice.rolled",
+        "dice.rolled",
+        "table.dice_rolled",
+    ]
+    sam = newer("sam")
+    assert sam["events"][0]["position"] == heads["sam"]["events"][-1]["position"] + 1  # no gap betrays a secret
+    assert [e["position"] for e in newer("pat")["events"]] == [
+        heads["pat"]["events"][-1]["position"] + i for i in (1, 2, 3, 4)
+    ]
+    assert newer("sam")["events"][0]["command_id"] == newer("pat")["events"][-1]["command_id"]
+    back = m["sam"].get(f"/api/v1/campaigns/{cid}/events?before={sam['last']}&limit=2").json()
+    assert [e["position"] for e in back["events"]] == [
+        e["position"] for e in heads["sam"]["events"][-1:] + sam["events"]
+    ]
+    older = m["sam"].get(f"/api/v1/campaigns/{cid}/events?before={back['first']}&limit=500").json()
+    assert [e["position"] for e in older["events"]] == list(range(1, back["events"][0]["position"]))
+    assert m["sam"].get(f"/api/v1/campaigns/{cid}/events?after=not-a-cursor").status_code == 422
+
+
+def test_actions_list_what_each_member_may_send_now(app):
+    cid, m = table(app)
+    m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    actions = m["pat"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
+    challenge = next(a for a in actions if a["type"] == "ltl.challenge")
+    assert challenge["fixed"] == {"character": "comet"}
+    assert "Impossible" not in challenge["fields"]["difficulty"]["choices"]
+    body = {
+        "type": "ltl.challenge",
+        **challenge["fixed"],
+        "difficulty": challenge["fields"]["difficulty"]["choices"][0],
+    }
+    assert m["pat"].command(cid, **body).status_code == 200
+    assert not [
+        a
+        for a in m["sam"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
+        if a["fixed"].get("character") == "comet"
+    ]
+    spectator = m["sly"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
+    assert {a["type"] for a in spectator} == {"member.remove"}  # a spectator may only leave
+    assert spectator[0]["fixed"] == {"user": m["sly"].user_id}
+    assert any(
+        a["type"] == "structure.start_adventure"
+        for a in m["gm"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
+    )
+    assert "structure.start_adventure" not in {a["type"] for a in actions}
 
 
 def test_openapi_schema_and_command_catalogue(app):
     client = anonymous(app)
-    paths = client.get("/openapi.json").json()["paths"]
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
     assert "/api/v1/campaigns/{campaign_id}/commands" in paths and "/api/v1/auth/login" in paths
+    body = paths["/api/v1/campaigns/{campaign_id}/commands"]["post"]["requestBody"]["content"]["application/json"]
+    union = body["schema"]
+    assert union["discriminator"]["propertyName"] == "type"
+    assert "ltl.challenge" in union["discriminator"]["mapping"] and "cv.check" in union["discriminator"]["mapping"]
+    challenge = spec["components"]["schemas"][union["discriminator"]["mapping"]["ltl.challenge"].split("/")[-1]]
+    assert "difficulty" in challenge["required"] and challenge["additionalProperties"] is False
     catalogue = client.get("/api/v1/commands").json()
     assert "ltl.challenge" in catalogue and "cv.check" in catalogue
     assert "difficulty" in catalogue["ltl.challenge"]["fields"]

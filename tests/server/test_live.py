@@ -29,14 +29,21 @@ def receive(ws: Any, timeout: float = 10.0) -> dict[str, Any]:
     return frame
 
 
-def frames_until(ws: Any, seq_type: str) -> list[dict[str, Any]]:
-    """Frames up to and including the one carrying an event of this type."""
-    got = []
+def frames_until(ws: Any, done: Any) -> list[dict[str, Any]]:
+    """Frames up to and including the first whose events satisfy `done(events so far)`."""
+    got: list[dict[str, Any]] = []
     while True:
-        frame = receive(ws)
-        got.append(frame)
-        if any(e["type"] == seq_type for e in frame["events"]):
+        got.append(receive(ws))
+        if done([e for f in got for e in f["events"]]):
             return got
+
+
+def settled(count: int) -> Any:
+    return lambda events: sum(e["type"] == "ltl.task_settled" for e in events) >= count
+
+
+def of_type(kind: str) -> Any:
+    return lambda events: any(e["type"] == kind for e in events)
 
 
 def setup_fight(m: dict[str, Any], cid: str) -> None:
@@ -56,23 +63,23 @@ def test_secret_and_pending_rolls_never_reach_other_players_sockets(backend, req
     ):
         assert receive(gm_ws)["type"] == "hello" and receive(sam_ws)["type"] == "hello"
         secret = m["gm"].command(cid, type="ltl.challenge", character="entropy", difficulty="Hard", secret=True)
-        secret_id = secret.json()["events"][0]["command_id"]
-        m["gm"].command(cid, type="ltl.settle", task=secret_id)
+        secret_task = secret.json()["events"][0]["fact"]["task"]
+        m["gm"].command(cid, type="ltl.settle", task=secret_task)
         pending = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style="Flight")
-        pending_id = pending.json()["events"][0]["command_id"]
-        m["pat"].command(cid, type="ltl.settle", task=pending_id)
-        gm_frames = frames_until(gm_ws, "ltl.settle")
-        while sum(e["type"] == "ltl.settle" for f in gm_frames for e in f["events"]) < 2:
-            gm_frames += frames_until(gm_ws, "ltl.settle")
-        sam_frames = frames_until(sam_ws, "ltl.settle")
-    gm_seen = [e["command_id"] for f in gm_frames for e in f["events"]]
+        pending_task = pending.json()["events"][0]["fact"]["task"]
+        m["pat"].command(cid, type="ltl.settle", task=pending_task)
+        gm_frames = frames_until(gm_ws, settled(2))
+        sam_frames = frames_until(sam_ws, settled(1))
+    gm_tasks = {e["fact"].get("task") for f in gm_frames for e in f["events"]}
     sam_events = [e for f in sam_frames for e in f["events"]]
-    assert secret_id in gm_seen and pending_id in gm_seen
-    assert all(e["command_id"] != secret_id and e["summary"].get("task") != secret_id for e in sam_events)
-    assert pending_id not in [e["command_id"] for e in sam_events]  # not while pending …
-    assert any(e["type"] == "ltl.settle" and e["summary"].get("task") == pending_id for e in sam_events)  # … then yes
+    assert {secret_task, pending_task} <= gm_tasks
+    assert [e["type"] for e in sam_events if e["fact"].get("task") == pending_task] == ["ltl.task_settled"]
+    # the pending roll reached sam only when settled: its opening and dice came with the reveal, never before
+    assert not any(e["type"] in ("ltl.task_opened", "dice.rolled") for e in sam_events)
+    positions = [e["position"] for e in sam_events]
+    assert positions == list(range(positions[0], positions[0] + len(positions)))  # no gaps betray what was hidden
     text = json.dumps(sam_frames)
-    assert "Decay" not in text and secret_id not in text  # nor the hidden villain's sheet, in events or views
+    assert "Decay" not in text and secret_task not in text  # nor the hidden villain's sheet, in events or views
 
 
 def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path):
@@ -91,5 +98,5 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path)
         assert receive(ws)["type"] == "hello"
         m["gm"].command(cid, type="structure.start_scene")
         m["gm"].command(cid, type="ltl.time_passes", period="minutes")
-        frames = frames_until(ws, "ltl.time_passes")
-    assert any(e["type"] == "structure.start_scene" for f in frames for e in f["events"])
+        frames = frames_until(ws, of_type("ltl.time_passed"))
+    assert any(e["type"] == "structure.scene_started" for f in frames for e in f["events"])

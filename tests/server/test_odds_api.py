@@ -70,5 +70,5 @@ def test_the_table_page_offers_free_dice_and_logs_the_total():
     answer = m["pat"].client.post(f"/campaigns/{cid}/table/act", data=form)
     assert answer.status_code == 200 and 'role="alert"' not in answer.text
     log = m["sam"].get(f"/campaigns/{cid}/table/log").text
-    total = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()[-1]["summary"]["total"]
-    assert "falling rocks: total" in log and f"total {total}" in log
+    total = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()["events"][-1]["fact"]["total"]
+    assert "falling rocks: 3d6 (" in log and f") = {total}</p>" in log

@@ -8,9 +8,9 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from herotable.dice import ScriptedRng
-from herotable.ltl.options import Initiative, LtlOptions
+from herotable.ltl.options import Initiative
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
-from herotable.table.model import Ruleset
+from herotable.table.state import Ruleset
 
 from .clients import make_app, register, table
 
@@ -29,6 +29,14 @@ def seen_by(member, cid):
     )
 
 
+def events_of(member, cid):
+    return member.get(f"/api/v1/campaigns/{cid}/events").json()["events"]
+
+
+def about(events, character):
+    return [e for e in events if character in (e["fact"].get("character"), e["fact"].get("actor"))]
+
+
 def test_a_hidden_villains_karma_and_heroism_uses_are_the_gms():
     cid, m = villain_table()
     for body in (
@@ -37,19 +45,19 @@ def test_a_hidden_villains_karma_and_heroism_uses_are_the_gms():
         {"type": "ltl.hero_points.award", "character": "entropy", "points": 5},
     ):
         assert m["gm"].command(cid, **body).status_code == 200
-    types = [e["type"] for e in m["sam"].get(f"/api/v1/campaigns/{cid}/events").json()]
-    assert not {"ltl.karma.try_again", "ltl.heroism.push", "ltl.hero_points.award"} & set(types)
-    gm_types = [e["type"] for e in m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()]
-    assert {"ltl.karma.try_again", "ltl.heroism.push", "ltl.hero_points.award"} <= set(gm_types)
+    kinds = {"ltl.karma_burned", "ltl.heroism_burned", "ltl.hero_points_awarded"}
+    assert [e["type"] for e in about(events_of(m["sam"], cid), "entropy")] == ["character.joined"]  # a name only
+    assert kinds <= {e["type"] for e in about(events_of(m["gm"], cid), "entropy")}
+    assert "Decay" not in seen_by(m["sam"], cid)
     m["pat"].command(cid, type="ltl.karma.try_again", character="comet")
-    assert "ltl.karma.try_again" in [e["type"] for e in m["sam"].get(f"/api/v1/campaigns/{cid}/events").json()]
+    assert "ltl.karma_burned" in [e["type"] for e in about(events_of(m["sam"], cid), "comet")]
 
 
 def test_initiative_dice_do_not_reveal_a_hidden_villain():
     app = make_app(rng=ScriptedRng([(10, 7), (10, 3)]))
     gm, pat = register(app, "gwen"), register(app, "pat")
     state = app.state.services.table.create_campaign(
-        gm.user_id, "Gwen", "Rolls once", Ruleset.LTL, ltl_options=LtlOptions(initiative=Initiative.ONCE)
+        gm.user_id, "Gwen", "Rolls once", Ruleset.LTL, options={"initiative": Initiative.ONCE.value}
     )
     cid = state.campaign_id
     pat.post(f"/api/v1/join/{gm.post(f'/api/v1/campaigns/{cid}/invites', {'role': 'player'}).json()['code']}")
@@ -58,29 +66,30 @@ def test_initiative_dice_do_not_reveal_a_hidden_villain():
     r = gm.command(cid, type="ltl.conflict.start", fighters=[["comet", "h"], ["entropy", "v"]])
     assert r.status_code == 200, r.text
     view = pat.get(f"/api/v1/campaigns/{cid}").json()
-    assert [roll[0] for roll in view["conflict"]["initiative_rolls"]] == ["comet"]
-    assert "ltl.conflict.start" not in [e["type"] for e in pat.get(f"/api/v1/campaigns/{cid}/events").json()]
-    assert len(gm.get(f"/api/v1/campaigns/{cid}").json()["conflict"]["initiative_rolls"]) == 2
+    assert [roll[0] for roll in view["game"]["conflict"]["initiative_rolls"]] == ["comet"]
+    rolled = [e["fact"]["character"] for e in events_of(pat, cid) if e["type"] == "ltl.initiative_rolled"]
+    assert rolled == ["comet"]
+    assert len(gm.get(f"/api/v1/campaigns/{cid}").json()["game"]["conflict"]["initiative_rolls"]) == 2
+    gm_rolled = [e["fact"]["character"] for e in events_of(gm, cid) if e["type"] == "ltl.initiative_rolled"]
+    assert sorted(gm_rolled) == ["comet", "entropy"]
 
 
 def test_a_secret_must_succeed_failure_stays_with_the_gm():
     cid, m = villain_table(rng=ScriptedRng([(20, 2), (20, 19)]))
-    opened = (
-        m["gm"]
-        .command(
-            cid,
-            type="ltl.challenge",
-            character="comet",
-            difficulty="Inconceivable",
-            style="Flight",
-            secret=True,
-            must_succeed=True,
-        )
-        .json()["events"][0]["command_id"]
+    opened = m["gm"].command(
+        cid,
+        type="ltl.challenge",
+        character="comet",
+        difficulty="Inconceivable",
+        style="Flight",
+        secret=True,
+        must_succeed=True,
     )
-    m["gm"].command(cid, type="ltl.settle", task=opened)
-    assert m["pat"].get(f"/api/v1/campaigns/{cid}").json()["failed"] == []
-    assert len(m["gm"].get(f"/api/v1/campaigns/{cid}").json()["failed"]) == 1
+    task = opened.json()["events"][0]["fact"]["task"]
+    assert m["gm"].command(cid, type="ltl.settle", task=task).status_code == 200
+    assert m["pat"].get(f"/api/v1/campaigns/{cid}").json()["game"]["failed"] == []
+    assert len(m["gm"].get(f"/api/v1/campaigns/{cid}").json()["game"]["failed"]) == 1
+    assert task not in seen_by(m["pat"], cid)
 
 
 def test_odds_are_for_your_own_fighters_and_never_for_a_hidden_one():
@@ -94,14 +103,16 @@ def test_the_loser_cannot_choose_the_winners_critical_reward():
     # R-LTL-8: the roller who scores the critical chooses; the settler gets the defaults for the other side
     cid, m = villain_table(rng=ScriptedRng([(12, 1), (12, 12)]))
     m["gm"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"], ["entropy", "v"]])
-    m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs", target_style="Decay")
-    settled = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap").json()
-    summary = settled["events"][0]["summary"]
-    assert summary["winner"] == "entropy" and summary["effect"] == 2  # the villain's extra level stands
-    comet = next(
-        f for f in m["gm"].get(f"/api/v1/campaigns/{cid}").json()["conflict"]["fighters"] if f["id"] == "comet"
+    chosen = m["pat"].command(
+        cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs", target_style="Decay"
     )
-    assert comet["hero"]["next_round"] == ["minus_one"]  # a mishap instead is the GM's call
+    assert chosen.json()["error"]["code"] == "ltl/defender_style"  # the defender's Style is not the attacker's
+    m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
+    settled = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap").json()
+    summary = settled["events"][0]["fact"]
+    assert summary["winner"] == "entropy" and summary["effect"] == 2  # the villain's extra level stands
+    comet = m["gm"].get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"]["comet"]
+    assert comet["next_round"] == ["minus_one"]  # a mishap instead is the GM's call
 
 
 def test_login_never_redirects_off_the_site():

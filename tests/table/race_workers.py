@@ -7,7 +7,7 @@ from typing import Any
 from herotable.errors import RulesError
 from herotable.service import TableService
 from herotable.store import open_store
-from herotable.table.ltl_play import TryAgain
+from herotable.table.ltl.commands import TryAgain
 
 
 def spend_last_karma(url: str, campaign_id: str, user: str, start: Any) -> str:

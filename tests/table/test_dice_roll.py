@@ -1,4 +1,4 @@
-"""Free dice notation at the table: every face in the event, secret for the GM, refused with the reason."""
+"""Free dice notation at the table: every face in the fact, secret for the GM, refused with the reason."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import pytest
 from herotable.dice import ScriptedRng, SeededRng
 from herotable.service import TableService, replay_events
 from herotable.store.memory import MemoryEventStore
-from herotable.table.campaign import Join
 from herotable.table.dice_roll import FreeRoll
-from herotable.table.model import Forbidden, Role, Ruleset, TableError
+from herotable.table.state import Forbidden, Role, Ruleset, TableError
+from herotable.table.structure import Join
+
+from .helpers import facts, seen_types
 
 
 @pytest.fixture
@@ -23,16 +25,16 @@ def service() -> TableService:
 
 def test_a_free_roll_records_every_face_and_replays(service):
     service.rng = ScriptedRng([(20, 4), (20, 17)])
-    event = service.execute("c", "ana", FreeRoll("2d20kh1+3", label="initiative")).events[0]
-    assert event.visibility == "public"
-    assert event.data["faces"] == [[20, 4], [20, 17]] and event.data["summary"]["total"] == 20
+    [(kind, visibility, data)] = facts(service.execute("c", "ana", FreeRoll("2d20kh1+3", label="initiative")))
+    assert (kind, visibility) == ("table.dice_rolled", "public")
+    assert data["dice"] == [[20, 4], [20, 17]] and data["total"] == 20 and data["label"] == "initiative"
     assert replay_events(service.store.load("c")) == service.state("c")
 
 
 def test_secret_rolls_are_the_gms_and_stay_gm_only(service):
     service.rng = ScriptedRng([(6, 2)])
-    event = service.execute("c", "gm", FreeRoll("1d6", secret=True)).events[0]
-    assert event.visibility == "gm" and "table.roll" not in [e.type for e in service.events_for("c", "ana")]
+    [(_, visibility, _)] = facts(service.execute("c", "gm", FreeRoll("1d6", secret=True)))
+    assert visibility == "gm" and "table.dice_rolled" not in seen_types(service, "c", "ana")
     with pytest.raises(Forbidden):
         service.execute("c", "ana", FreeRoll("1d6", secret=True))
     with pytest.raises(Forbidden):
@@ -42,10 +44,9 @@ def test_secret_rolls_are_the_gms_and_stay_gm_only(service):
 def test_bad_notation_is_refused_with_the_reason_and_writes_nothing(service):
     service.rng = SeededRng(3)
     head = service.store.head("c")
-    for expression, code in (("2d+", "dice/syntax"), ("1000d6", "dice/too_many_dice"), ("", "dice/empty")):
+    for expression, code in (("2d+", "dice/syntax"), ("1000d6", "dice/too_many_dice"), (" ", "table/blank")):
         with pytest.raises(TableError) as err:
             service.execute("c", "ana", FreeRoll(expression))
         assert err.value.code == code, (expression, err.value.code)
         assert err.value.fix
     assert service.store.head("c") == head
-

@@ -12,7 +12,17 @@ from herotable.conviction import Role as CvRole
 from herotable.dice import SeededRng
 from herotable.service import TableService, replay_events, verified_import
 from herotable.store import export_campaign, open_store
-from herotable.table.campaign import (
+from herotable.table.conviction.commands import (
+    Announce,
+    CreateCvCharacter,
+    CvSheet,
+    DesignateWit,
+    Reroll,
+    RollCheck,
+    StartRound,
+)
+from herotable.table.state import Ruleset
+from herotable.table.structure import (
     EndAdventure,
     EndScene,
     EndSession,
@@ -22,8 +32,6 @@ from herotable.table.campaign import (
     StartScene,
     StartSession,
 )
-from herotable.table.cv_play import Announce, CreateCvCharacter, CvSheet, DesignateWit, Reroll, RollCheck, StartRound
-from herotable.table.model import Ruleset
 from herotable.table.undo import Undo
 
 from .test_export_cli import played_campaign
@@ -52,7 +60,7 @@ def test_larger_than_life_campaign_round_trip(new_url):
     service = played_campaign(new_url())  # scenes, a conflict, an undo, the end of an adventure
     state = service.state("hn")
     assert state.structure.adventure == 1 and not state.structure.in_adventure
-    assert any(e.type == "table.undo" for e in service.store.load("hn"))
+    assert any(e.type == "action.undone" for e in service.store.load("hn"))
     restore_and_compare(service, "hn", new_url())
 
 
@@ -61,9 +69,14 @@ def test_conviction_campaign_round_trip(new_url):
     service.create_campaign("gm", "Gwen", "Ninja Island", Ruleset.CONVICTION, campaign_id="ni")
     service.execute("ni", "ana", Join("Ana"))
     hero = CvSheet(
-        name="Kestrel", level=3, roles=(CvRole.WARRIOR,), toughness=2, nature=Nature("Loyal", "Reckless"),
+        name="Kestrel",
+        level=3,
+        roles=(CvRole.WARRIOR,),
+        toughness=2,
+        nature=Nature("Loyal", "Reckless"),
         abilities=Abilities(strength=2, dexterity=1, constitution=1, intelligence=0, wisdom=1, charisma=2),
-        combat_bonus=2, skills=(("Notice", 4),),
+        combat_bonus=2,
+        skills=(("Notice", 4),),
     )
     service.execute("ni", "ana", CreateCvCharacter("kes", hero))
     for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound()):
@@ -74,7 +87,7 @@ def test_conviction_campaign_round_trip(new_url):
     service.execute("ni", "gm", StartRound())  # R-CV-3: one spend a round
     service.execute("ni", "ana", DesignateWit("kes", "Dinosaurs can't swim. Pirates can.", "kes", ("kes",)))
     service.execute("ni", "gm", Undo())
-    assert service.state("ni").cv_hero("kes").conviction == 3  # level 3 maximum 4, one spent on the re-roll
+    assert service.state("ni").game.hero("kes").conviction == 3  # level 3 maximum 4, one spent on the re-roll
     service.execute("ni", "gm", MarkDramatic())
     for cmd in (EndScene(), EndSession(), EndAdventure()):
         service.execute("ni", "gm", cmd)

@@ -1,4 +1,4 @@
-"""Larger Than Life at the table: commands, events, views, undo and replay (R-T-1, R-T-2)."""
+"""Larger Than Life at the table: commands, facts, views, undo and replay (R-T-1, R-T-2, R-T-4)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,11 @@ from herotable.errors import RulesError
 from herotable.ltl.hero import LossType
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService, replay_events
-from herotable.table.campaign import (
-    CreateLtlCharacter,
-    EndAdventure,
-    EndScene,
-    Join,
-    StartAdventure,
-    StartScene,
-    StartSession,
-)
-from herotable.table.fold import ReplayMismatch
-from herotable.table.ltl_play import (
+from herotable.table.ltl.commands import (
     Attack,
     Challenge,
+    CreateLtlCharacter,
+    DifficultyName,
     EndConflict,
     EndRound,
     Override,
@@ -30,10 +22,14 @@ from herotable.table.ltl_play import (
     StartConflict,
     TryAgain,
 )
-from herotable.table.model import Forbidden, Role, Ruleset, TableError
+from herotable.table.state import Forbidden, Role, Ruleset, TableError
+from herotable.table.structure import EndAdventure, EndScene, Join, StartAdventure, StartScene, StartSession
 from herotable.table.undo import Undo
 
+from .helpers import facts, hero, seen, seen_types, text_seen
+
 CID = "harbour"
+HARD = DifficultyName.HARD
 
 
 def setup(service: TableService) -> None:
@@ -48,44 +44,45 @@ def setup(service: TableService) -> None:
         service.execute(CID, "gm", cmd)
 
 
-def types_seen(service: TableService, user: str) -> list[str]:
-    return [e.type for e in service.events_for(CID, user)]
-
-
 def test_hidden_npc_sheet_reaches_only_the_gm(service):
-    # R-T-2 views: a hidden villain's sheet is the GM's
+    # R-T-2 views: a hidden villain's sheet is the GM's; its name is public
     setup(service)
-    assert types_seen(service, "pat").count("character.create_ltl") == 2
-    assert types_seen(service, "gm").count("character.create_ltl") == 3
-    seen = next(c for c in service.view(CID, "pat")["characters"] if c["id"] == "entropy")
-    assert seen == {"id": "entropy", "owner": "gm", "npc": True, "hidden": True, "name": "Doctor Entropy"}
+    assert seen_types(service, CID, "pat").count("character.joined") == 3
+    assert seen_types(service, CID, "pat").count("ltl.sheet_recorded") == 2
+    assert seen_types(service, CID, "gm").count("ltl.sheet_recorded") == 3
+    assert service.view(CID, "pat")["game"]["heroes"]["entropy"] == {"name": "Doctor Entropy", "hidden": True}
     assert "Decay" in str(service.view(CID, "gm"))
-    assert "Decay" not in str(service.view(CID, "pat")) + str([e.data for e in service.events_for(CID, "pat")])
+    assert "Decay" not in text_seen(service, CID, "pat") and "Doctor Entropy" in text_seen(service, CID, "pat")
 
 
 def test_a_pending_roll_reaches_the_roller_and_the_gm_until_settled(service, dice):
     # R-LTL-9: pending until settled; other players see it when it is announced
     setup(service)
     dice.faces = [9, 4]
-    opened = service.execute(CID, "pat", Challenge("comet", "Hard", style="Flight"))
+    opened = service.execute(CID, "pat", Challenge("comet", HARD, style="Flight"))
     task_id = opened.events[0].command_id
-    assert "ltl.challenge" in types_seen(service, "pat") and "ltl.challenge" in types_seen(service, "gm")
-    assert "ltl.challenge" not in types_seen(service, "sam") + types_seen(service, "sly")
-    assert service.view(CID, "sam")["tasks"] == [] and len(service.view(CID, "pat")["tasks"]) == 1
+    assert [t for t, _, _ in facts(opened)] == ["ltl.task_opened", "dice.rolled", "dice.rolled"]
+    assert {v for _, v, _ in facts(opened)} == {"owner"}
+    assert "dice.rolled" in seen_types(service, CID, "pat") and "dice.rolled" in seen_types(service, CID, "gm")
+    assert "ltl.task_opened" not in seen_types(service, CID, "sam") + seen_types(service, CID, "sly")
+    assert service.view(CID, "sam")["game"]["tasks"] == [] and len(service.view(CID, "pat")["game"]["tasks"]) == 1
     settled = service.execute(CID, "pat", Settle(task_id))
-    assert settled.events[0].visibility == "public" and settled.events[0].data["summary"]["outcome"] == "win"
-    assert "ltl.settle" in types_seen(service, "sam")
+    [(kind, visibility, data), *_] = facts(settled)
+    assert (kind, visibility, data["outcome"], data["winner"]) == ("ltl.task_settled", "public", "win", "comet")
+    revealed = [p for t, p in seen(service, CID, "sam") if t == "dice.revealed"]
+    assert [(p["roller"], p["throws"]) for p in revealed] == [("comet", [[9]]), (None, [[4]])]
 
 
 def test_a_gm_secret_roll_stays_with_the_gm(service, dice):
-    # R-T-2: GM-only rolls never reach players, settled or not
+    # R-T-2: GM-only rolls never reach players, settled or not, nor their ids
     setup(service)
     dice.faces = [3, 5]
-    opened = service.execute(CID, "gm", Challenge("entropy", "Average", secret=True))
+    opened = service.execute(CID, "gm", Challenge("entropy", DifficultyName.AVERAGE, secret=True))
     service.execute(CID, "gm", Settle(opened.events[0].command_id))
     for user in ("pat", "sam", "sly"):
-        assert not {"ltl.challenge", "ltl.settle"} & set(types_seen(service, user))
-    assert {"ltl.challenge", "ltl.settle"} <= set(types_seen(service, "gm"))
+        assert not {"ltl.task_opened", "ltl.task_settled", "dice.revealed"} & set(seen_types(service, CID, user))
+        assert opened.events[0].command_id not in text_seen(service, CID, user)
+    assert {"ltl.task_opened", "ltl.task_settled"} <= set(seen_types(service, CID, "gm"))
 
 
 def test_permissions_decide_who_starts_and_refusals_write_nothing(service, dice):
@@ -97,8 +94,8 @@ def test_permissions_decide_who_starts_and_refusals_write_nothing(service, dice)
         ("sly", TryAgain("comet"), Forbidden),
         ("stranger", TryAgain("comet"), Forbidden),
         ("pat", StartConflict((("comet", "h"), ("entropy", "v"))), Forbidden),
-        ("pat", Challenge("comet", "Hard", secret=True), Forbidden),
-        ("pat", Challenge("comet", "Impossible"), RulesError),
+        ("pat", Challenge("comet", HARD, secret=True), Forbidden),
+        ("pat", Challenge("comet", DifficultyName.IMPOSSIBLE), RulesError),
         ("pat", TryAgain("ghost"), TableError),
     ]
     for user, cmd, error in attempts:
@@ -112,33 +109,60 @@ def test_a_player_attack_makes_the_gm_villain_lose_a_level(service, dice):
     setup(service)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [10, 2]
-    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
-    assert "ltl.attack" not in types_seen(service, "sam")
+    attack = service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    # the exchange is declared at the table; each die is its roller's until settled; the villain's stays the GM's
+    assert [(t, v) for t, v, _ in facts(attack)] == [
+        ("ltl.task_opened", "public"),
+        ("dice.rolled", "owner"),
+        ("dice.rolled", "gm"),
+    ]
+    assert "dice.rolled" not in seen_types(service, CID, "sam")
+    with pytest.raises(Forbidden):
+        service.execute(CID, "pat", Attack("comet", "entropy", target_style="Gadgets"))  # the defender's choice
     service.execute(CID, "pat", Settle())
-    after = service.execute(CID, "gm", EndRound()).state
-    assert after.hero("entropy").base_now().name == "d8"
+    assert not any(t == "dice.revealed" and p["roller"] == "entropy" for t, p in seen(service, CID, "pat"))
+    service.execute(CID, "gm", EndRound())
+    assert hero(service, CID, "entropy").base_now().name == "d8"
     ended = service.execute(CID, "gm", EndConflict()).state
-    assert ended.conflict is None and ended.character("entropy").hero.base_now().name == "d8"
+    assert ended.game.conflict is None and ended.game.hero("entropy").base_now().name == "d8"
 
 
 def test_undo_refunds_what_was_spent_and_stops_at_rolls_for_players(service, dice):
-    # R-T-2: undo appends a compensating event; a roll is a commit point only the GM passes
+    # R-T-4: undo appends a fact of its own; a roll is a commit point only the GM passes
     setup(service)
-    before = service.state(CID)
+    before = hero(service, CID, "comet")
     spent = service.execute(CID, "pat", TryAgain("comet")).state
-    assert spent.hero("comet").karma < before.hero("comet").karma
+    assert spent.game.hero("comet").karma < before.karma
     undone = service.execute(CID, "pat", Undo()).state
-    assert undone.hero("comet") == before.hero("comet")
+    assert undone.game.hero("comet") == before
     dice.faces = [2, 5]
-    service.execute(CID, "pat", Challenge("comet", "Hard"))
+    service.execute(CID, "pat", Challenge("comet", HARD))
     with pytest.raises(Forbidden) as err:
         service.execute(CID, "pat", Undo())
     assert err.value.code == "undo/commit_point"
     with pytest.raises(Forbidden):
         service.execute(CID, "sam", Undo())
-    assert service.execute(CID, "gm", Undo()).state.tasks == ()
+    assert service.execute(CID, "gm", Undo()).state.game.tasks == ()
     log = service.store.load(CID)
     assert [e.seq for e in log] == list(range(1, len(log) + 1))  # nothing deleted
+
+
+def test_a_settlement_is_a_commit_point_and_a_gm_undo_marks_the_roll_seen(service, dice):
+    # R-T-4: a player cannot undo a settlement and re-roll; a GM undo returns the roll to pending, marked revealed
+    setup(service)
+    dice.faces = [3, 8]
+    task_id = service.execute(CID, "pat", Challenge("comet", HARD)).events[0].command_id
+    service.execute(CID, "pat", Settle(task_id))
+    with pytest.raises(Forbidden):
+        service.execute(CID, "pat", Undo())
+    service.execute(CID, "gm", Undo())
+    [task] = service.state(CID).game.tasks
+    assert task.id == task_id and task.revealed
+    with pytest.raises(TableError) as err:
+        service.execute(CID, "pat", Reroll("comet", "motivation", task_id))
+    assert err.value.code == "roll/revealed"
+    assert not hero(service, CID, "comet").motivation_used  # the refused re-roll spent nothing
+    assert replay_events(service.store.load(CID)) == service.state(CID)
 
 
 def test_only_the_latest_action_can_be_undone(service):
@@ -148,6 +172,18 @@ def test_only_the_latest_action_can_be_undone(service):
     with pytest.raises(TableError) as err:
         service.execute(CID, "gm", Undo(first))
     assert err.value.code == "undo/not_last"
+
+
+def test_undo_walks_back_action_by_action_and_the_log_reads_it(service):
+    setup(service)
+    service.execute(CID, "pat", TryAgain("comet"))
+    service.execute(CID, "sam", TryAgain("nova"))
+    state = service.execute(CID, "gm", Undo()).state
+    assert state.game.hero("nova").try_again_tokens == 0 and state.game.hero("comet").try_again_tokens == 2
+    state = service.execute(CID, "gm", Undo()).state
+    assert state.game.hero("comet").try_again_tokens == 0
+    words = text_seen(service, CID, "sly")
+    assert "Undone: Sam's karma try again" in words and "Undone: Pat's karma try again" in words
 
 
 def test_scene_and_adventure_boundaries(service, dice):
@@ -164,12 +200,11 @@ def test_scene_and_adventure_boundaries(service, dice):
     service.execute(CID, "pat", TryAgain("comet"))
     dice.faces = [2, 7]
     service.execute(CID, "pat", Push("comet"))
-    state = service.state(CID)
-    assert state.hero("comet").levels_lost(LossType.NON_DAMAGING) == 1
+    assert hero(service, CID, "comet").levels_lost(LossType.NON_DAMAGING) == 1
     state = service.execute(CID, "gm", EndScene()).state
-    assert state.hero("comet").losses == ()  # non-damaging losses recover at the end of the scene
+    assert state.game.hero("comet").losses == ()  # non-damaging losses recover at the end of the scene
     state = service.execute(CID, "gm", EndAdventure({"comet": 12})).state
-    comet = state.hero("comet")
+    comet = state.game.hero("comet")
     assert comet.karma == comet.sheet.karma and comet.try_again_tokens == 0 and comet.sheet.hero_points == 12
 
 
@@ -177,14 +212,17 @@ def test_gm_override_is_logged_with_who_made_it(service):
     # R-T-2
     setup(service)
     applied = service.execute(CID, "gm", Override("comet", "the bridge collapses on him", lose=2))
-    assert applied.events[0].actor == "gm" and "bridge" in applied.events[0].data["summary"]["text"]
-    assert applied.state.hero("comet").levels_lost() == 2
+    assert applied.events[0].actor == "gm" and applied.events[0].data["reason"] == "the bridge collapses on him"
+    assert "GM override on Captain Comet: the bridge collapses on him" in text_seen(service, CID, "sam")
+    assert applied.state.game.hero("comet").levels_lost() == 2
     with pytest.raises(Forbidden):
         service.execute(CID, "pat", Override("comet", "I feel better", clear_losses=True))
 
 
-def test_replay_reproduces_state_without_rolling_and_detects_tampering(service, dice):
-    # R-T-1: state is a fold of events; every raw face is in the events
+def test_replay_folds_without_rolling_and_the_audit_decides_again(service, dice):
+    # R-T-1: state is a fold of facts; every raw face is in them; the audit re-decides from the recorded dice
+    from herotable.table.audit import audit
+
     setup(service)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     service.execute(CID, "pat", TryAgain("comet"))
@@ -195,13 +233,12 @@ def test_replay_reproduces_state_without_rolling_and_detects_tampering(service, 
     service.execute(CID, "gm", EndRound())
     log = service.store.load(CID)
     assert replay_events(log) == service.state(CID)
-    attack = next(e for e in log if e.type == "ltl.attack")
-    assert attack.data["faces"] == [[12, 3], [12, 8]]
-    forged = [
-        e if e is not attack else type(e)(**{**vars(e), "data": {**e.data, "faces": [[12, 12], [12, 8]]}}) for e in log
+    rolls = [
+        (e.data["roller"], e.data["die"], e.data["faces"]) for e in log if e.type in ("dice.rolled", "dice.rerolled")
     ]
-    with pytest.raises(ReplayMismatch, match="different result"):
-        replay_events(forged)
+    assert rolls == [("comet", 12, [3]), ("entropy", 12, [8]), ("comet", 12, [11])]
+    report = audit(log)
+    assert report.clean and report.agreed == report.commands
 
 
 def test_snapshots_load_the_same_state(dice):
@@ -212,6 +249,20 @@ def test_snapshots_load_the_same_state(dice):
     setup(first)
     for _ in range(3):
         first.execute(CID, "pat", TryAgain("comet"))
-    assert store.latest_snapshot(CID, 1) is not None
+    assert store.latest_snapshot(CID, 2) is not None
     fresh = TableService(store, rng=dice)
     assert fresh.state(CID) == first.state(CID) == replay_events(store.load(CID))
+
+
+def test_an_undo_reaching_past_a_snapshot_folds_the_log_from_its_start(dice):
+    # the undo stack's earlier states live in memory only; a state loaded from a snapshot folds again
+    from herotable.store.memory import MemoryEventStore
+
+    store = MemoryEventStore()
+    first = TableService(store, rng=dice, snapshot_every=1)
+    setup(first)
+    before = first.state(CID).game.hero("comet")
+    first.execute(CID, "pat", TryAgain("comet"))
+    fresh = TableService(store, rng=dice)
+    assert fresh.state(CID).befores == ()
+    assert fresh.execute(CID, "pat", Undo()).state.game.hero("comet") == before

@@ -1,4 +1,4 @@
-"""Requests to the GM: asked by a player, seen by them and the GM, answered by the GM only (R-T-2)."""
+"""Requests to the GM: asked by a player, seen by them and the GM, answered by the GM only (R-T-2, R-T-3)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET
 from herotable.service import replay_events
-from herotable.table.campaign import CreateLtlCharacter, Join
-from herotable.table.model import Forbidden, Role, Ruleset, TableError
+from herotable.table.ltl.commands import CreateLtlCharacter
 from herotable.table.requests import AnswerGm, AskGm, RequestKind
+from herotable.table.state import Forbidden, Role, Ruleset, TableError
+from herotable.table.structure import Join
 from herotable.table.undo import Undo
+
+from .helpers import facts, seen_types
 
 CID = "harbour"
 
@@ -31,7 +34,8 @@ def test_a_request_reaches_the_asker_and_the_gm_only(table):
     assert [r["id"] for r in table.view(CID, "pat")["requests"]] == [rid]
     assert [r["id"] for r in table.view(CID, "gm")["requests"]] == [rid]
     assert table.view(CID, "sam")["requests"] == []
-    assert "request.ask" not in [e.type for e in table.events_for(CID, "sam")]
+    assert "request.opened" not in seen_types(table, CID, "sam")
+    assert "request.opened" in seen_types(table, CID, "pat")
 
 
 def test_only_the_gm_answers_and_the_answer_closes_the_request(table):
@@ -40,7 +44,8 @@ def test_only_the_gm_answers_and_the_answer_closes_the_request(table):
         table.execute(CID, "pat", AnswerGm(rid, "Easy"))
     answered = table.execute(CID, "gm", AnswerGm(rid, "Hard", granted=True))
     assert answered.events[0].visibility == "owner" and answered.events[0].owner == "pat"
-    assert answered.events[0].data["summary"]["text"] == "Hard"
+    [(_, _, data)] = facts(answered)
+    assert data["answer"] == "Hard" and data["asked"] == "jump the gap" and data["granted"] is True
     assert table.view(CID, "gm")["requests"] == []
     with pytest.raises(TableError):
         table.execute(CID, "gm", AnswerGm(rid, "again"))

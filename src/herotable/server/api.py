@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from herotable.server import odds_panel
 from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
-from herotable.server.live import event_json
+from herotable.server.live import seen_json
+from herotable.server.schemas import CommandBody, body_json, command_model
 from herotable.server.security import SESSION_MAX_AGE_S, check_password, hash_password
-from herotable.service import utc_now
+from herotable.service import LegacyCampaign, utc_now
 from herotable.store.accounts import Invite, User
 from herotable.store.export import export_campaign
-from herotable.table.campaign import Join, RemoveMember
-from herotable.table.commands import REGISTRY, command_from_json
-from herotable.table.model import Role, Ruleset, TableState
+from herotable.table.commands import COMMANDS, command_from_json
+from herotable.table.state import Role, Ruleset, TableState
+from herotable.table.structure import Join, RemoveMember
 
 router = APIRouter(prefix="/api/v1", dependencies=[Depends(check_csrf)])
 
@@ -138,7 +139,10 @@ def me(user: UserDep) -> dict[str, str]:
 def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
     out = []
     for row in svc.table.store.campaigns():
-        state = svc.table.state(row.campaign_id)
+        try:
+            state = svc.table.state(row.campaign_id)
+        except LegacyCampaign:
+            continue
         role = state.role_of(user.user_id)
         if role is not None:
             out.append(
@@ -170,32 +174,59 @@ def campaign(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any
     return svc.table.view(campaign_id, user.user_id)
 
 
+def cursor_query() -> Any:
+    """A fresh Query per parameter: FastAPI binds a Query object to the first parameter that uses it."""
+    return Query(default=None, max_length=40, description="An opaque cursor from an earlier page or live frame.")
+
+
 @router.get("/campaigns/{campaign_id}/events")
-def events(campaign_id: str, svc: ServicesDep, user: UserDep, after: int = 0) -> list[dict[str, Any]]:
+def events(
+    campaign_id: str,
+    svc: ServicesDep,
+    user: UserDep,
+    after: str | None = cursor_query(),
+    before: str | None = cursor_query(),
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+) -> dict[str, Any]:
+    """Your own stream of the log, numbered for you alone: `after` a cursor to catch up (oldest first), `before` one
+    to page back, neither for the newest page. `first` and `last` are the cursors around the page."""
+    state = member_state(svc, campaign_id, user)
+    page = svc.table.stream(campaign_id, user.user_id, after=after, before=before, limit=limit)
+    return {"events": [seen_json(state, s) for s in page.seen], "first": page.first, "last": page.last}
+
+
+@router.get("/campaigns/{campaign_id}/actions")
+def actions(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Every command you may issue now, each field with its domain (`fixed` fields are sent as given)."""
     member_state(svc, campaign_id, user)
-    return [event_json(e) for e in svc.table.events_for(campaign_id, user.user_id, after)]
+    return {"actions": [a.to_json() for a in svc.table.legal_actions(campaign_id, user.user_id)]}
 
 
 @router.post("/campaigns/{campaign_id}/commands")
-def command(campaign_id: str, body: dict[str, Any], svc: ServicesDep, user: UserDep) -> dict[str, Any]:
-    """Run one table command (`{"type": "ltl.challenge", ...}`); see GET /api/v1/commands for the types."""
+def command(campaign_id: str, svc: ServicesDep, user: UserDep, body: Annotated[CommandBody, Body()]) -> dict[str, Any]:
+    """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now."""
     member_state(svc, campaign_id, user)
-    applied = svc.table.execute(campaign_id, user.user_id, command_from_json(body))
-    seen = svc.table.events_for(campaign_id, user.user_id, applied.events[0].seq - 1)
+    applied = svc.table.execute(campaign_id, user.user_id, command_from_json(body_json(body)))
+    state = applied.state
+    page = svc.table.stream(campaign_id, user.user_id, limit=max(50, len(applied.events)))
+    mine = applied.events[0].command_id
     return {
-        "events": [event_json(e) for e in seen if e.seq <= applied.events[-1].seq],
+        "events": [seen_json(state, s) for s in page.seen if s.command_id == mine],
+        "cursor": page.last,
         "view": svc.table.view(campaign_id, user.user_id),
     }
 
 
 @router.get("/commands")
 def command_types() -> dict[str, Any]:
-    """Every command type with its fields: what the action panels offer."""
+    """Every command type with its fields and their JSON schema."""
     out: dict[str, Any] = {}
-    for name, (cls, _) in sorted(REGISTRY.items()):
+    for name, spec in sorted(COMMANDS.items()):
+        schema = command_model(name).model_json_schema()
         out[name] = {
-            "doc": (cls.__doc__ or "").strip().split("\n")[0],
-            "fields": [f for f in cls.__dataclass_fields__ if f != "name"],
+            "doc": (spec.cls.__doc__ or "").strip().split("\n")[0],
+            "fields": [f for f in spec.cls.__dataclass_fields__],
+            "schema": schema,
         }
     return out
 
@@ -278,7 +309,9 @@ def odds_exchange(
 ) -> dict[str, Any]:
     """The actor's options this round against the target, with the exchange and whole-duel odds of each."""
     state = member_state(svc, campaign_id, user)
-    return odds_panel.exchange_odds(state, user.user_id, actor, target, style, target_style)
+    acts = svc.table.legal_actions(campaign_id, user.user_id)
+    offered = any(a.type == "ltl.attack" and a.fixed.get("actor") == actor for a in acts)
+    return odds_panel.exchange_odds(state, user.user_id, actor, target, style, target_style, acts if offered else None)
 
 
 @router.get("/campaigns/{campaign_id}/odds/check")
@@ -293,5 +326,5 @@ def odds_chart(campaign_id: str, actor: str, target: str, svc: ServicesDep, user
     """How the conflict between two fighters may end, as an SVG chart."""
     state = member_state(svc, campaign_id, user)
     odds = odds_panel.conflict_odds(state, user.user_id, actor, target)
-    svg = odds_panel.outcome_chart(odds, state.hero(actor).name, state.hero(target).name)
+    svg = odds_panel.outcome_chart(odds, state.character(actor).name, state.character(target).name)
     return Response(svg, media_type="image/svg+xml")

@@ -9,9 +9,10 @@ from herotable.conviction import Role as CvRole
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.api import Registration, register_user
 from herotable.server.deps import Services
-from herotable.table.campaign import CreateLtlCharacter, Join, StartAdventure, StartScene, StartSession
-from herotable.table.cv_play import CreateCvCharacter, CvSheet
-from herotable.table.model import Role, Ruleset
+from herotable.table.conviction.commands import CreateCvCharacter, CvSheet
+from herotable.table.ltl.commands import CreateLtlCharacter
+from herotable.table.state import Role, Ruleset
+from herotable.table.structure import Join, StartAdventure, StartScene, StartSession
 
 DEMO_PASSWORD = "herotable-demo"
 DEMO_USERS = (("gwen", "Gwen (GM)"), ("ana", "Ana"), ("ben", "Ben"))
@@ -46,6 +47,9 @@ def seed_demo(svc: Services) -> list[DemoLogin]:
         )
         ids[username] = user.user_id
     gm, ana, ben = ids["gwen"], ids["ana"], ids["ben"]
+    for row in svc.table.legacy_campaigns():
+        if row.campaign_id in ("demo-ltl", "demo-cv"):
+            svc.table.store.delete_campaign(row.campaign_id)  # a demo recorded by an older herotable is made anew
     existing = {row.campaign_id for row in svc.table.store.campaigns()}
     if "demo-ltl" not in existing:
         table = svc.table

@@ -11,7 +11,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
-from herotable.table.model import Forbidden
+from herotable.table.commands import InvalidCommand
+from herotable.table.state import Forbidden
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ def error_body(code: str, message: str, **extra: object) -> dict[str, object]:
 def rules_status(err: RulesError) -> int:
     if isinstance(err, Forbidden):
         return 403
-    if isinstance(err, InvalidSheet):
+    if isinstance(err, InvalidSheet | InvalidCommand):
         return 422
     return 409
 
@@ -34,6 +35,8 @@ def install(app: FastAPI) -> None:
         extra: dict[str, object] = {"ruling": err.ruling, "fix": err.fix}
         if isinstance(err, InvalidSheet):
             extra["problems"] = [{"field": p.field, "message": p.message} for p in err.problems]
+        if isinstance(err, InvalidCommand):
+            extra["field"] = err.field
         return JSONResponse(error_body(err.code, err.reason, **extra), status_code=rules_status(err))
 
     @app.exception_handler(UnknownCampaign)

@@ -1,9 +1,9 @@
-"""Live updates: every viewer of a campaign gets the events they may see, and their own view, as they happen.
+"""Live updates: every viewer of a campaign gets the facts they may see, and their own view, as they happen.
 
-Each connection remembers the last seq it was sent and is brought up to date from the store, so a frame can
-never skip or repeat an event, and secrets are filtered per viewer exactly as for the API. Across server
-processes, Redis pub/sub carries only "campaign X has new events"; each process reads them from the
-database itself.
+Each connection reads its own stream (see `TableService.stream`) from the cursor of the last frame it was sent, so
+a frame never skips or repeats a fact, numbers are the viewer's own, and a fact the viewer may not see sends no
+frame at all. Across server processes, Redis pub/sub carries only "campaign X has new events"; each process reads
+them from the database itself.
 """
 
 from __future__ import annotations
@@ -18,24 +18,29 @@ from typing import Any
 
 from fastapi import WebSocket
 
-from herotable.service import TableService
+from herotable.service import Page, TableService
 from herotable.store.port import StoredEvent
+from herotable.table.facts import payload_of
+from herotable.table.render import Seen, render
+from herotable.table.state import TableState
 
 log = logging.getLogger(__name__)
 CHANNEL = "herotable:campaign-events"
-HELLO_EVENTS = 200  # a new viewer gets the latest events of the log; the API pages through older ones
+HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API pages through older ones
 
 
-def event_json(e: StoredEvent) -> dict[str, Any]:
+def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
+    """One fact as its viewer reads it: their own position, never the global sequence."""
     return {
-        "seq": e.seq,
-        "type": e.type,
-        "actor": e.actor,
-        "at": e.at,
-        "visibility": e.visibility,
-        "command_id": e.command_id,
-        "summary": e.data.get("summary", {}),
-        "faces": e.data.get("faces", []),
+        "position": s.position,
+        "type": s.fact.type,
+        "command_id": s.command_id,
+        "actor": s.actor,
+        "at": s.at,
+        "visibility": s.visibility,
+        "text": render(state, s.fact),
+        "fact": payload_of(s.fact),
+        "undone": s.command_id in state.undone,
     }
 
 
@@ -45,7 +50,7 @@ class Viewer:
     campaign_id: str
     user: str
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
-    sent_seq: int = 0
+    cursor: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -95,7 +100,7 @@ class Hub:
     def _appended(self, campaign_id: str, events: list[StoredEvent]) -> None:
         """Called by the service (in whatever thread ran the command) after an append."""
         if self._publisher is not None:
-            self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id, "seq": events[-1].seq}))
+            self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id}))
         else:
             self.notify(campaign_id)
 
@@ -124,12 +129,20 @@ class Hub:
 
     async def _send(self, viewer: Viewer, hello: bool = False) -> None:
         async with viewer.lock:
-            head = await asyncio.to_thread(self.service.store.head, viewer.campaign_id)
-            if head <= viewer.sent_seq and not hello:
-                return
-            events = await asyncio.to_thread(self.service.events_for, viewer.campaign_id, viewer.user, viewer.sent_seq)
-            events = [e for e in events if e.seq <= head][-HELLO_EVENTS if hello else None :]
-            view = await asyncio.to_thread(self.service.view, viewer.campaign_id, viewer.user)
-            frame = {"type": "hello" if hello else "events", "events": [event_json(e) for e in events], "view": view}
+            svc = self.service
+            if hello:
+                page: Page = await asyncio.to_thread(svc.stream, viewer.campaign_id, viewer.user, limit=HELLO_EVENTS)
+            else:
+                page = await asyncio.to_thread(svc.stream, viewer.campaign_id, viewer.user, after=viewer.cursor)
+                if not page.seen:
+                    return  # nothing this viewer may see happened: no frame at all
+            state = await asyncio.to_thread(svc.state, viewer.campaign_id)
+            view = await asyncio.to_thread(svc.view, viewer.campaign_id, viewer.user)
+            frame = {
+                "type": "hello" if hello else "events",
+                "events": [seen_json(state, s) for s in page.seen],
+                "cursor": page.last,
+                "view": view,
+            }
             await viewer.socket.send_text(json.dumps(frame))
-            viewer.sent_seq = head
+            viewer.cursor = page.last

@@ -6,6 +6,7 @@ hidden character: they would reveal its sheet.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 from xml.sax.saxutils import escape
@@ -14,7 +15,10 @@ from herotable.dice import Rating
 from herotable.ltl.hero import Hero, LossType
 from herotable.odds.advisor import advise, advise_check
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
-from herotable.table.model import TableError, TableState
+from herotable.table.commands import controls
+from herotable.table.game import Choice, Flag, IntRange, LegalAction
+from herotable.table.ltl.decide import table_of
+from herotable.table.state import TableError, TableState
 
 
 def probability(value: Fraction) -> dict[str, Any]:
@@ -27,10 +31,34 @@ def _visible(state: TableState, viewer: str, cid: str) -> None:
     if c.hidden and not state.is_gm(viewer) and c.owner != viewer:
         raise TableError(
             "odds/hidden",
-            f"{c.hero.name}'s sheet is hidden, so no odds against it are shown",
+            f"{c.name}'s sheet is hidden, so no odds against it are shown",
             fix="the GM sees these odds",
             ruling="R-T-2",
         )
+
+
+def pairings(state: TableState, actions: Sequence[LegalAction]) -> list[tuple[str, str]]:
+    """(attacker, opponent) for every exchange the viewer's legal actions offer."""
+    out: list[tuple[str, str]] = []
+    for a in actions:
+        if a.type != "ltl.attack":
+            continue
+        target = a.fields.get("target")
+        targets = (
+            [a.fixed["target"]] if "target" in a.fixed else list(target.choices) if isinstance(target, Choice) else []
+        )
+        out += [(str(a.fixed["actor"]), str(t)) for t in targets if (str(a.fixed["actor"]), str(t)) not in out]
+    return out
+
+
+def attack_options(actions: Sequence[LegalAction], actor: str) -> tuple[bool, int]:
+    """What the attack's legal action offers the actor: Automatic Success before the roll, and the most levels of
+    Going For Broke."""
+    for a in actions:
+        if a.type == "ltl.attack" and a.fixed.get("actor") == actor:
+            broke = a.fields.get("broke")
+            return isinstance(a.fields.get("auto_success"), Flag), broke.max if isinstance(broke, IntRange) else 0
+    return False, 0
 
 
 def _contender(hero: Hero, style: str | None) -> Contender:
@@ -46,16 +74,17 @@ def duel(
     state: TableState, viewer: str, actor: str, target: str, style: str | None, target_style: str | None
 ) -> tuple[Contender, Contender, DuelState]:
     """The two sides of an exchange as the odds engine sees them, from the table's current state."""
-    if not state.is_gm(viewer) and state.character(actor).owner != viewer:
+    if not controls(state, viewer, actor):
         raise TableError(
             "odds/not_yours",
-            f"{state.character(actor).hero.name} is not your character",
+            f"{state.character(actor).name} is not your character",
             fix="ask for the odds of your own characters' choices",
             ruling="R-T-2",
         )
     _visible(state, viewer, target)
-    stakes = state.conflict.stakes if state.conflict else None
-    a, t = state.hero(actor), state.hero(target)
+    table = table_of(state)
+    stakes = table.stakes
+    a, t = table.hero(actor), table.hero(target)
     for hero in (a, t):
         if hero.is_defeated(stakes):
             raise TableError("odds/defeated", f"{hero.name} is out of the fight", fix="pick fighters still in it")
@@ -63,13 +92,24 @@ def duel(
 
 
 def exchange_odds(
-    state: TableState, viewer: str, actor: str, target: str, style: str | None = None, target_style: str | None = None
+    state: TableState,
+    viewer: str,
+    actor: str,
+    target: str,
+    style: str | None = None,
+    target_style: str | None = None,
+    actions: Sequence[LegalAction] | None = None,
 ) -> dict[str, Any]:
     """Every option open to the actor this round with its exchange odds and its chance to win the duel
-    (R-LTL-7, R-LTL-10, R-LTL-11). It never decides."""
+    (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the viewer's legal actions when given. It never decides."""
     you, opp, now = duel(state, viewer, actor, target, style, target_style)
-    karma = state.hero(actor).karma
-    rows = advise(you, opp, now, karma=karma if karma.usable else None, options=state.ltl_options)
+    table = table_of(state)
+    karma = table.hero(actor).karma
+    karma_now = karma.usable
+    broke = None
+    if actions is not None:
+        karma_now, broke = attack_options(actions, actor)
+    rows = advise(you, opp, now, karma=karma if karma_now else None, options=table.options, broke_levels=broke)
     return {
         "actor": actor,
         "target": target,
@@ -103,7 +143,7 @@ def check_odds(bonus: int, difficulty: int) -> dict[str, Any]:
 
 def conflict_odds(state: TableState, viewer: str, actor: str, target: str) -> ConflictOdds:
     you, opp, now = duel(state, viewer, actor, target, None, None)
-    return conflict(you, opp, state.ltl_options, state=now)
+    return conflict(you, opp, table_of(state).options, state=now)
 
 
 def outcome_chart(odds: ConflictOdds, a_name: str, b_name: str) -> str:

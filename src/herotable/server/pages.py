@@ -23,11 +23,13 @@ from herotable.errors import InvalidSheet, Problem, RulesError
 from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
 from herotable.server import actions, api, board, odds_panel
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.service import LegacyCampaign
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
-from herotable.table.campaign import CreateLtlCharacter
-from herotable.table.cv_play import CreateCvCharacter, CvSheet, catalogue
-from herotable.table.model import Role, Ruleset, TableError, TableState
+from herotable.table.conviction.commands import CreateCvCharacter, CvSheet
+from herotable.table.conviction.decide import catalogue
+from herotable.table.ltl.commands import CreateLtlCharacter
+from herotable.table.state import Role, Ruleset, TableError, TableState
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(dependencies=[Depends(check_csrf)])
@@ -85,6 +87,8 @@ def member(svc: Services, campaign_id: str, user: User) -> TableState:
     """The campaign, for its members only (404 when unknown, 403 for everyone else)."""
     try:
         state = svc.table.state(campaign_id)
+    except LegacyCampaign as err:
+        raise Refused(410, f"{err.reason}.") from None
     except StoreError:
         raise Refused(404, "There is no such campaign.") from None
     if not state.members:
@@ -248,8 +252,7 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
 
 def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
     who = board.names(state)
-    rows = [(c.id, c.hero.name, c.owner, c.npc, c.hidden) for c in state.characters]
-    rows += [(c.id, c.hero.name, c.owner, c.npc, c.hidden) for c in state.cv_characters]
+    rows = [(c.id, c.name, c.owner, c.npc, c.hidden) for c in state.characters]
     return [
         {
             "id": cid,
@@ -310,7 +313,7 @@ def remove_member_form(
 
 def _slug(name: str, state: TableState) -> str:
     base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:24] or "character"
-    taken = {c.id for c in state.characters} | {c.id for c in state.cv_characters}
+    taken = {c.id for c in state.characters}
     cid, n = base, 1
     while cid in taken:
         n += 1
@@ -539,16 +542,20 @@ def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user
 def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     assert user is not None
     state = member(svc, campaign_id, user)
-    ltl = next((c for c in state.characters if c.id == cid), None)
-    cv = next((c for c in state.cv_characters if c.id == cid), None)
-    found = ltl or cv
+    found = next((c for c in state.characters if c.id == cid), None)
     if found is None:
         raise Refused(404, "There is no such character in this campaign.")
     if not board.may_see_sheet(state, user.user_id, found.owner, found.hidden):
-        raise Refused(403, f"{found.hero.name}'s sheet is the GM's secret.")
-    context: dict[str, Any] = {"campaign": state, "character": found, "owner": board.names(state).get(found.owner)}
-    if ltl is not None:
-        context.update(ltl=sheet_to_dict(ltl.hero.sheet), sections=CREATION_SECTIONS)
+        raise Refused(403, f"{found.name}'s sheet is the GM's secret.")
+    hero = state.game.heroes[cid]
+    context: dict[str, Any] = {
+        "campaign": state,
+        "character": found,
+        "hero": hero,
+        "owner": board.names(state).get(found.owner),
+    }
+    if state.ruleset is Ruleset.LTL:
+        context.update(ltl=sheet_to_dict(hero.sheet), sections=CREATION_SECTIONS)
     return render(request, "sheet_view.html", svc, user, **context)
 
 
@@ -558,58 +565,43 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
 def _table_context(state: TableState, user: User, svc: Services) -> dict[str, Any]:
     uid = user.user_id
     gm = state.is_gm(uid)
-    view = svc.table.view(state.campaign_id, uid)
-    built = board.build(state, view, uid)
-    roll_actions: dict[int, tuple[actions.Action, ...]] = {}
-    for i, roll in enumerate(built.rolls):
-        if roll.rolling or not (roll.mine or roll.characters):
-            continue
-        if state.ruleset is Ruleset.LTL:
-            chars = roll.characters if roll.id == "" else (roll.characters if roll.mine else ())
-            found = actions.ltl_roll_actions(state, roll.id, chars)
-            roll_actions[i] = found if roll.mine else tuple(a for a in found if a.type != "ltl.settle")
-        elif roll.mine:
-            roll_actions[i] = actions.cv_roll_actions(state, roll.id, gm)
+    built = board.build(state, uid)
+    laid = actions.panel(state, svc.table.legal_actions(state.campaign_id, uid), gm=gm)
+    page = svc.table.stream(state.campaign_id, uid, limit=board.LOG_LENGTH * 4)
     return {
-        "odds": _odds_context(state, uid),
+        "odds": _odds_context(state, uid, svc),
         "campaign": state,
         "gm": gm,
         "role": state.role_of(uid),
         "board": built,
         "who": board.names(state),
-        "roll_actions": roll_actions,
-        "groups": actions.groups_for(state, uid),
-        "ask": actions.request_action(state, uid),
-        "gm_groups": actions.gm_groups(state) if gm else [],
-        "answers": {r.id: actions.answer_action(r.id) for r in built.requests} if gm else {},
-        "log": board.log_entries(state, svc.table.events_for(state.campaign_id, uid)),
+        "roll_actions": laid.rolls,
+        "groups": laid.groups,
+        "asks": laid.asks,
+        "gm_groups": laid.gm_groups if gm else [],
+        "answers": laid.answers,
+        "log": board.log(state, page.seen),
+        "faces": board.faces,
+        "own": [c for c in state.characters if c.owner == uid],
     }
 
 
-def _odds_context(state: TableState, uid: str) -> list[dict[str, Any]]:
-    """For each of the viewer's fighters against each opponent still standing: every option's odds this round
-    and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The GM sees them for every pairing."""
-    c = state.conflict
-    if c is None or c.over:
-        return []
-    gm = state.is_gm(uid)
+def _odds_context(state: TableState, uid: str, svc: Services) -> list[dict[str, Any]]:
+    """For each of the viewer's fighters able to attack, against each opponent they may attack: every option's
+    odds this round and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the
+    viewer's legal actions; the GM sees them for every pairing."""
     out: list[dict[str, Any]] = []
-    for mine in c.fighters:
-        if c.is_out(mine.id) or not (gm or state.character(mine.id).owner == uid):
+    acts = svc.table.legal_actions(state.campaign_id, uid)
+    for pairing in odds_panel.pairings(state, acts):
+        actor, target = pairing
+        a_name, t_name = state.character(actor).name, state.character(target).name
+        try:
+            advice = odds_panel.exchange_odds(state, uid, actor, target, actions=acts)
+            chart = odds_panel.outcome_chart(odds_panel.conflict_odds(state, uid, actor, target), a_name, t_name)
+        except TableError as err:
+            out.append({"actor": a_name, "target": t_name, "refused": err.reason})
             continue
-        for theirs in c.fighters:
-            if theirs.side == mine.side or c.is_out(theirs.id):
-                continue
-            try:
-                advice = odds_panel.exchange_odds(state, uid, mine.id, theirs.id)
-                chart = odds_panel.outcome_chart(
-                    odds_panel.conflict_odds(state, uid, mine.id, theirs.id), mine.hero.name, theirs.hero.name
-                )
-            except TableError as err:
-                out.append({"actor": mine.hero.name, "target": theirs.hero.name, "refused": err.reason})
-                continue
-            out.append({"actor": mine.hero.name, "target": theirs.hero.name, "options": advice["options"],
-                        "chart": Markup(chart)})
+        out.append({"actor": a_name, "target": t_name, "options": advice["options"], "chart": Markup(chart)})
     return out
 
 
@@ -657,7 +649,21 @@ def _act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDe
         return render(request, "parts/result.html", svc, user, error=err)
     if not htmx:
         return RedirectResponse(f"/campaigns/{campaign_id}/table", status_code=303)
-    text = str(applied.events[-1].data.get("summary", {}).get("text", "")) if applied.events else ""
-    response = render(request, "parts/result.html", svc, user, done=text or "Done.")
+    response = render(request, "parts/result.html", svc, user, done=_done_text(applied))
     response.headers["HX-Trigger"] = "acted"
     return response
+
+
+def _done_text(applied: Any) -> str:
+    """The action's first fact in words: what the result area says."""
+    from herotable.table.facts import read_fact
+    from herotable.table.render import render as say
+    from herotable.table.views import may_see
+
+    for e in applied.events:
+        if not may_see(applied.state, e.actor, e.visibility, e.owner):
+            continue
+        text = say(applied.state, read_fact(e.type, e.version, e.data))
+        if text:
+            return text
+    return "Done."
