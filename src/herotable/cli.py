@@ -6,7 +6,7 @@ import json
 import os
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +14,9 @@ from herotable.dice import Rating, SystemRng
 from herotable.notation import NotationError, roll_notation
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="herotable: Larger Than Life and Conviction.")
+
+if TYPE_CHECKING:
+    from herotable.service import TableService
 
 
 @app.callback()
@@ -216,20 +219,27 @@ def serve(
     from herotable.server.demo_seed import seed_demo
 
     web = create_app()
-    legacy = web.state.services.table.legacy_campaigns()
-    if legacy:
-        names = ", ".join(f"{row.name!r} ({row.campaign_id})" for row in legacy)
-        typer.echo(
-            f"{len(legacy)} campaign(s) were recorded by an older herotable and cannot be opened: {names}. "
-            "They are kept in the database untouched; every other campaign is served.",
-            err=True,
-        )
+    notice = legacy_notice(web.state.services.table)
+    if notice:
+        typer.echo(notice, err=True)
     if demo:
         logins = seed_demo(web.state.services)
         typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
     uvicorn.run(web, host=host, port=port, log_level="info")
+
+
+def legacy_notice(service: TableService) -> str | None:
+    """What `serve` says at start-up about campaigns recorded before the table kept facts, if there are any."""
+    legacy = service.legacy_campaigns()
+    if not legacy:
+        return None
+    names = ", ".join(f"{row.name!r} ({row.campaign_id})" for row in legacy)
+    return (
+        f"{len(legacy)} campaign(s) were recorded by an older herotable and cannot be opened: {names}. "
+        "They are kept in the database untouched; every other campaign is served."
+    )
 
 
 # --- odds and sim (herotable.odds) -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
+from herotable.service import LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
 from herotable.table.commands import InvalidCommand
 from herotable.table.state import Forbidden
@@ -42,6 +43,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(UnknownCampaign)
     async def _unknown(request: Request, err: UnknownCampaign) -> JSONResponse:
         return JSONResponse(error_body("campaign/unknown", err.reason), status_code=404)
+
+    @app.exception_handler(LegacyCampaign)
+    async def _legacy(request: Request, err: LegacyCampaign) -> JSONResponse:
+        return JSONResponse(error_body("campaign/legacy", err.reason), status_code=410)
 
     @app.exception_handler(InvalidExport)
     async def _export(request: Request, err: InvalidExport) -> JSONResponse:
