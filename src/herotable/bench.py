@@ -17,6 +17,7 @@ from typing import Any
 
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
+from herotable.sampler import new_table, play
 from herotable.store.chain import chain_problems
 from herotable.store.memory import MemoryEventStore
 from herotable.store.port import EventStore, NewEvent, StoredEvent
@@ -25,7 +26,6 @@ from herotable.table.decide import decide
 from herotable.table.facts import payload_of
 from herotable.table.fold import Recorded, apply, fold, recorded_facts
 from herotable.table.game import game_for
-from herotable.table.sampler import new_table, play
 from herotable.table.state import Ruleset, TableState
 
 RESULTS = Path("bench/results.json")

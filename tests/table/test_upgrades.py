@@ -57,7 +57,7 @@ def test_versions_this_table_cannot_read_are_named():
         read_fact("cv.check_rolled", 1, {})
     with pytest.raises(FactError, match="version 9 is newer than this herotable knows"):
         read_fact("cv.check_rolled", 9, {})
-    with pytest.raises(FactError, match="unknown fact type 'cv.teleport'"):
+    with pytest.raises(FactError, match=r"unknown fact type 'cv\.teleport'"):
         read_fact("cv.teleport", 2, {})
 
 
@@ -146,7 +146,6 @@ def test_the_web_table_answers_410_for_an_old_campaign_and_lists_only_the_others
     from herotable.dice import SeededRng
     from herotable.server.app import create_app
     from herotable.server.settings import Settings
-
     from server.clients import SECRET, register
 
     store = open_store(legacy_database(tmp_path))
@@ -172,4 +171,3 @@ def test_the_demo_recorded_by_an_older_herotable_is_made_anew(tmp_path):
     assert [row.campaign_id for row in service.legacy_campaigns()] == ["old"]
     assert service.state("demo-ltl").game.heroes.keys() == {"comet", "nova", "entropy"}
     store.close()
-

@@ -190,10 +190,26 @@ def _check_value(name: str, value: Any, tp: Any, limit: Range | Text | None) -> 
             _check_value(f"{name}.{f.name}", getattr(value, f.name), None, None)
 
 
+def _check_once(name: str, value: tuple[Any, ...]) -> None:
+    """A list of names (or of pairs keyed by a name) names each once."""
+    keys = [item[0] if isinstance(item, tuple) and item else item for item in value]
+    seen: set[Any] = set()
+    for key in keys:
+        if isinstance(key, str | int) and key in seen:
+            raise InvalidCommand(
+                "table/repeated", f"{name} names {key!r} twice", fix=f"name {key!r} once in {name}", field=name
+            )
+        seen.add(key)
+
+
 def check_fields(cmd: Command) -> None:
-    """Refuse out-of-range numbers, over-long or unstorable text (R-T-5). Raises TableError naming the field."""
+    """Refuse out-of-range numbers, over-long or unstorable text, a name listed twice (R-T-5). Raises TableError
+    naming the field."""
     for name, (tp, limit) in constraints(type(cmd)).items():
-        _check_value(name, getattr(cmd, name), tp, limit)
+        value = getattr(cmd, name)
+        _check_value(name, value, tp, limit)
+        if isinstance(value, tuple):
+            _check_once(name, value)
 
 
 def command_to_json(cmd: Command) -> dict[str, Json]:

@@ -12,9 +12,9 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from herotable.table.codec import Json
-from herotable.table.commands import Decision
+from herotable.table.commands import NAME_LENGTH, Decision
 from herotable.table.facts import Fact
-from herotable.table.state import Ruleset, TableState
+from herotable.table.state import Role, Ruleset, TableState
 
 # --- legal actions: field domains ---
 
@@ -149,6 +149,25 @@ def domain_json(d: Domain) -> dict[str, Any]:
 
 
 # --- presentation: what a table page shows, without any HTML ---
+
+
+def new_character_action(state: TableState, user: str, kind: str, game: str, rule: str) -> LegalAction:
+    """Creating a character: a player makes their own hero; the GM makes NPCs, hidden or not, and heroes for
+    anyone (R-T-3)."""
+    fields: dict[str, Domain] = {
+        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
+        "sheet": SheetDomain(game),
+    }
+    if state.is_gm(user):
+        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
+        fields |= {
+            "owner": Choice((None, *(m.user for m in owners)), ("you", *(m.name for m in owners))),
+            "npc": Flag(),
+            "hidden": Flag(),
+        }
+    else:
+        fields["owner"] = Choice((None, user), ("you", "you"))
+    return LegalAction(kind, "New character", fields=fields, group="Characters", rule=rule)
 
 
 @dataclass(frozen=True)

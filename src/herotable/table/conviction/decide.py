@@ -472,6 +472,13 @@ def _escape_death(state: TableState, cmd: EscapeDeath, ctx: Ctx) -> Decision:
     """Escape death: the dying one becomes stable, disabled and unconscious (R-CV-10)."""
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
+    if cmd.target == cmd.character or (cmd.target is None and cmd.assisting):
+        raise TableError(
+            "conviction/assisting_yourself",
+            "a character escaping death themself assists no one",
+            fix="leave out target and assisting to save yourself; name the dying one you assist to save them",
+            ruling="R-CV-10",
+        )
     target = cmd.target if cmd.target is not None else cmd.character
     spender, saved = escape_death(table.hero(cmd.character), table.hero(target), assisting=cmd.assisting)
     heroes = {cmd.character: spender} if target == cmd.character else {cmd.character: spender, target: saved}

@@ -31,7 +31,7 @@ from herotable.table.conviction.commands import (
 )
 from herotable.table.conviction.decide import catalogue, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
-from herotable.table.game import Choice, Domain, Flag, IntRange, LegalAction, SheetDomain, Subset, TextDomain
+from herotable.table.game import Choice, Domain, Flag, IntRange, LegalAction, Subset, TextDomain, new_character_action
 from herotable.table.state import CharacterRef, Role, TableState
 
 
@@ -46,7 +46,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
         return []
     gm = role is Role.GM
     mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
-    out = [_create(state, gm)]
+    out = [new_character_action(state, user, "character.create_cv", "conviction", "R-CV-2")]
     for c in mine:
         out += _own(state, table, c)
     out += _checks(state, table, user)
@@ -55,21 +55,6 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if gm:
         out += _gm(state, table)
     return out
-
-
-def _create(state: TableState, gm: bool) -> LegalAction:
-    fields: dict[str, Domain] = {
-        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
-        "sheet": SheetDomain("conviction"),
-    }
-    if gm:
-        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
-        fields |= {
-            "owner": Choice(tuple(m.user for m in owners), tuple(m.name for m in owners)),
-            "npc": Flag(),
-            "hidden": Flag(),
-        }
-    return LegalAction("character.create_cv", "New character", fields=fields, group="Characters", rule="R-CV-2")
 
 
 def _acts(hero: Hero, table: CvTable) -> tuple[str, ...]:

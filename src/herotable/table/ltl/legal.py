@@ -22,9 +22,9 @@ from herotable.table.game import (
     IntRange,
     KeyedValues,
     LegalAction,
-    SheetDomain,
     Subset,
     TextDomain,
+    new_character_action,
 )
 from herotable.table.ltl.commands import AWARD, OVERRIDE_LEVELS, TOKENS, DieSetting, DifficultyName, Improvement
 from herotable.table.ltl.decide import failed_task, table_of
@@ -53,7 +53,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
         return []
     gm = role is Role.GM
     mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
-    out = [_create(state, gm)]
+    out = [new_character_action(state, user, "character.create_ltl", "ltl", "R-LTL-19")]
     for c in mine:
         out += _solo(table, c, gm)
     out += _rolls(state, table, user)
@@ -65,21 +65,6 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if gm:
         out += _gm(state, table)
     return out
-
-
-def _create(state: TableState, gm: bool) -> LegalAction:
-    fields: dict[str, Domain] = {
-        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
-        "sheet": SheetDomain("ltl"),
-    }
-    if gm:
-        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
-        fields |= {
-            "owner": Choice(tuple(m.user for m in owners), tuple(m.name for m in owners)),
-            "npc": Flag(),
-            "hidden": Flag(),
-        }
-    return LegalAction("character.create_ltl", "New character", fields=fields, group="Characters", rule="R-LTL-19")
 
 
 def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
