@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from herotable.errors import InvalidSheet, Problem
-
-if TYPE_CHECKING:
-    from herotable.conviction.feats import Catalogue
 
 MIN_LEVEL = 1
 MAX_LEVEL = 20
@@ -130,7 +128,14 @@ def _in_range(problems: list[Problem], field: str, value: int, low: int, high: i
         problems.append(Problem(field, f"{what} must be between {low:+d} and {high:+d}, got {value:+d}"))
 
 
-def sheet_problems(character: Character, catalogue: Catalogue | None = None) -> tuple[Problem, ...]:
+class FeatRules(Protocol):
+    """What checks a sheet's feats: a feat catalogue (`herotable.conviction.feats.Catalogue`). The sheet depends only
+    on this, so the catalogue may build on the sheet."""
+
+    def sheet_problems(self, character: Character) -> Sequence[Problem]: ...
+
+
+def sheet_problems(character: Character, catalogue: FeatRules | None = None) -> tuple[Problem, ...]:
     """Every problem on a sheet, by field; feats are checked too when a catalogue is given (R-CV-2, R-CV-6)."""
     problems: list[Problem] = []
     if not character.name.strip():
@@ -178,7 +183,7 @@ def sheet_problems(character: Character, catalogue: Catalogue | None = None) -> 
     return tuple(problems)
 
 
-def validate_character(character: Character, catalogue: Catalogue | None = None) -> Character:
+def validate_character(character: Character, catalogue: FeatRules | None = None) -> Character:
     """Return the sheet if it is valid (R-CV-2, R-CV-6).
 
     Raises InvalidSheet listing every problem by field.
@@ -200,7 +205,7 @@ def new_character(
     combat_bonus: int = 0,
     skills: tuple[tuple[str, int], ...] = (),
     feats: tuple[str, ...] = (),
-    catalogue: Catalogue | None = None,
+    catalogue: FeatRules | None = None,
 ) -> Character:
     """A new, validated character with its level's starting Conviction; `roles[0]` is the 1st-level role (R-CV-2).
 

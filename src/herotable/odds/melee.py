@@ -12,8 +12,6 @@ engine's defaults). All losses land at the end of the round; a side with nobody 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from fractions import Fraction
 from math import prod
 
@@ -21,48 +19,12 @@ from herotable.dice import Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.odds.distributions import ONE, ZERO
 from herotable.odds.exchange import Roll, exchange, rolled_rating
+from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
+from herotable.odds.montecarlo import simulate_melee
+
+__all__ = ["Estimate", "MeleeOdds", "Method", "Targeting", "exact_melee", "melee", "state_count", "targets"]
 
 EXACT_STATE_LIMIT = 400  # product of (position + 1) over all fighters up to which melees are solved exactly
-
-
-class Targeting(StrEnum):
-    """Whom each fighter attacks: the standing opponent with the lowest position, the highest (ties go to the
-    first listed), or spread over the standing opponents in turn."""
-
-    WEAKEST = "weakest"
-    STRONGEST = "strongest"
-    SPREAD = "spread"
-
-
-class Method(StrEnum):
-    EXACT = "exact"
-    MONTE_CARLO = "monte_carlo"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A probability or mean: exact (low == high == value, `exact` set) or a Monte Carlo estimate with its
-    confidence interval."""
-
-    value: float
-    low: float
-    high: float
-    exact: Fraction | None = None
-
-    @classmethod
-    def of(cls, x: Fraction) -> Estimate:
-        return cls(float(x), float(x), float(x), x)
-
-
-@dataclass(frozen=True)
-class MeleeOdds:
-    method: Method
-    a_wins: Estimate
-    b_wins: Estimate
-    draw: Estimate
-    expected_rounds: Estimate
-    trials: int = 0
-    confidence: float = 1.0
 
 
 def targets(positions: Sequence[int], n_a: int, targeting: Targeting) -> list[tuple[int, int]]:
@@ -172,7 +134,7 @@ def exact_melee(
 ) -> MeleeOdds:
     """Exact odds of a melee (R-LTL-12), whatever its size (the caller judges the cost; see `melee`).
     Raises ValueError for an empty side or a fighter below d4."""
-    _check(side_a, side_b)
+    check_sides(side_a, side_b)
     solver = _ExactMelee(len(side_a), targeting, options)
     a, b, draw, rounds = solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
     return MeleeOdds(Method.EXACT, Estimate.of(a), Estimate.of(b), Estimate.of(draw), Estimate.of(rounds))
@@ -181,13 +143,6 @@ def exact_melee(
 def state_count(side_a: Sequence[Rating], side_b: Sequence[Rating]) -> int:
     """The size the exact solver's position space can reach: the product of (position + 1)."""
     return prod(r.position + 1 for r in (*side_a, *side_b))
-
-
-def _check(side_a: Sequence[Rating], side_b: Sequence[Rating]) -> None:
-    if not side_a or not side_b:
-        raise ValueError("a melee needs at least one fighter on each side")
-    if not all(r.usable for r in (*side_a, *side_b)):
-        raise ValueError("every fighter needs base Power of d4 or more")
 
 
 def melee(
@@ -202,11 +157,9 @@ def melee(
 ) -> MeleeOdds:
     """Odds of N against M (R-LTL-12): exact when `state_count` is within `exact_limit`, else Monte Carlo with
     `trials` conflicts from `seed`. Raises ValueError when Monte Carlo is needed and no seed is given."""
-    _check(side_a, side_b)
+    check_sides(side_a, side_b)
     if state_count(side_a, side_b) <= exact_limit:
         return exact_melee(side_a, side_b, targeting, options)
     if seed is None:
         raise ValueError("this melee is too large to solve exactly; Tip: pass a seed for Monte Carlo")
-    from herotable.odds.montecarlo import simulate_melee
-
     return simulate_melee(side_a, side_b, seed, trials=trials, targeting=targeting, options=options)

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from herotable.dice import DIE_SIDES, Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.roll import MAX_EXPLOSIONS
-from herotable.odds.melee import Estimate, MeleeOdds, Method, Targeting, _check
+from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -294,7 +294,7 @@ def simulate_melee(
 ) -> MeleeOdds:
     """Monte Carlo odds of a melee or duel by the rules of `melee` (R-LTL-12), `trials` conflicts at once.
     Raises ValueError for an empty side, a fighter below d4, or no trials."""
-    _check(side_a, side_b)
+    check_sides(side_a, side_b)
     if trials < 1:
         raise ValueError("run at least one trial")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
