@@ -7,7 +7,7 @@ import base64
 import binascii
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,6 +35,7 @@ from herotable.table.fold import (
     FoldError,
     Recorded,
     UndoNeedsHistory,
+    facts_of,
     fold,
     recorded_facts,
     snapshot_of,
@@ -126,6 +127,16 @@ def recorded(stored: Sequence[StoredEvent]) -> list[Recorded]:
         raise BrokenLog(f"the log cannot be read: {err}") from None
 
 
+def fold_log(stored: Iterable[StoredEvent], start: TableState | None = None) -> TableState:
+    """The state after stored events, each read (decoded, upcast) as it is folded, so a long log never holds all
+    its facts at once. Raises BrokenLog for an event that cannot be read, FoldError for a log that contradicts
+    itself (UndoNeedsHistory when `start` lacks the history an undo needs)."""
+    try:
+        return fold(facts_of(stored), start)
+    except (FactError, CodecError) as err:
+        raise BrokenLog(f"the log cannot be read: {err}") from None
+
+
 class TableService:
     """Runs commands against campaigns in `store`. Safe to share between threads; several processes may share one
     database, since every append is checked against the sequence it was computed from."""
@@ -169,9 +180,9 @@ class TableService:
             base = state_from_snapshot(snap.state) if snap else None
         newer = self.store.load(campaign_id, base.seq if base else 0)
         try:
-            state = fold(recorded(newer), base)
+            state = fold_log(newer, base)
         except UndoNeedsHistory:
-            state = fold(recorded(self.store.load(campaign_id)))
+            state = fold_log(self.store.load(campaign_id))
         except FoldError as err:
             raise BrokenLog(f"campaign {campaign_id!r} cannot be folded: {err}") from None
         self._remember(campaign_id, state)
@@ -333,7 +344,7 @@ class TableService:
                 state,
             )
         except UndoNeedsHistory:  # the state came from a snapshot, which keeps no earlier states
-            new = fold(recorded(self.store.load(campaign_id)))
+            new = fold_log(self.store.load(campaign_id))
         self._remember(campaign_id, new)
         if new.seq // self.snapshot_every > state.seq // self.snapshot_every:
             self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
@@ -345,7 +356,7 @@ class TableService:
 def replay_events(events: Sequence[StoredEvent]) -> TableState:
     """Fold a whole log (an export) without touching any store. Raises BrokenLog."""
     try:
-        return fold(recorded(events))
+        return fold_log(events)
     except FoldError as err:
         raise BrokenLog(f"the log cannot be folded: {err}") from None
 

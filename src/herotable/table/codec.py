@@ -179,18 +179,18 @@ def _converter(tp: Any) -> Callable[[Any], Any] | None:
             each = _converter(args[0])
             if each is None:
                 return tuple
-            return lambda v: tuple(each(x) for x in v)
+            return lambda v: tuple(map(each, v))
         items = [_converter(a) for a in args]
         return lambda v: tuple(x if c is None else c(x) for c, x in zip(items, v, strict=True))
     if origin in (frozenset, set):
         member = _converter(get_args(tp)[0])
         if member is None:
             return frozenset
-        return lambda v: frozenset(member(x) for x in v)
+        return lambda v: frozenset(map(member, v))
     if origin in (dict, collections.abc.Mapping):
         value = _converter(get_args(tp)[1])
         if value is None:
-            return dict
+            return None  # a JSON object is already the dict (keys are strings in both)
         return lambda v: {k: value(x) for k, x in v.items()}
     return lambda v: decode(tp, v)
 
@@ -223,18 +223,21 @@ def _compile(cls: type[T]) -> Callable[[dict[str, Any]], T]:
 
     def build(data: dict[str, Any]) -> T:
         keys = data.keys()
-        if plain and keys == names:  # every field given, nothing to convert or check: the common case for facts
-            new: T = new_object(cls)
-            new.__dict__.update(data)
-            return new
-        if not required <= keys or not keys <= names:
-            wanted = ", ".join(sorted(required - keys)) or "none"
-            extra = ", ".join(sorted(str(k) for k in keys - names)) or "none"
-            raise CodecError(f"{cls.__name__}: missing fields: {wanted}; unknown fields: {extra}")
-        values = {**defaults, **data}
-        for name, factory in factories:
-            if name not in data:
-                values[name] = factory()
+        if keys == names:  # every field given: the common case for facts
+            if plain:  # and nothing to convert or check
+                new: T = new_object(cls)
+                new.__dict__.update(data)
+                return new
+            values = dict(data)
+        else:
+            if not required <= keys or not keys <= names:
+                wanted = ", ".join(sorted(required - keys)) or "none"
+                extra = ", ".join(sorted(str(k) for k in keys - names)) or "none"
+                raise CodecError(f"{cls.__name__}: missing fields: {wanted}; unknown fields: {extra}")
+            values = {**defaults, **data}
+            for name, factory in factories:
+                if name not in data:
+                    values[name] = factory()
         try:
             for name, convert in converters:
                 values[name] = convert(values[name])
