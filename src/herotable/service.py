@@ -236,7 +236,7 @@ class TableService:
     @staticmethod
     def _seen(events: Sequence[StoredEvent], positions: Sequence[int]) -> list[Seen]:
         return [
-            Seen(pos, r.command_id, e.actor, e.at, e.visibility, r.fact)
+            Seen(pos, r.command_id, e.actor, e.at, e.visibility, r.fact, r.command_type)
             for e, r, pos in zip(events, recorded(events), positions, strict=True)
         ]
 

@@ -58,6 +58,10 @@ def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
     gm_page = m["gm"].get(f"/campaigns/{cid}/table/odds").text
     assert "Captain Comet against Shadow" in gm_page and gm_page.count("<svg") == 4  # every pairing, both ways
     assert 'id="odds"' in m["pat"].get(f"/campaigns/{cid}/table").text
+    attacked = m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy")
+    assert attacked.status_code == 200, attacked.text
+    waiting = m["pat"].get(f"/campaigns/{cid}/table/odds").text
+    assert "None of your fighters can open an exchange now" in waiting and "<svg" not in waiting
 
 
 def test_the_table_page_offers_free_dice_and_logs_the_total():

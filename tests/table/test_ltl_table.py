@@ -266,3 +266,17 @@ def test_an_undo_reaching_past_a_snapshot_folds_the_log_from_its_start(dice):
     fresh = TableService(store, rng=dice)
     assert fresh.state(CID).befores == ()
     assert fresh.execute(CID, "pat", Undo()).state.game.hero("comet") == before
+
+
+def test_a_log_entry_is_headed_by_its_command_where_its_first_fact_would_mislead(service, dice):
+    # the end of a round may begin with a hero who stops pushing; its heading is still the end of the round
+    from herotable.table.ltl.commands import Push
+    from herotable.table.render import log_entries
+
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    service.execute(CID, "pat", Push("comet", burn=True))
+    service.execute(CID, "gm", EndRound())
+    entries = log_entries(service.state(CID), service.stream(CID, "pat", limit=500).seen)
+    assert entries[-1].title == "End of round" and entries[-1].lines[0] == "Captain Comet stops pushing"
+    assert entries[-2].title == "Heroism"

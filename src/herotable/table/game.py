@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from herotable.table.codec import Json
+from herotable.table.codec import Json, decode_as, encode
 from herotable.table.commands import NAME_LENGTH, Decision
 from herotable.table.facts import Fact
-from herotable.table.state import Role, Ruleset, TableState
+from herotable.table.state import CharacterRef, Role, Ruleset, TableState
 
 # --- legal actions: field domains ---
 
@@ -151,6 +151,20 @@ def domain_json(d: Domain) -> dict[str, Any]:
 # --- presentation: what a table page shows, without any HTML ---
 
 
+def word_choice(values: tuple[str, ...], labels: tuple[str, ...] = ()) -> Choice:
+    """A choice of stored names (`try_again`), labelled in words unless `labels` are given."""
+    return Choice(values, labels or tuple(v.replace("_", " ") for v in values))
+
+
+def acting_for(state: TableState, user: str, heroes: Mapping[str, Any]) -> list[CharacterRef] | None:
+    """The characters among `heroes` that `user` acts for (the GM: all of them), or None for a spectator or someone
+    who is not a member, who may issue none of a game's commands."""
+    role = state.role_of(user)
+    if role is None or role is Role.SPECTATOR:
+        return None
+    return [c for c in state.characters if c.id in heroes and (role is Role.GM or c.owner == user)]
+
+
 def new_character_action(state: TableState, user: str, kind: str, game: str, rule: str) -> LegalAction:
     """Creating a character: a player makes their own hero; the GM makes NPCs, hidden or not, and heroes for
     anyone (R-T-3)."""
@@ -226,6 +240,8 @@ class Game(Protocol):
     ruleset: Ruleset
     title: str
     rules_version: int  # bumped when a rules correction changes what a command decides
+    titles: Mapping[str, str]  # a log entry's heading by the type of its first fact
+    command_titles: Mapping[str, str]  # …or by its command, where the first fact would mislead
 
     def new_state(self, options: Mapping[str, Any]) -> Any:
         """The game's state for a new campaign with these options (as `campaign.created` records them)."""
@@ -271,6 +287,24 @@ class Game(Protocol):
 
 
 GAMES: dict[Ruleset, Game] = {}
+
+
+class PackagedGame:
+    """What every game's `Game` shares: its options and table made and read by the codec. A game names its options
+    and table types, points the interface at its modules' functions, and adds its own boundaries."""
+
+    options_type: ClassVar[type]
+    table_type: ClassVar[type]
+
+    def default_options(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self.options_type())
+        return data
+
+    def new_state(self, options: Mapping[str, Any]) -> Any:
+        return self.table_type(options=decode_as(self.options_type, dict(options)))
+
+    def decode_state(self, data: Mapping[str, Any]) -> Any:
+        return decode_as(self.table_type, dict(data))
 
 
 def register(game: Game) -> Game:

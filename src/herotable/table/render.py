@@ -160,8 +160,12 @@ def render(state: TableState, f: Fact, names: Names | None = None) -> str | None
     return game_of(state).render(f, n)
 
 
-def title(state: TableState, f: Fact) -> str:
-    return CORE_TITLES.get(f.type) or getattr(game_of(state), "titles", {}).get(f.type) or humanize(f.type)
+def title(state: TableState, f: Fact, command_type: str = "") -> str:
+    """A log entry's heading: its command's, where the game names one; else its first fact's."""
+    game = game_of(state)
+    return (
+        game.command_titles.get(command_type) or CORE_TITLES.get(f.type) or game.titles.get(f.type) or humanize(f.type)
+    )
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,7 @@ class Seen:
     at: str
     visibility: str
     fact: Fact
+    command_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -218,7 +223,7 @@ def log_entries(state: TableState, seen: Iterable[Seen]) -> list[LogEntry]:
                 s.position,
                 s.command_id,
                 names.get(s.actor or "", s.actor or ""),
-                title(state, s.fact),
+                title(state, s.fact, s.command_type),
                 (line,) if line else (),
                 dice,
                 private,

@@ -3,45 +3,38 @@ wording, behind the one `Game` interface (`herotable.table.game`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from herotable.conviction.options import CampaignOptions
 from herotable.conviction.rounds import end_scene
-from herotable.table.codec import decode_as, encode
 from herotable.table.commands import Decision
 from herotable.table.conviction import decide, evolve, legal, present, render
 from herotable.table.conviction.facts import WitsRefreshed
 from herotable.table.conviction.state import CvTable
-from herotable.table.facts import Emitted, Fact
-from herotable.table.game import Board, Boundary, LegalAction, register
+from herotable.table.facts import Emitted
+from herotable.table.game import Boundary, LegalAction, PackagedGame, register
 from herotable.table.state import Ruleset, TableError, TableState
 
 RULES_VERSION = 1  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
-class ConvictionGame:
+class ConvictionGame(PackagedGame):
     """The Conviction rules of Dino-Pirates of Ninja Island (seed 000), by the rulings R-CV-1 … R-CV-14."""
 
     ruleset = Ruleset.CONVICTION
     title = "Conviction"
     rules_version = RULES_VERSION
-    titles = render.TITLES
-
-    def default_options(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(CampaignOptions())
-        return data
-
-    def new_state(self, options: Mapping[str, Any]) -> CvTable:
-        return CvTable(options=decode_as(CampaignOptions, dict(options)))
-
-    def decode_state(self, data: Mapping[str, Any]) -> CvTable:
-        return decode_as(CvTable, dict(data))
-
+    options_type = CampaignOptions
+    table_type = CvTable
+    titles: Mapping[str, str] = render.TITLES
+    command_titles: Mapping[str, str] = render.COMMAND_TITLES
+    mark_revealed = staticmethod(evolve.mark_revealed)
     evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
-
-    def mark_revealed(self, game: Any, rolls: Sequence[str]) -> CvTable:
-        return evolve.mark_revealed(game, rolls)
+    legal_actions = staticmethod(legal.legal_actions)
+    mask = staticmethod(present.mask)
+    board = staticmethod(present.board)
+    render = staticmethod(render.render)
 
     def busy(self, state: TableState) -> str | None:
         table = decide.table_of(state)
@@ -66,20 +59,8 @@ class ConvictionGame:
             return Decision([Emitted(WitsRefreshed())], after)
         return Decision([], table)
 
-    def legal_actions(self, state: TableState, user: str) -> list[LegalAction]:
-        return legal.legal_actions(state, user)
-
     def end_adventure_action(self, state: TableState) -> LegalAction:
         return LegalAction("structure.end_adventure", "End the adventure", group="Structure", rule="R-T-1")
-
-    def mask(self, state: TableState, user: str) -> dict[str, Any]:
-        return present.mask(state, user)
-
-    def render(self, f: Fact, names: Mapping[str, str]) -> str | None:
-        return render.render(f, names)
-
-    def board(self, state: TableState, user: str) -> Board:
-        return present.board(state, user)
 
 
 GAME = register(ConvictionGame())

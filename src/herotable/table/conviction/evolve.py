@@ -3,42 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from herotable.conviction.checks import Bonus, Check, CheckKind, Override
 from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.quotable_wit import QuotableWit
-from herotable.table.codec import evolved, evolved_field
+from herotable.table.codec import evolved
 from herotable.table.conviction import facts as cf
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.facts import Fact
+from herotable.table.kit import Step, folder, registrar
 
 _CHECK = Check("", "", 0, 0, 1)  # prototypes: the fold's checks are copies of them
 _OPEN = OpenCheck("", "", _CHECK)
 _CHECK_KIND = {k.value: k for k in CheckKind}
-Evolve = Callable[[CvTable, Any], CvTable]
-_EVOLVE: dict[str, Evolve] = {}
-
-
-def _on(cls: type[Fact]) -> Callable[[Evolve], Evolve]:
-    def register(fn: Evolve) -> Evolve:
-        _EVOLVE[cls.type] = fn
-        return fn
-
-    return register
-
-
-def evolve(table: CvTable, f: Fact) -> CvTable:
-    """The table after one Conviction fact."""
-    hero_step = cf.HERO_STEPS.get(f.type)
-    if hero_step is not None:
-        cid: str = f.character  # type: ignore[attr-defined]
-        heroes = table.heroes
-        return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
-    step = _EVOLVE.get(f.type)
-    if step is None:
-        raise ValueError(f"{f.type} is not a Conviction fact")
-    return step(table, f)
+_EVOLVE: dict[str, Step] = {}
+_on = registrar(_EVOLVE)
+evolve: Callable[[CvTable, Fact], CvTable] = folder(_EVOLVE, cf.HERO_STEPS, "Conviction")
 
 
 @_on(cf.SheetRecorded)

@@ -31,21 +31,27 @@ from herotable.table.conviction.commands import (
 )
 from herotable.table.conviction.decide import catalogue, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
-from herotable.table.game import Choice, Domain, Flag, IntRange, LegalAction, Subset, TextDomain, new_character_action
-from herotable.table.state import CharacterRef, Role, TableState
-
-
-def _enum(values: tuple[str, ...], labels: tuple[str, ...] = ()) -> Choice:
-    return Choice(values, labels or tuple(str(v).replace("_", " ") for v in values))
+from herotable.table.game import (
+    Choice,
+    Domain,
+    Flag,
+    IntRange,
+    LegalAction,
+    Subset,
+    TextDomain,
+    acting_for,
+    new_character_action,
+    word_choice,
+)
+from herotable.table.state import CharacterRef, TableState
 
 
 def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     table = table_of(state)
-    role = state.role_of(user)
-    if role is None or role is Role.SPECTATOR:
+    mine = acting_for(state, user, table.heroes)
+    if mine is None:
         return []
-    gm = role is Role.GM
-    mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
+    gm = state.is_gm(user)
     out = [new_character_action(state, user, "character.create_cv", "conviction", "R-CV-2")]
     for c in mine:
         out += _own(state, table, c)
@@ -98,7 +104,7 @@ def _own(state: TableState, table: CvTable, c: CharacterRef) -> list[LegalAction
                 "cv.act",
                 f"{name}: take an action",
                 fixed,
-                {"action": _enum(kinds), "strenuous": Flag(), "what": TextDomain(LABEL_LENGTH)},
+                {"action": word_choice(kinds), "strenuous": Flag(), "what": TextDomain(LABEL_LENGTH)},
                 "Actions",
                 "R-CV-5, R-CV-8",
             )
@@ -129,7 +135,9 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     able = not (cond.unconscious or cond.dead or cond.stunned or cond.dazed)
     if able:
         out.append(
-            LegalAction("cv.surge", f"{name}: surge", fixed, {"action": _enum(("standard", "move"))}, group, "R-CV-5")
+            LegalAction(
+                "cv.surge", f"{name}: surge", fixed, {"action": word_choice(("standard", "move"))}, group, "R-CV-5"
+            )
         )
     feats = [
         f.name
@@ -180,7 +188,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     if shake:
         out.append(
             LegalAction(
-                "cv.shake_off", f"{name}: shake off", fixed, {"condition": _enum(tuple(shake))}, group, "R-CV-9"
+                "cv.shake_off", f"{name}: shake off", fixed, {"condition": word_choice(tuple(shake))}, group, "R-CV-9"
             )
         )
     if recovery_refusal(hero) is None:
@@ -378,7 +386,7 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                     "cv.award_nature",
                     f"{name}: award for Nature",
                     fixed,
-                    {"trait": _enum(tuple(t.value for t in NatureTrait)), "note": TextDomain(LABEL_LENGTH)},
+                    {"trait": word_choice(tuple(t.value for t in NatureTrait)), "note": TextDomain(LABEL_LENGTH)},
                     "Awards",
                     "R-CV-13",
                 )
@@ -389,7 +397,7 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                     "cv.setback",
                     f"{name}: a setback gain",
                     fixed,
-                    {"setback": _enum(tuple(s.value for s in Setback))},
+                    {"setback": word_choice(tuple(s.value for s in Setback))},
                     "Awards",
                     "R-CV-13",
                 )

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
 from herotable.table.conviction import facts as cf
-from herotable.table.facts import Fact
-
-Names = Mapping[str, str]
-_SAY: dict[str, Callable[[Any, Names], str | None]] = {}
+from herotable.table.kit import Names, Wording, words
 
 TITLES = {
     "cv.sheet_recorded": "New character",
@@ -40,26 +36,14 @@ TITLES = {
     "cv.overridden": "GM override",
 }
 
-
-def _says(cls: type[Fact]) -> Callable[[Callable[[Any, Names], str | None]], Callable[[Any, Names], str | None]]:
-    def register(fn: Callable[[Any, Names], str | None]) -> Callable[[Any, Names], str | None]:
-        _SAY[cls.type] = fn
-        return fn
-
-    return register
+COMMAND_TITLES = {"cv.dying_check": "Dying check", "cv.round.start": "New round"}
 
 
-def render(f: Fact, names: Names) -> str | None:
-    say = _SAY.get(f.type)
-    return say(f, names) if say is not None else None
-
-
-def _n(names: Names, cid: str | None) -> str:
-    return "someone" if cid is None else names.get(cid, cid)
-
-
-def _words(text: str) -> str:
-    return text.replace("_", " ")
+WORDING = Wording(nobody="someone")
+_says = WORDING.says
+_n = WORDING.name
+_words = words
+render = WORDING.render
 
 
 @_says(cf.SheetRecorded)

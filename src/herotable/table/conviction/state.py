@@ -11,8 +11,7 @@ from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.hero import Hero
 from herotable.conviction.options import CampaignOptions
 from herotable.conviction.quotable_wit import WitLedger
-from herotable.table.codec import evolved
-from herotable.table.state import TableError
+from herotable.table.kit import Roster
 
 
 @dataclass(frozen=True)
@@ -29,28 +28,14 @@ class OpenCheck:
 
 
 @dataclass(frozen=True)
-class CvTable:
+class CvTable(Roster[Hero]):
+    game_title = "Conviction"
+
     options: CampaignOptions = field(default_factory=CampaignOptions)
     heroes: Mapping[str, Hero] = field(default_factory=dict)
     checks: tuple[OpenCheck, ...] = ()
     wits: WitLedger = field(default_factory=WitLedger)
     exit_bid: ExitBid | None = None
-
-    def hero(self, cid: str) -> Hero:
-        try:
-            return self.heroes[cid]
-        except KeyError:
-            raise TableError(
-                "table/unknown_character",
-                f"there is no Conviction character {cid!r} here",
-                fix=f"use one of {', '.join(self.heroes) or 'no characters yet'}",
-            ) from None
-
-    def with_hero(self, cid: str, hero: Hero) -> CvTable:
-        return evolved(self, heroes={**self.heroes, cid: hero})
-
-    def with_heroes(self, heroes: Mapping[str, Hero]) -> CvTable:
-        return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
 
     def named(self, name: str) -> str:
         """The id of the character with this name (the rules know characters by name)."""

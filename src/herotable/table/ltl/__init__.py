@@ -3,17 +3,16 @@ behind the one `Game` interface (`herotable.table.game`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from herotable.ltl.advancement import award_hero_points
 from herotable.ltl.hero import end_adventure, end_scene
 from herotable.ltl.options import LtlOptions
-from herotable.table.codec import decode_as, encode
 from herotable.table.commands import Decision
-from herotable.table.facts import Emitted, Fact
-from herotable.table.game import Board, Boundary, IntRange, KeyedValues, LegalAction, register
+from herotable.table.facts import Emitted
+from herotable.table.game import Boundary, IntRange, KeyedValues, LegalAction, PackagedGame, register
 from herotable.table.ltl import decide, evolve, legal, present, render
 from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import FailuresForgotten
@@ -23,28 +22,22 @@ from herotable.table.state import Ruleset, TableError, TableState
 RULES_VERSION = 1  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
-class LtlGame:
+class LtlGame(PackagedGame):
     """Larger Than Life (seed 001), by the rulings R-LTL-1 … R-LTL-19."""
 
     ruleset = Ruleset.LTL
     title = "Larger Than Life"
     rules_version = RULES_VERSION
-    titles = render.TITLES
-
-    def default_options(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(LtlOptions())
-        return data
-
-    def new_state(self, options: Mapping[str, Any]) -> LtlTable:
-        return LtlTable(options=decode_as(LtlOptions, dict(options)))
-
-    def decode_state(self, data: Mapping[str, Any]) -> LtlTable:
-        return decode_as(LtlTable, dict(data))
-
+    options_type = LtlOptions
+    table_type = LtlTable
+    titles: Mapping[str, str] = render.TITLES
+    command_titles: Mapping[str, str] = render.COMMAND_TITLES
+    mark_revealed = staticmethod(evolve.mark_revealed)
     evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
-
-    def mark_revealed(self, game: Any, rolls: Sequence[str]) -> LtlTable:
-        return evolve.mark_revealed(game, rolls)
+    legal_actions = staticmethod(legal.legal_actions)
+    mask = staticmethod(present.mask)
+    board = staticmethod(present.board)
+    render = staticmethod(render.render)
 
     def busy(self, state: TableState) -> str | None:
         table = decide.table_of(state)
@@ -79,9 +72,6 @@ class LtlGame:
             raise TableError("structure/awards", "awards come at the end of an adventure", fix="award them then")
         return Decision([], table)
 
-    def legal_actions(self, state: TableState, user: str) -> list[LegalAction]:
-        return legal.legal_actions(state, user)
-
     def end_adventure_action(self, state: TableState) -> LegalAction:
         ids = tuple(decide.table_of(state).heroes)
         names = tuple(state.character(cid).name for cid in ids)
@@ -92,15 +82,6 @@ class LtlGame:
             group="Structure",
             rule="R-T-1, R-LTL-16",
         )
-
-    def mask(self, state: TableState, user: str) -> dict[str, Any]:
-        return present.mask(state, user)
-
-    def render(self, f: Fact, names: Mapping[str, str]) -> str | None:
-        return render.render(f, names)
-
-    def board(self, state: TableState, user: str) -> Board:
-        return present.board(state, user)
 
 
 GAME = register(LtlGame())

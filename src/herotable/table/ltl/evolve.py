@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from herotable.dice import Rating
 from herotable.ltl.conflict import PendingLoss
@@ -12,8 +11,9 @@ from herotable.ltl.hero import Hero, LossType
 from herotable.ltl.roll import DieRoll, RerollSource, Throw
 from herotable.ltl.sheet import stored_sheet
 from herotable.ltl.task import Phase, Side, Task
-from herotable.table.codec import evolved, evolved_field
+from herotable.table.codec import evolved
 from herotable.table.facts import Fact
+from herotable.table.kit import Step, folder, registrar
 from herotable.table.ltl import facts as lf
 from herotable.table.ltl.state import ConflictState, FailedTask, Fighter, LtlTable, OpenAction, OpenTask
 
@@ -26,29 +26,9 @@ _SIDE = Side(None, Rating(0), _NO_THROW)  # prototypes: the fold's values are co
 _TASK = Task(_SIDE, _SIDE)
 _ROLL = DieRoll(1, (1,))
 _OPEN_TASK = OpenTask("", "", _TASK)
-Evolve = Callable[[LtlTable, Any], LtlTable]
-_EVOLVE: dict[str, Evolve] = {}
-
-
-def _on(cls: type[Fact]) -> Callable[[Evolve], Evolve]:
-    def register(fn: Evolve) -> Evolve:
-        _EVOLVE[cls.type] = fn
-        return fn
-
-    return register
-
-
-def evolve(table: LtlTable, f: Fact) -> LtlTable:
-    """The table after one Larger Than Life fact."""
-    hero_step = lf.HERO_STEPS.get(f.type)
-    if hero_step is not None:
-        cid: str = f.character  # type: ignore[attr-defined]
-        heroes = table.heroes
-        return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
-    step = _EVOLVE.get(f.type)
-    if step is None:
-        raise ValueError(f"{f.type} is not a Larger Than Life fact")
-    return step(table, f)
+_EVOLVE: dict[str, Step] = {}
+_on = registrar(_EVOLVE)
+evolve: Callable[[LtlTable, Fact], LtlTable] = folder(_EVOLVE, lf.HERO_STEPS, "Larger Than Life")
 
 
 @_on(lf.SheetRecorded)

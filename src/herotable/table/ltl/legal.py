@@ -24,12 +24,14 @@ from herotable.table.game import (
     LegalAction,
     Subset,
     TextDomain,
+    acting_for,
     new_character_action,
+    word_choice,
 )
 from herotable.table.ltl.commands import AWARD, OVERRIDE_LEVELS, TOKENS, DieSetting, DifficultyName, Improvement
 from herotable.table.ltl.decide import failed_task, table_of
 from herotable.table.ltl.state import LtlTable, OpenAction, OpenTask, rules_conflict
-from herotable.table.state import CharacterRef, Role, TableState
+from herotable.table.state import CharacterRef, TableState
 
 DIFFICULTIES = Choice(
     tuple(d.value for d in DifficultyName if d is not DifficultyName.IMPOSSIBLE),
@@ -42,17 +44,12 @@ def _styles(hero: Hero) -> Choice:
     return Choice((None, *(s.name for s in styles)), ("base Power", *(f"{s.name} ({s.rating.name})" for s in styles)))
 
 
-def _enum(values: tuple[str, ...]) -> Choice:
-    return Choice(values, tuple(v.replace("_", " ") for v in values))
-
-
 def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     table = table_of(state)
-    role = state.role_of(user)
-    if role is None or role is Role.SPECTATOR:
+    mine = acting_for(state, user, table.heroes)
+    if mine is None:
         return []
-    gm = role is Role.GM
-    mine = [c for c in state.characters if c.id in table.heroes and controls(state, user, c.id)]
+    gm = state.is_gm(user)
     out = [new_character_action(state, user, "character.create_ltl", "ltl", "R-LTL-19")]
     for c in mine:
         out += _solo(table, c, gm)
@@ -267,8 +264,8 @@ def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | Open
     if task.opposed and chooses and winner_crit is Critical.SUCCESS and probe.effect >= table.options.effect_cap:
         bonuses.remove(CritBonus.EXTRA_LEVEL.value)
     fields: dict[str, Domain] = {
-        "crit_bonus": _enum(tuple(bonuses)),
-        "crit_penalty": _enum(tuple(p.value for p in CritPenalty)),
+        "crit_bonus": word_choice(tuple(bonuses)),
+        "crit_penalty": word_choice(tuple(p.value for p in CritPenalty)),
     }
     return LegalAction("ltl.settle", "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
 
@@ -281,7 +278,7 @@ def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
         "Start a conflict",
         fields={
             "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
-            "stakes": _enum(tuple(k.value for k in LossType)),
+            "stakes": word_choice(tuple(k.value for k in LossType)),
             "karma_initiative": Subset(ids, names, within="fighters"),
         },
         group="Conflict",
@@ -367,7 +364,10 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                     "ltl.karma.fortune",
                     f"{c.name}: Karma burned for the story",
                     fixed,
-                    {"use": _enum(tuple(u.value for u in Fortune)), "levels": IntRange(1, min(2, hero.karma.position))},
+                    {
+                        "use": word_choice(tuple(u.value for u in Fortune)),
+                        "levels": IntRange(1, min(2, hero.karma.position)),
+                    },
                     "Judgement",
                     "R-LTL-10",
                 )
@@ -399,7 +399,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                     "karma": Choice((None, *(d.value for d in DieSetting))),
                     "heroism": Choice((None, *(d.value for d in DieSetting))),
                     "lose": IntRange(OVERRIDE_LEVELS.lo, OVERRIDE_LEVELS.hi),
-                    "lose_kind": _enum(tuple(k.value for k in LossType)),
+                    "lose_kind": word_choice(tuple(k.value for k in LossType)),
                     "clear_losses": Flag(),
                     "unconscious": Choice((None, True, False), ("unchanged", "yes", "no")),
                     "defeat": TextDomain(NAME_LENGTH),
@@ -416,7 +416,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                 "ltl.time_passes",
                 "Time passes",
                 fields={
-                    "period": _enum(tuple(p.value for p in TimePassed)),
+                    "period": word_choice(tuple(p.value for p in TimePassed)),
                     "characters": Subset(ids, tuple(state.character(cid).name for cid in ids)),
                 },
                 group="Judgement",

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
 from herotable.dice import die_name
-from herotable.table.facts import Fact
+from herotable.table.kit import Names, Wording, words
 from herotable.table.ltl import facts as lf
-
-Names = Mapping[str, str]
-_SAY: dict[str, Callable[[Any, Names], str | None]] = {}
 
 TITLES = {
     "ltl.sheet_recorded": "New character",
@@ -43,6 +37,13 @@ TITLES = {
     "ltl.overridden": "GM override",
 }
 
+COMMAND_TITLES = {
+    "ltl.conflict.end_round": "End of round",
+    "ltl.conflict.end": "Conflict over",
+    "ltl.reroll": "Re-roll",
+    "ltl.defeat": "Defeat",
+}
+
 PURPOSES = {
     "challenge": "a challenge",
     "karma": "a Karma roll",
@@ -53,25 +54,11 @@ PURPOSES = {
 }
 
 
-def _says(cls: type[Fact]) -> Callable[[Callable[[Any, Names], str | None]], Callable[[Any, Names], str | None]]:
-    def register(fn: Callable[[Any, Names], str | None]) -> Callable[[Any, Names], str | None]:
-        _SAY[cls.type] = fn
-        return fn
-
-    return register
-
-
-def render(f: Fact, names: Names) -> str | None:
-    say = _SAY.get(f.type)
-    return say(f, names) if say is not None else None
-
-
-def _n(names: Names, cid: str | None) -> str:
-    return "the GM" if cid is None else names.get(cid, cid)
-
-
-def _words(text: str) -> str:
-    return text.replace("_", " ")
+WORDING = Wording(nobody="the GM")
+_says = WORDING.says
+_n = WORDING.name
+_words = words
+render = WORDING.render
 
 
 @_says(lf.SheetRecorded)

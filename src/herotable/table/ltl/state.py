@@ -14,7 +14,7 @@ from herotable.ltl.hero import Hero, LossType
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.roll import DieRoll
 from herotable.ltl.task import Task
-from herotable.table.codec import evolved
+from herotable.table.kit import Roster
 from herotable.table.state import TableError
 
 
@@ -87,28 +87,14 @@ class ConflictState:
 
 
 @dataclass(frozen=True)
-class LtlTable:
+class LtlTable(Roster[Hero]):
+    game_title = "Larger Than Life"
+
     options: LtlOptions = field(default_factory=LtlOptions)
     heroes: Mapping[str, Hero] = field(default_factory=dict)
     conflict: ConflictState | None = None
     tasks: tuple[OpenTask, ...] = ()
     failed: tuple[FailedTask, ...] = ()
-
-    def hero(self, cid: str) -> Hero:
-        try:
-            return self.heroes[cid]
-        except KeyError:
-            raise TableError(
-                "table/unknown_character",
-                f"there is no Larger Than Life character {cid!r} here",
-                fix=f"use one of {', '.join(self.heroes) or 'no characters yet'}",
-            ) from None
-
-    def with_hero(self, cid: str, hero: Hero) -> LtlTable:
-        return evolved(self, heroes={**self.heroes, cid: hero})
-
-    def with_heroes(self, heroes: Mapping[str, Hero]) -> LtlTable:
-        return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
 
     @property
     def stakes(self) -> LossType | None:

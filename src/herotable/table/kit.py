@@ -1,0 +1,102 @@
+"""What each game's part of the table is built from, written once: the registry of a game's log wording, the
+registry of its evolve steps and the evolve function over them, and the roster of characters its table holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+from herotable.table.codec import evolved, evolved_field
+from herotable.table.facts import Fact
+from herotable.table.state import TableError
+
+Names = Mapping[str, str]
+Say = Callable[[Any, Names], str | None]
+T = TypeVar("T")
+H = TypeVar("H")
+Step = Callable[[Any, Any], Any]
+
+
+def words(text: str) -> str:
+    """A stored name (`try_again`) as words (`try again`)."""
+    return text.replace("_", " ")
+
+
+class Wording:
+    """A game's log sentences, one function per fact kind (`@wording.says(Fact)`), and how it names a character
+    (`nobody`: what a missing character is called, e.g. the GM's difficulty die)."""
+
+    def __init__(self, nobody: str) -> None:
+        self._say: dict[str, Say] = {}
+        self.nobody = nobody
+
+    def says(self, cls: type[Fact]) -> Callable[[Say], Say]:
+        def register(fn: Say) -> Say:
+            self._say[cls.type] = fn
+            return fn
+
+        return register
+
+    def render(self, f: Fact, names: Names) -> str | None:
+        """The fact in words, or None when it says nothing worth a line."""
+        say = self._say.get(f.type)
+        return say(f, names) if say is not None else None
+
+    def name(self, names: Names, cid: str | None) -> str:
+        return self.nobody if cid is None else names.get(cid, cid)
+
+
+def registrar(steps: dict[str, Step]) -> Callable[[type[Fact]], Callable[[Step], Step]]:
+    """A decorator registering a game's evolve step for a fact class in `steps`."""
+
+    def on(cls: type[Fact]) -> Callable[[Step], Step]:
+        def register(fn: Step) -> Step:
+            steps[cls.type] = fn
+            return fn
+
+        return register
+
+    return on
+
+
+def folder(steps: Mapping[str, Step], hero_steps: Mapping[str, Step], title: str) -> Callable[[T, Fact], T]:
+    """A game table's evolve function: a fact about one hero (in `hero_steps`, the fact naming its `character`)
+    changes that hero; any other goes to its step. The fold's hot path, so a plain function over the registries."""
+
+    def evolve(table: T, f: Fact) -> T:
+        hero_step = hero_steps.get(f.type)
+        if hero_step is not None:
+            cid: str = f.character  # type: ignore[attr-defined]
+            heroes = table.heroes  # type: ignore[attr-defined]
+            return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
+        step = steps.get(f.type)
+        if step is None:
+            raise ValueError(f"{f.type} is not a {title} fact")
+        result: T = step(table, f)
+        return result
+
+    evolve.__doc__ = f"The table after one {title} fact."
+    return evolve
+
+
+class Roster(Generic[H]):
+    """The characters a game's table holds, by id (the dataclass using it has the `heroes` field)."""
+
+    heroes: Mapping[str, H]
+    game_title: ClassVar[str]
+
+    def hero(self, cid: str) -> H:
+        try:
+            return self.heroes[cid]
+        except KeyError:
+            raise TableError(
+                "table/unknown_character",
+                f"there is no {self.game_title} character {cid!r} here",
+                fix=f"use one of {', '.join(self.heroes) or 'no characters yet'}",
+            ) from None
+
+    def with_hero(self, cid: str, hero: H) -> Self:
+        return evolved(self, heroes={**self.heroes, cid: hero})
+
+    def with_heroes(self, heroes: Mapping[str, H]) -> Self:
+        return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
