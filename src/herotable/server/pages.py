@@ -17,27 +17,18 @@ from markupsafe import Markup
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, Abilities, Ability, Nature
-from herotable.conviction.character import Role as CvRole
 from herotable.errors import InvalidSheet, Problem, RulesError
-from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
-from herotable.server import actions, api, board, odds_panel
+from herotable.server import actions, api, board, odds_panel, sheets
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.service import LegacyCampaign
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
-from herotable.table.conviction.commands import CreateCvCharacter, CvSheet
-from herotable.table.conviction.decide import catalogue
-from herotable.table.ltl.commands import CreateLtlCharacter
 from herotable.table.state import Role, Ruleset, TableError, TableState
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(dependencies=[Depends(check_csrf)])
 P = ParamSpec("P")
 
-DICE = ("d4", "d6", "d8", "d10", "d12", "d20")
-LTL_ROWS = {"superpowers": 4, "styles": 4}
-CV_SKILL_ROWS = 6
 TABLE_PARTS = ("board", "log", "actions", "gm", "odds")
 
 
@@ -321,36 +312,13 @@ def _slug(name: str, state: TableState) -> str:
     return cid
 
 
-def _sheet_keys(state: TableState) -> set[str]:
-    """The form controls a sheet editor shows problems beside; any other problem is listed at the top."""
-    common = {"character", "name", "owner", "sheet"}
-    if state.ruleset is Ruleset.LTL:
-        rows = {f"style_{i}" for i in range(LTL_ROWS["styles"])} | {
-            f"power_{i}" for i in range(LTL_ROWS["superpowers"])
-        }
-        texts = {"writer", "artist", "origin", "motivation", "costume", "base", "karma", "heroism"}
-        return common | rows | texts | {"styles", "superpowers", "specialties", "complications", "drawbacks"}
-    numbers = {f"abilities.{a.value}" for a in Ability} | {f"skill_{i}" for i in range(CV_SKILL_ROWS)}
-    return (
-        common | numbers | {"level", "roles", "first_role", "toughness", "combat_bonus", "nature.virtue", "nature.vice"}
-    )
-
-
 def _sheet_context(state: TableState, user: User) -> dict[str, Any]:
     gm = state.is_gm(user.user_id)
     return {
         "campaign": state,
         "gm": gm,
         "members": [(m.user, m.name) for m in state.members if m.role is not Role.SPECTATOR],
-        "dice": DICE,
-        "sections": CREATION_SECTIONS,
-        "rows": LTL_ROWS,
-        "skill_rows": CV_SKILL_ROWS,
-        "virtues": SUGGESTED_VIRTUES,
-        "vices": SUGGESTED_VICES,
-        "cv_roles": [r.value for r in CvRole],
-        "abilities": [a.value for a in Ability],
-        "feats": catalogue().feats,
+        **sheets.editor_for(state).context(),
     }
 
 
@@ -361,113 +329,8 @@ def new_character(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     state = member(svc, campaign_id, user)
     if state.role_of(user.user_id) is Role.SPECTATOR:
         raise Refused(403, "Spectators watch the table; ask the GM to make you a player to build a hero.")
-    template = "ltl_sheet.html" if state.ruleset is Ruleset.LTL else "cv_sheet.html"
+    template = sheets.editor_for(state).template
     return render(request, template, svc, user, form={}, errors={}, others=[], **_sheet_context(state, user))
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _ltl_sheet(form: dict[str, str]) -> tuple[dict[str, Any], dict[int, int], dict[int, int], list[Problem]]:
-    """The sheet as the engine reads it, which form row each listed Style and Superpower came from, and the
-    rows the sheet's Style map cannot hold (the same name twice)."""
-    style_rows: dict[int, int] = {}
-    styles: dict[str, str] = {}
-    twice: list[Problem] = []
-    for row in range(LTL_ROWS["styles"]):
-        name = form.get(f"style_name_{row}", "").strip()
-        if name in styles:
-            twice.append(Problem(f"style_{row}", f"the Style {name!r} is listed twice"))
-        elif name or form.get(f"style_die_{row}", ""):
-            style_rows[len(styles)] = row
-            styles[name or f"(row {row + 1})"] = form.get(f"style_die_{row}", "")
-    power_rows: dict[int, int] = {}
-    powers: list[dict[str, Any]] = []
-    for row in range(LTL_ROWS["superpowers"]):
-        name = form.get(f"power_name_{row}", "").strip()
-        stunts = [s.strip() for s in form.get(f"power_stunts_{row}", "").split(",") if s.strip()]
-        if name or stunts:
-            power_rows[len(powers)] = row
-            powers.append({"name": name, "stunts": stunts})
-    sheet: dict[str, Any] = {
-        key: form.get(key, "").strip() for key in ("name", "writer", "artist", "origin", "motivation", "costume")
-    }
-    sheet.update(
-        base=form.get("base", ""),
-        karma=form.get("karma", ""),
-        heroism=form.get("heroism", ""),
-        styles=styles,
-        superpowers=powers,
-        specialties=_lines(form.get("specialties", "")),
-        complications=_lines(form.get("complications", "")),
-        drawbacks=_lines(form.get("drawbacks", "")),
-    )
-    return sheet, style_rows, power_rows, twice
-
-
-def _ltl_field(problem: Problem, style_rows: dict[int, int], power_rows: dict[int, int], styles: list[str]) -> str:
-    """The form control a sheet problem belongs beside."""
-    m = re.match(r"(styles|superpowers)\[(\d+)\]", problem.field)
-    if m:
-        rows = style_rows if m.group(1) == "styles" else power_rows
-        return f"{'style' if m.group(1) == 'styles' else 'power'}_{rows.get(int(m.group(2)), 0)}"
-    if problem.field.startswith("styles."):
-        name = problem.field.split(".", 1)[1]
-        return f"style_{styles.index(name)}" if name in styles else "styles"
-    return problem.field
-
-
-def _int(form: dict[str, str], key: str, problems: list[Problem], default: int = 0) -> int:
-    text = form.get(key, "").strip()
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        problems.append(Problem(key, f"{text!r} is not a whole number"))
-        return default
-
-
-def _cv_sheet(
-    form: dict[str, str], roles: list[str], feats: list[str]
-) -> tuple[CvSheet, list[Problem], dict[int, int]]:
-    """The sheet as the engine reads it, which form row each listed skill came from; numbers that are not
-    numbers are problems of their own."""
-    problems: list[Problem] = []
-    skill_rows: dict[int, int] = {}
-    first = form.get("first_role", "")
-    ordered = [first] if first in roles else []
-    ordered += [r for r in roles if r != first]
-    skills: list[tuple[str, int]] = []
-    for row in range(CV_SKILL_ROWS):
-        name = form.get(f"skill_name_{row}", "").strip()
-        if name:
-            skill_rows[len(skills)] = row
-            skills.append((name, _int(form, f"skill_ranks_{row}", problems)))
-    sheet = CvSheet(
-        name=form.get("name", "").strip(),
-        level=_int(form, "level", problems, 1),
-        roles=tuple(CvRole(r) for r in ordered if r in {x.value for x in CvRole}),
-        abilities=Abilities(**{a.value: _int(form, f"abilities.{a.value}", problems) for a in Ability}),
-        toughness=_int(form, "toughness", problems),
-        nature=Nature(form.get("nature.virtue", "").strip(), form.get("nature.vice", "").strip()),
-        combat_bonus=_int(form, "combat_bonus", problems),
-        skills=tuple(skills),
-        feats=tuple(feats),
-    )
-    return sheet, problems, skill_rows
-
-
-def _cv_field(problem: Problem, skill_rows: dict[int, int], feats: list[str]) -> str:
-    """The form control a sheet problem belongs beside."""
-    m = re.match(r"(skills|feats)\[(\d+)\]", problem.field)
-    if m and m.group(1) == "skills":
-        return f"skill_{skill_rows.get(int(m.group(2)), 0)}"
-    if m:
-        index = int(m.group(2))
-        return f"feat_{feats[index]}" if index < len(feats) else "feats"
-    return problem.field.replace("skill_ranks_", "skill_")
 
 
 @router.post("/campaigns/{campaign_id}/characters")
@@ -488,24 +351,12 @@ def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user
     npc, hidden = gm and values.get("npc") == "true", gm and values.get("hidden") == "true"
     owner = values.get("owner") or user.user_id if gm else None
     cid = values.get("character", "").strip() or _slug(values.get("name", ""), state)
-    problems: list[Problem] = []
-    style_names: list[str] = []
-    style_rows: dict[int, int] = {}
-    power_rows: dict[int, int] = {}
-    skill_rows: dict[int, int] = {}
-    feats: list[str] = []
+    editor = sheets.editor_for(state)
+    read = editor.read(values, form)
+    problems = list(read.problems)
     try:
-        if state.ruleset is Ruleset.LTL:
-            sheet, style_rows, power_rows, problems = _ltl_sheet(values)
-            style_names = list(sheet["styles"])
-            if problems:
-                sheet_from_dict(sheet)  # the engine's own problems are listed with the form's
-            cmd: Any = CreateLtlCharacter(cid, sheet, owner=owner, npc=npc, hidden=hidden)
-        else:
-            roles, feats = [str(r) for r in form.getlist("roles")], [str(f) for f in form.getlist("feats")]
-            cv_sheet, problems, skill_rows = _cv_sheet(values, roles, feats)
-            cmd = CreateCvCharacter(cid, cv_sheet, owner=owner, npc=npc, hidden=hidden)
         if not problems:
+            cmd = editor.command(cid, read.sheet, owner=owner, npc=npc, hidden=hidden)
             svc.table.execute(campaign_id, user.user_id, cmd)
             return RedirectResponse(f"/campaigns/{campaign_id}/characters/{cid}", status_code=303)
     except InvalidSheet as err:
@@ -514,15 +365,12 @@ def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user
         field = "name" if err.code == "character/name" else "character" if err.code == "character/id" else ""
         problems = [Problem(field or "sheet", f"{err.reason}. {err.fix.capitalize()}.")]
     errors: dict[str, list[str]] = {}
+    keys = editor.keys()
     for p in problems:
-        if state.ruleset is Ruleset.LTL:
-            key = _ltl_field(p, style_rows, power_rows, style_names)
-        else:
-            key = _cv_field(p, skill_rows, feats)
-        errors.setdefault(key if key in _sheet_keys(state) or key.startswith("feat_") else "sheet", []).append(
-            f"{p.field}: {p.message}" if key not in _sheet_keys(state) and not key.startswith("feat_") else p.message
-        )
-    template = "ltl_sheet.html" if state.ruleset is Ruleset.LTL else "cv_sheet.html"
+        key = read.field_of(p)
+        beside = key in keys or key.startswith("feat_")
+        errors.setdefault(key if beside else "sheet", []).append(p.message if beside else f"{p.field}: {p.message}")
+    template = editor.template
     chosen = {"roles": form.getlist("roles"), "feats": form.getlist("feats")}
     return render(
         request,
@@ -554,8 +402,7 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
         "hero": hero,
         "owner": board.names(state).get(found.owner),
     }
-    if state.ruleset is Ruleset.LTL:
-        context.update(ltl=sheet_to_dict(hero.sheet), sections=CREATION_SECTIONS)
+    context.update(sheets.editor_for(state).view(hero))
     return render(request, "sheet_view.html", svc, user, **context)
 
 
