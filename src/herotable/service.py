@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -95,25 +96,30 @@ def encode_cursor(c: StreamCursor) -> str:
     return base64.urlsafe_b64encode(f"{c.public}.{c.own}".encode()).decode().rstrip("=")
 
 
+_CURSOR_TEXT = re.compile(r"[0-9]{1,18}\.[0-9]{1,18}")
+
+
 def decode_cursor(text: str, field: str = "cursor") -> StreamCursor:
     """A cursor from its opaque form. Raises InvalidCommand (naming `field`) for anything this service did not hand
-    out."""
+    out: it must decode to two whole numbers written as `encode_cursor` writes them."""
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        public, own = raw.split(".")
-        cursor = StreamCursor(int(public), int(own))
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("ascii")
     except (ValueError, binascii.Error, UnicodeDecodeError):
+        raw = ""
+    if not _CURSOR_TEXT.fullmatch(raw):
         raise InvalidCommand(
             "table/bad_cursor",
             f"{field}: that cursor was not handed out here",
             fix="use a cursor from an earlier page or live frame",
             field=field,
-        ) from None
-    if not (0 <= cursor.public < 2**62 and 0 <= cursor.own < 2**62):
+        )
+    public, own = raw.split(".")
+    cursor = StreamCursor(int(public), int(own))
+    if encode_cursor(cursor) != text:
         raise InvalidCommand(
             "table/bad_cursor",
-            f"{field}: that cursor is out of range",
-            fix="use a cursor from an earlier page",
+            f"{field}: that cursor was not handed out here",
+            fix="use a cursor from an earlier page or live frame",
             field=field,
         )
     return cursor
@@ -216,15 +222,29 @@ class TableService:
         if role is None:
             return Page()
         everything = role is Role.GM
+        if after is not None and before is not None:
+            raise InvalidCommand(
+                "table/two_cursors",
+                "give a cursor to read after, or one to read before, not both",
+                fix="catch up with after, or page back with before",
+                field="before",
+            )
+        head = self.store.stream_head(campaign_id, user, everything=everything)
+        for name, text in (("after", after), ("before", before)):
+            if text is not None:
+                cursor = decode_cursor(text, name)
+                if cursor.public > head.public or cursor.own > head.own:
+                    raise InvalidCommand(
+                        "table/bad_cursor",
+                        f"{name}: that cursor is past the end of your stream",
+                        fix="use a cursor from an earlier page or live frame",
+                        field=name,
+                    )
         if after is not None:
             start = decode_cursor(after, "after")
             events = self.store.read_stream(campaign_id, user, everything=everything, after=start, limit=limit)
             return self._forward(events, start, everything)
-        end = (
-            decode_cursor(before, "before")
-            if before is not None
-            else self.store.stream_head(campaign_id, user, everything=everything)
-        )
+        end = decode_cursor(before, "before") if before is not None else head
         events = self.store.read_stream(campaign_id, user, everything=everything, before=end, limit=limit)
         return self._backward(events, end, everything)
 

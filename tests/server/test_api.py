@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
@@ -122,7 +124,20 @@ def test_commands_run_through_the_rules_and_errors_are_json(app):
     unknown = m["pat"].command(cid, type="ltl.fly_to_the_moon")
     assert unknown.status_code == 422 and "ltl.fly_to_the_moon" in unknown.json()["error"]["message"]
     extra = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", bogus=1)
-    assert extra.status_code == 422 and extra.json()["error"]["field"] == "ltl.challenge.bogus"
+    assert extra.status_code == 422 and extra.json()["error"]["field"] == "bogus"
+    assert "leave bogus out" in extra.json()["error"]["fix"]
+    for wrong in ({"auto_success": "yes"}, {"auto_success": 1}, {"style": 5}):  # R-T-5: no coercion
+        typed = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", **wrong)
+        assert typed.status_code == 422 and typed.json()["error"]["field"] == next(iter(wrong))
+    for amount in ("5", 5.0, True):
+        award = m["gm"].command(cid, type="ltl.hero_points.award", character="comet", points=amount)
+        assert award.status_code == 422 and award.json()["error"]["field"] == "points"
+    broken = m["pat"].client.post(
+        f"/api/v1/campaigns/{cid}/commands",
+        content=b'{"type": "ltl.challenge",',
+        headers={**m["pat"].headers, "Content-Type": "application/json"},
+    )
+    assert broken.status_code == 422 and "not valid JSON" in broken.json()["error"]["message"]
     long = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style="x" * 101)
     assert long.status_code == 422 and "at most 100" in long.json()["error"]["message"]
     forbidden = m["sam"].command(cid, type="ltl.karma.try_again", character="comet")
@@ -191,7 +206,13 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
     ]
     older = m["sam"].get(f"/api/v1/campaigns/{cid}/events?before={back['first']}&limit=500").json()
     assert [e["position"] for e in older["events"]] == list(range(1, back["events"][0]["position"]))
-    assert m["sam"].get(f"/api/v1/campaigns/{cid}/events?after=not-a-cursor").status_code == 422
+    forged = [base64.urlsafe_b64encode(t.encode()).decode().rstrip("=") for t in ("99999999999.0", "5_0.0", " 5.0")]
+    forged += ["not-a-cursor", base64.urlsafe_b64encode("٣.0".encode()).decode().rstrip("=")]
+    for cursor in forged:
+        answer = m["sam"].client.get(f"/api/v1/campaigns/{cid}/events", params={"after": cursor})
+        assert answer.status_code == 422 and answer.json()["error"]["code"] == "table/bad_cursor", cursor
+    both = m["sam"].client.get(f"/api/v1/campaigns/{cid}/events", params={"after": sam["last"], "before": sam["last"]})
+    assert both.status_code == 422 and both.json()["error"]["code"] == "table/two_cursors"
 
 
 def test_actions_list_what_each_member_may_send_now(app):

@@ -159,7 +159,7 @@ def test_characters_start_with_their_levels_conviction_and_a_hidden_npc_is_gm_on
     assert [p["character"] for t, p in seen(svc, CID, ANA) if t == "cv.sheet_recorded"] == ["kes", "mo"]
     assert [p["character"] for t, p in seen(svc, CID, GM) if t == "cv.sheet_recorded"] == ["kes", "mo", "rex"]
     rex_for_ana = svc.view(CID, ANA)["game"]["heroes"]["rex"]
-    assert rex_for_ana == {"name": "Captain Rex", "hidden": True, "conditions": []}
+    assert rex_for_ana == {"name": "Captain Rex", "hidden": True, "status": []}
     assert svc.view(CID, GM)["game"]["heroes"]["rex"]["sheet"]["toughness"] == 2
     assert_replays(svc)
 
@@ -345,7 +345,7 @@ def test_a_players_attack_makes_the_hidden_villain_save_out_of_sight(svc: TableS
     refused(svc, BEN, ToughnessSave("rex", damage_bonus=2, attacker="mo", by_enemy=False), Forbidden)
     run(svc, GM, Announce())
     assert conditions(svc, "rex") == ["dazed", "bruised x1"]
-    assert svc.view(CID, BEN)["game"]["heroes"]["rex"]["conditions"] == ["dazed", "bruised x1"]
+    assert svc.view(CID, BEN)["game"]["heroes"]["rex"]["status"] == ["dazed", "bruised x1"]
     ben = seen(svc, CID, BEN)
     assert ben[-1] == (
         "cv.conditions_changed",
@@ -674,3 +674,33 @@ def test_nothing_to_spend_is_refused(svc: TableService) -> None:
     # R-CV-2: no points left, no spend
     run(svc, GM, CvOverride("kes", "spent on the voyage", conviction=0))
     refused(svc, ANA, Surge("kes"), NotEnough)
+
+
+def test_a_revealed_mark_outlives_an_older_undo(svc: TableService) -> None:
+    # R-T-4: the GM undoes an announcement (the check is pending again, marked revealed); a player then undoes their
+    # own earlier action, which restores an older state: the mark stays, and the check cannot be re-rolled
+    from herotable.table.requests import AskGm, RequestKind
+
+    run(svc, BEN, RollCheck("mo", 15, label="Climb"), 7)
+    run(svc, ANA, AskGm(RequestKind.OTHER, "may I?"))
+    run(svc, BEN, Announce())
+    run(svc, GM, Undo())
+    run(svc, ANA, Undo())
+    assert [c.revealed for c in state(svc).game.checks] == [True]
+    assert refused(svc, BEN, Reroll(), TableError).code == "roll/revealed"
+    assert_replays(svc)
+
+
+def test_a_secret_check_spends_nothing_a_player_sees_and_its_effects_reach_them(svc: TableService) -> None:
+    # R-T-3, R-CV-4, R-CV-12: the GM's secret check on Kestrel takes no Conviction re-roll and no Wit (the ledger is
+    # public); what the announced save does to her reaches the players as ever, the roll itself never
+    run(svc, BEN, DesignateWit("mo", "Not today", speaker="mo", heard_by=("kes",)))
+    run(svc, GM, ToughnessSave("kes", damage_bonus=3, secret=True), 2)
+    assert refused(svc, GM, Reroll(), TableError).code == "roll/secret_spend"
+    assert refused(svc, GM, UseWit(1), TableError).code == "cv/wit_secret"
+    announced = svc.execute(CID, GM, Announce())
+    kinds = {(e.type, e.visibility) for e in announced.events}
+    assert ("cv.check_announced", "gm") in kinds and ("cv.conditions_changed", "public") in kinds
+    assert "hurt" in " ".join(conditions(svc, "kes")) or "bruised" in " ".join(conditions(svc, "kes"))
+    assert "cv.check_announced" not in seen_types(svc, CID, ANA)
+    assert_replays(svc)

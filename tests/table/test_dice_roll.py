@@ -50,3 +50,16 @@ def test_bad_notation_is_refused_with_the_reason_and_writes_nothing(service):
         assert err.value.code == code, (expression, err.value.code)
         assert err.value.fix
     assert service.store.head("c") == head
+
+
+@pytest.mark.parametrize("mark", ["\x00", "\x07", "\x1b", "\u202e", "\u2066", "\x85"])
+def test_a_label_with_a_control_character_is_refused_and_changes_nothing(service, mark):
+    # R-T-5: text is stored and shown as typed, so nothing that would not show, or would reorder what follows it
+    head = service.store.head("c")
+    with pytest.raises(TableError) as refused:
+        service.execute("c", "ana", FreeRoll("1d6", label=f"falling{mark}rocks"))
+    assert refused.value.code == "table/bad_text" and f"U+{ord(mark):04X}" in refused.value.reason
+    assert service.store.head("c") == head
+    service.rng = ScriptedRng([(6, 3)])
+    [(_, _, data)] = facts(service.execute("c", "ana", FreeRoll("1d6", label="falling\trocks, ß and Ω")))
+    assert data["label"] == "falling\trocks, ß and Ω"

@@ -7,7 +7,9 @@ import pytest
 from herotable.errors import RulesError
 from herotable.ltl.hero import LossType
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.ltl.task import CritBonus
 from herotable.service import TableService, replay_events
+from herotable.table.fold import STATE_VERSION
 from herotable.table.ltl.commands import (
     Attack,
     Challenge,
@@ -50,7 +52,11 @@ def test_hidden_npc_sheet_reaches_only_the_gm(service):
     assert seen_types(service, CID, "pat").count("character.joined") == 3
     assert seen_types(service, CID, "pat").count("ltl.sheet_recorded") == 2
     assert seen_types(service, CID, "gm").count("ltl.sheet_recorded") == 3
-    assert service.view(CID, "pat")["game"]["heroes"]["entropy"] == {"name": "Doctor Entropy", "hidden": True}
+    assert service.view(CID, "pat")["game"]["heroes"]["entropy"] == {
+        "name": "Doctor Entropy",
+        "hidden": True,
+        "status": [],
+    }
     assert "Decay" in str(service.view(CID, "gm"))
     assert "Decay" not in text_seen(service, CID, "pat") and "Doctor Entropy" in text_seen(service, CID, "pat")
 
@@ -249,7 +255,7 @@ def test_snapshots_load_the_same_state(dice):
     setup(first)
     for _ in range(3):
         first.execute(CID, "pat", TryAgain("comet"))
-    assert store.latest_snapshot(CID, 2) is not None
+    assert store.latest_snapshot(CID, STATE_VERSION) is not None
     fresh = TableService(store, rng=dice)
     assert fresh.state(CID) == first.state(CID) == replay_events(store.load(CID))
 
@@ -280,3 +286,39 @@ def test_a_log_entry_is_headed_by_its_command_where_its_first_fact_would_mislead
     entries = log_entries(service.state(CID), service.stream(CID, "pat", limit=500).seen)
     assert entries[-1].title == "End of round" and entries[-1].lines[0] == "Captain Comet stops pushing"
     assert entries[-2].title == "Heroism"
+
+
+def test_settling_never_tells_a_player_what_the_hidden_side_rolled(service, dice):
+    # R-LTL-8 and R-T-2: Comet goes for broke to the cap and scores a critical; the extra level a player asks for
+    # becomes the advantage next round instead of a refusal that would betray the hidden villain's natural 1
+    from herotable.table.legal import legal_actions
+
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [8, 1]  # going for broke by two levels rolls Fisticuffs' d12 as a d8
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs", broke=2))
+    settle = next(a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.settle")
+    assert set(settle.fields["crit_bonus"].choices) == {b.value for b in CritBonus}  # the extra level too
+    applied = service.execute(CID, "pat", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
+    settled = next(data for kind, _, data in facts(applied) if kind == "ltl.task_settled")
+    assert (settled["winner"], settled["effect"], settled["crit_bonus"]) == ("comet", 3, "plus_one_next")
+    assert settled["actor_critical"] == "success"
+
+
+def test_a_secret_roll_spends_nothing_of_a_character_the_players_see(service, dice):
+    # R-T-3: spends are the player's to declare, and the player cannot see a GM secret roll; a hidden NPC's are the GM's
+    from herotable.table.ltl.commands import Challenge, DifficultyName
+
+    setup(service)
+    head = service.store.head(CID)
+    with pytest.raises(TableError) as refused:
+        service.execute(CID, "gm", Challenge("comet", DifficultyName.HARD, auto_success=True, secret=True))
+    assert refused.value.code == "roll/secret_spend" and service.store.head(CID) == head
+    karma = hero(service, CID, "entropy").karma.position
+    dice.faces = [5, 6]
+    applied = service.execute(CID, "gm", Challenge("entropy", DifficultyName.HARD, auto_success=True, secret=True))
+    assert {e.visibility for e in applied.events} == {"gm"}
+    assert hero(service, CID, "entropy").karma.position == karma - 1
+    dice.faces = [9, 4]
+    service.execute(CID, "gm", Challenge("comet", DifficultyName.HARD, secret=True))  # a roll alone spends nothing
+    assert "ltl.karma_burned" not in seen_types(service, CID, "pat")

@@ -204,14 +204,20 @@ def actions(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]
 
 @router.post("/campaigns/{campaign_id}/commands")
 def command(campaign_id: str, svc: ServicesDep, user: UserDep, body: Annotated[CommandBody, Body()]) -> dict[str, Any]:
-    """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now."""
+    """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now.
+
+    The answer holds the command's id, everything new in your own stream since just before it (the command's facts
+    you may see, and any another member's command landed meanwhile, each with its `command_id`), the cursor after
+    them to catch up from, and your view. A command whose facts are all hidden from you (a roll against a hidden
+    villain's sheet) has no events for you."""
     member_state(svc, campaign_id, user)
-    applied = svc.table.execute(campaign_id, user.user_id, command_from_json(body_json(body)))
-    state = applied.state
-    page = svc.table.stream(campaign_id, user.user_id, limit=max(50, len(applied.events)))
-    mine = applied.events[0].command_id
+    start = svc.table.head_cursor(campaign_id, user.user_id)
+    command_id = uuid.uuid4().hex
+    applied = svc.table.execute(campaign_id, user.user_id, command_from_json(body_json(body)), command_id=command_id)
+    page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500)
     return {
-        "events": [seen_json(state, s) for s in page.seen if s.command_id == mine],
+        "command_id": command_id,
+        "events": [seen_json(applied.state, s) for s in page.seen],
         "cursor": page.last,
         "view": svc.table.view(campaign_id, user.user_id),
     }

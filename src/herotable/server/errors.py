@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -12,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from herotable.errors import InvalidSheet, RulesError
 from herotable.service import LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
-from herotable.table.commands import InvalidCommand
+from herotable.table.commands import COMMANDS, InvalidCommand
 from herotable.table.state import Forbidden
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,23 @@ def rules_status(err: RulesError) -> int:
     if isinstance(err, InvalidSheet | InvalidCommand):
         return 422
     return 409
+
+
+FIXES = {
+    "missing": "add {field}",
+    "extra_forbidden": "leave {field} out: the command has no such field",
+    "union_tag_invalid": "use a command type that GET /api/v1/commands lists",
+    "union_tag_not_found": 'give the command its type, e.g. {{"type": "ltl.challenge", …}}',
+}
+
+
+def validation_field(loc: Sequence[object]) -> str:
+    """The field a validation error names, as a client sends it: without the body and without the command type
+    pydantic puts before a command's fields."""
+    parts = [str(p) for p in loc if p != "body"]
+    if parts and parts[0] in COMMANDS:
+        parts = parts[1:]
+    return ".".join(parts)
 
 
 def install(app: FastAPI) -> None:
@@ -63,9 +81,17 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         first = err.errors()[0] if err.errors() else {}
-        field = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        kind = str(first.get("type", ""))
+        if kind == "json_invalid":
+            reason = first.get("ctx", {}).get("error", "it does not parse")
+            message = f"the request body is not valid JSON: {reason}"
+            return JSONResponse(
+                error_body("validation", message, field="", fix="send one JSON object"), status_code=422
+            )
+        field = validation_field(first.get("loc", ()))
         message = f"{field or 'request'}: {first.get('msg', 'invalid')}"
-        return JSONResponse(error_body("validation", message, field=field), status_code=422)
+        fix = FIXES.get(kind, "correct this field and send the request again").format(field=field or "the body")
+        return JSONResponse(error_body("validation", message, field=field, fix=fix), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 import typing
 from functools import cache
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, Strict, create_model
 
 from herotable.table import kinds  # noqa: F401  (registers every command)
 from herotable.table.commands import COMMANDS, Range, Text, constraints, strip_optional
@@ -17,6 +17,19 @@ from herotable.table.commands import COMMANDS, Range, Text, constraints, strip_o
 
 def _model_name(kind: str) -> str:
     return "".join(part.capitalize() for part in kind.replace("_", ".").split(".")) + "Command"
+
+
+STRICT_SCALARS = (bool, int, float, str)
+
+
+def _strict(tp: Any) -> Any:
+    """A field type whose JSON must already be of that type: no "yes" for true, no "15" or 15.0 for 15 (R-T-5).
+    Containers and enums keep pydantic's reading of JSON (arrays for tuples, strings for enums)."""
+    plain, optional = strip_optional(tp)
+    if plain in STRICT_SCALARS:
+        strict = cast(Any, Annotated)[plain, Strict()]  # a type built at run time
+        return strict | None if optional else strict
+    return tp
 
 
 def command_model(kind: str) -> type[BaseModel]:
@@ -32,12 +45,13 @@ def command_model(kind: str) -> type[BaseModel]:
             extra.update(ge=limit.lo, le=limit.hi)
         if isinstance(limit, Text) and plain is str:
             extra.update(max_length=limit.max_length)
+        field_type = _strict(tp)
         if f.default is not dataclasses.MISSING:
-            fields[f.name] = (tp, Field(f.default, **extra))
+            fields[f.name] = (field_type, Field(f.default, **extra))
         elif f.default_factory is not dataclasses.MISSING:
-            fields[f.name] = (tp, Field(default_factory=f.default_factory, **extra))
+            fields[f.name] = (field_type, Field(default_factory=f.default_factory, **extra))
         else:
-            fields[f.name] = (tp, Field(..., **extra))
+            fields[f.name] = (field_type, Field(..., **extra))
     doc = (cls.__doc__ or kind).strip().split("\n")[0]
     model: type[BaseModel] = create_model(
         _model_name(kind), __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields

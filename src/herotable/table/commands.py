@@ -9,6 +9,7 @@ the API's JSON schema, and they bound the domains `legal_actions` offers.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -139,10 +140,17 @@ def strip_optional(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
+# control characters other than tab and line breaks, and the marks that reorder text shown after them (so a name
+# cannot make the log read backwards)
+_UNSHOWN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def bad_text(text: str) -> str | None:
-    """Why a text cannot be stored (a NUL byte, a lone surrogate), or None."""
-    if "\x00" in text:
-        return "contains a NUL character"
+    """Why a text cannot be stored or shown as it is (a control character, a mark that reorders the text after it, a
+    lone surrogate), or None."""
+    found = _UNSHOWN.search(text)
+    if found:
+        return f"contains the control character U+{ord(found.group()):04X}"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -320,6 +328,12 @@ def new_character_owner(state: TableState, user: str, cid: str, owner: str | Non
     found = state.member(owner)
     if found is None or found.role is Role.SPECTATOR:
         raise TableError("character/owner", f"{owner} is not a player here", fix="give it to the GM or a player")
+    if hidden and owner != state.gm:
+        raise TableError(
+            "character/hidden_owner",
+            "a hidden sheet is the GM's secret, so its character is the GM's to play",
+            fix="leave the owner out for a hidden NPC, or leave the sheet visible",
+        )
     if not cid.strip() or state.has_character(cid):
         raise TableError("character/id", f"character id {cid!r} is empty or taken", fix="choose another id")
     return owner

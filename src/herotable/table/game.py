@@ -165,23 +165,33 @@ def acting_for(state: TableState, user: str, heroes: Mapping[str, Any]) -> list[
     return [c for c in state.characters if c.id in heroes and (role is Role.GM or c.owner == user)]
 
 
-def new_character_action(state: TableState, user: str, kind: str, game: str, rule: str) -> LegalAction:
+def new_character_actions(state: TableState, user: str, kind: str, game: str, rule: str) -> list[LegalAction]:
     """Creating a character: a player makes their own hero; the GM makes NPCs, hidden or not, and heroes for
     anyone (R-T-3)."""
     fields: dict[str, Domain] = {
         "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
         "sheet": SheetDomain(game),
     }
-    if state.is_gm(user):
-        owners = [m for m in state.members if m.role is not Role.SPECTATOR]
-        fields |= {
-            "owner": Choice((None, *(m.user for m in owners)), ("you", *(m.name for m in owners))),
-            "npc": Flag(),
-            "hidden": Flag(),
-        }
-    else:
-        fields["owner"] = Choice((None, user), ("you", "you"))
-    return LegalAction(kind, "New character", fields=fields, group="Characters", rule=rule)
+    if not state.is_gm(user):
+        fields["owner"] = Choice((None, user), ("you (the default)", "you"))
+        return [LegalAction(kind, "New character", fields=fields, group="Characters", rule=rule)]
+    owners = [m for m in state.members if m.role is not Role.SPECTATOR]
+    anyone: dict[str, Domain] = {
+        "owner": Choice((None, *(m.user for m in owners)), ("you", *(m.name for m in owners))),
+        "npc": Flag(),
+    }
+    return [
+        LegalAction(kind, "New character", fields=fields | anyone, group="Characters", rule=rule),
+        # a hidden sheet is the GM's secret, so its character is the GM's
+        LegalAction(
+            kind,
+            "New hidden NPC",
+            {"hidden": True},
+            fields | {"owner": Choice((None, user), ("you", "you")), "npc": Flag()},
+            group="Characters",
+            rule=rule,
+        ),
+    ]
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,16 @@
 """What each game's part of the table is built from, written once: the registry of a game's log wording, the
-registry of its evolve steps and the evolve function over them, and the roster of characters its table holds."""
+registry of its evolve steps and the evolve function over them, the roster of characters its table holds, and the
+facts (with their audiences) of the characters a decision changed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from herotable.table.codec import evolved, evolved_field
-from herotable.table.facts import Fact
-from herotable.table.state import TableError
+from herotable.table.commands import audience
+from herotable.table.facts import Emitted, Fact, Visibility
+from herotable.table.state import TableError, TableState
 
 Names = Mapping[str, str]
 Say = Callable[[Any, Names], str | None]
@@ -100,3 +102,47 @@ class Roster(Generic[H]):
 
     def with_heroes(self, heroes: Mapping[str, H]) -> Self:
         return evolved(self, heroes={**self.heroes, **heroes}) if heroes else self
+
+
+def secret_spends_nothing(state: TableState, cid: str) -> None:
+    """A GM secret roll spends nothing of a character the players see: spending is the player's to declare (R-T-3),
+    and the player cannot see the roll (R-CV-4). A hidden NPC's resources are the GM's. Raises TableError."""
+    character = state.character(cid)
+    if not character.hidden:
+        raise TableError(
+            "roll/secret_spend",
+            f"a secret roll spends nothing of {character.name}'s: their player declares every spend and cannot see "
+            "this roll",
+            fix="make the roll openly to spend on it",
+            ruling="R-T-3",
+        )
+
+
+def hero_changes(
+    state: TableState,
+    before: Mapping[str, H],
+    after: Mapping[str, H],
+    facts_of: Callable[[str, H, H], Iterable[Fact]],
+    reveals_sheet: Callable[[Fact], bool],
+    *,
+    secret: bool = False,
+) -> list[Emitted]:
+    """The facts of every character that changed between two rosters, each with its audience: a fact that would
+    reveal a hidden sheet is the GM's, any other is public.
+
+    With `secret` (a change made by a GM secret roll), only hidden characters may change, and their facts are the
+    GM's: a secret roll spends nothing of a character the players see, since spending is the player's to declare
+    (R-T-3) and the player cannot see the roll (R-CV-4). Raises TableError naming the character otherwise."""
+    out: list[Emitted] = []
+    for cid, hero in after.items():
+        old = before.get(cid)
+        if old is None or old is hero:
+            continue
+        if secret:
+            secret_spends_nothing(state, cid)
+        for f in facts_of(cid, old, hero):
+            if secret:
+                out.append(Emitted(f, Visibility.GM))
+            else:
+                out.append(Emitted(f, audience(state, cid) if reveals_sheet(f) else Visibility.PUBLIC))
+    return out

@@ -108,6 +108,8 @@ class TableState:
     # requests): kept in memory only, so a state loaded from a snapshot folds an undo from the log's start
     befores: tuple[tuple[Any, ...] | None, ...] = field(default=(), compare=False, repr=False, metadata=TRANSIENT)
     undone: frozenset[str] = frozenset()  # commands an undo reversed (their facts stay in the log)
+    # rolls a GM undo returned to pending after they were shown: marked revealed for good, whatever is undone later
+    revealed: frozenset[str] = frozenset()
     seq: int = 0  # the last event folded
     last_command: str = ""  # the command of the last event folded
 

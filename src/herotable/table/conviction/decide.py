@@ -117,6 +117,7 @@ from herotable.table.conviction.facts import (
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
+from herotable.table.kit import hero_changes
 from herotable.table.state import Forbidden, Ruleset, TableError, TableState
 
 CV = Ruleset.CONVICTION
@@ -135,20 +136,15 @@ def table_of(state: TableState) -> CvTable:
 
 
 def changes(state: TableState, before: CvTable, after: CvTable, cause: str, *, secret: bool = False) -> list[Emitted]:
-    """Every character that changed between two tables, as facts with their audiences."""
-    out: list[Emitted] = []
-    for cid, hero in after.heroes.items():
-        old = before.heroes.get(cid)
-        if old is None or old is hero:
-            continue
-        for f in hero_facts(cid, old, hero, cause):
-            if secret:
-                out.append(Emitted(f, Visibility.GM))
-            elif isinstance(f, SHEET_FACTS):
-                out.append(Emitted(f, audience(state, cid)))
-            else:
-                out.append(Emitted(f))
-    return out
+    """Every character that changed between two tables, as facts with their audiences (`kit.hero_changes`)."""
+    return hero_changes(
+        state,
+        before.heroes,
+        after.heroes,
+        lambda cid, old, new: hero_facts(cid, old, new, cause),
+        lambda f: isinstance(f, SHEET_FACTS),
+        secret=secret,
+    )
 
 
 def _heroes(state: TableState, heroes: dict[str, Hero], cause: str, *lead: Emitted) -> Decision:
@@ -331,7 +327,8 @@ def _announce(state: TableState, cmd: Announce, ctx: Ctx) -> Decision:
     )
     secret = opened.secret
     shown = Emitted(said, Visibility.GM) if secret else _about(state, opened.character, said)
-    return Decision([shown, *changes(state, table, after, check.kind.value, secret=secret)], after)
+    # what an announced check does to a character the players see is theirs to know, even from a secret roll
+    return Decision([shown, *changes(state, table, after, check.kind.value)], after)
 
 
 def _reason(reason: str) -> str:
@@ -602,13 +599,20 @@ def _use_wit(state: TableState, cmd: UseWit, ctx: Ctx) -> Decision:
     if not cmd.related and not state.is_gm(ctx.user):
         raise Forbidden("cv/wit_related", "whether a Wit fits is the GM's call", fix="leave related out")
     _not_revealed(opened)
+    if opened.secret:
+        raise TableError(
+            "cv/wit_secret",
+            "a Quotable Wit is used in the open, and this check is the GM's secret",
+            fix="make the check openly to use a Wit on it",
+            ruling="R-CV-12",
+        )
     wits, check = use_wit(table.wits, cmd.wit, opened.check, related=cmd.related, hijack=cmd.hijack)
     after = _with_check(replace(table, wits=wits), replace(opened, check=check))
     bonus = check.bonuses[-1]
     used = WitUsed(cmd.wit, opened.check.roller, cmd.hijack)
     facts = [
-        Emitted(used, Visibility.GM if opened.secret else Visibility.PUBLIC),
-        private(state, opened.character, CheckBonus(opened.id, bonus.source, bonus.amount), secret=opened.secret),
+        Emitted(used),
+        private(state, opened.character, CheckBonus(opened.id, bonus.source, bonus.amount)),
     ]
     return Decision(facts, after)
 

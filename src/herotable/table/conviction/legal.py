@@ -40,7 +40,7 @@ from herotable.table.game import (
     Subset,
     TextDomain,
     acting_for,
-    new_character_action,
+    new_character_actions,
     word_choice,
 )
 from herotable.table.state import CharacterRef, TableState
@@ -52,9 +52,9 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if mine is None:
         return []
     gm = state.is_gm(user)
-    out = [new_character_action(state, user, "character.create_cv", "conviction", "R-CV-2")]
+    out = new_character_actions(state, user, "character.create_cv", "conviction", "R-CV-2")
     for c in mine:
-        out += _own(state, table, c)
+        out += _own(state, table, c, gm)
     out += _checks(state, table, user)
     out += _exit(state, table, user, mine)
     out += _damage(state, table, user, mine)
@@ -75,7 +75,7 @@ def _acts(hero: Hero, table: CvTable) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _own(state: TableState, table: CvTable, c: CharacterRef) -> list[LegalAction]:
+def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
     """A character's own actions: checks, actions, spends on themself, Quotable Wit."""
     hero = table.hero(c.id)
     fixed = {"character": c.id}
@@ -88,6 +88,8 @@ def _own(state: TableState, table: CvTable, c: CharacterRef) -> list[LegalAction
         "ability": Choice((None, *(a.value for a in Ability)), ("—", *(a.value for a in Ability))),
         "skill": TextDomain(NAME_LENGTH),
     }
+    if gm:
+        check_fields["secret"] = Flag()  # the GM's alone (R-CV-4)
     out.append(LegalAction("cv.check", f"{name}: a check", fixed, check_fields, "Checks", "R-CV-1, R-CV-4"))
     if hero.conditions.dying and not hero.turn.dying_checked:
         out.append(LegalAction("cv.dying_check", f"{name}: dying check", fixed, group="Checks", rule="R-CV-8"))
@@ -243,12 +245,14 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
         check = opened.check
         hero = table.hero(opened.character)
         title = f"{hero.name}'s {check.label}"
+        # a secret check spends nothing of a character the players see, and Wits are used in the open
+        spends = not opened.secret or state.character(opened.character).hidden
         if not opened.revealed:
-            if check.second is None and can_spend(hero):
+            if check.second is None and can_spend(hero) and spends:
                 out.append(
                     LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
                 )
-            if table.wits.session_uses < USES_PER_SESSION:
+            if table.wits.session_uses < USES_PER_SESSION and not opened.secret:
                 wits = [w.number for w in table.wits.wits if w.used_by is None and check.roller in w.heard_by]
                 if wits:
                     out.append(

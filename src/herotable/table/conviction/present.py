@@ -56,7 +56,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         if may_see_sheet(state, user, cid):
             heroes[cid] = encode(hero)
         else:
-            heroes[cid] = {"name": hero.name, "hidden": True, "conditions": list(hero.conditions.names())}
+            heroes[cid] = {"name": hero.name, "hidden": True, "status": list(hero.conditions.names())}
     return {
         "options": encode(table.options),
         "heroes": heroes,

@@ -62,6 +62,7 @@ from herotable.table.commands import (
 )
 from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
+from herotable.table.kit import hero_changes, secret_spends_nothing
 from herotable.table.ltl.commands import (
     Attack,
     Attempt,
@@ -141,21 +142,16 @@ def changes(
     secret: bool = False,
     causes: Mapping[str, str] | None = None,
 ) -> list[Emitted]:
-    """Every hero that changed between two tables, as facts with their audiences; `causes` may name another cause
-    per aspect (karma, heroism, losses, tokens, status, defeat)."""
-    out: list[Emitted] = []
-    for cid, hero in after.heroes.items():
-        old = before.heroes.get(cid)
-        if old is None or old is hero:
-            continue
-        for f in hero_facts(cid, old, hero, cause, **(causes or {})):
-            if secret:
-                out.append(Emitted(f, Visibility.GM))
-            elif reveals_sheet(f):
-                out.append(Emitted(f, audience(state, cid)))
-            else:
-                out.append(Emitted(f))
-    return out
+    """Every hero that changed between two tables, as facts with their audiences (`kit.hero_changes`); `causes` may
+    name another cause per aspect (karma, heroism, losses, tokens, status, defeat)."""
+    return hero_changes(
+        state,
+        before.heroes,
+        after.heroes,
+        lambda cid, old, new: hero_facts(cid, old, new, cause, **(causes or {})),
+        reveals_sheet,
+        secret=secret,
+    )
 
 
 def _private(state: TableState, cid: str | None, f: Fact, secret: bool) -> Emitted:
@@ -285,6 +281,8 @@ def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
     require_controls(state, ctx.user, cmd.character)
     if cmd.secret or cmd.must_succeed:
         require_gm(state, ctx.user)
+    if cmd.secret and cmd.auto_success:
+        secret_spends_nothing(state, cmd.character)
     table = table_of(state)
     paid, task = challenge(
         table.hero(cmd.character),
@@ -409,10 +407,12 @@ def _crit_choices(
     _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER)
     winner = probe.winner
     mine = winner is not None and controls(state, user, winner)
-    if gm or mine:
-        bonus = cmd.crit_bonus
-    else:
-        bonus = CritBonus.EXTRA_LEVEL if probe.effect < table.options.effect_cap else CritBonus.PLUS_ONE_NEXT
+    at_cap = probe.effect >= table.options.effect_cap
+    bonus = cmd.crit_bonus if gm or mine else CritBonus.EXTRA_LEVEL
+    if bonus is CritBonus.EXTRA_LEVEL and at_cap:
+        # the extra level cannot pass the cap: the advantage next round instead. Never a refusal, which would tell a
+        # settler who cannot see the other side's die that it rolled a critical
+        bonus = CritBonus.PLUS_ONE_NEXT
     return bonus, cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
 
 
@@ -457,7 +457,7 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     settled = _settled(state, roll.id, roll.task, result, bonus, penalty, failed_must_succeed=failing)
     facts = [Emitted(settled, Visibility.GM if roll.secret else Visibility.PUBLIC)]
     facts += _reveals(state, roll.id, roll.task, roll.secret)
-    facts += changes(state, table, after, "action_over", secret=roll.secret)
+    facts += changes(state, table, after, "action_over")  # what the action's end does is no secret spend
     return Decision(facts, after)
 
 

@@ -12,8 +12,9 @@ from herotable.ltl import conflict as cf
 from herotable.ltl.healing import WOUNDS
 from herotable.ltl.hero import Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
-from herotable.ltl.roll import Critical, RerollSource
-from herotable.ltl.task import CritBonus, CritPenalty, settle
+from herotable.ltl.roll import RerollSource
+from herotable.ltl.task import CritBonus, CritPenalty
+from herotable.table.codec import Json
 from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, controls
 from herotable.table.game import (
     Choice,
@@ -25,7 +26,7 @@ from herotable.table.game import (
     Subset,
     TextDomain,
     acting_for,
-    new_character_action,
+    new_character_actions,
     word_choice,
 )
 from herotable.table.ltl.commands import AWARD, OVERRIDE_LEVELS, TOKENS, DieSetting, DifficultyName, Improvement
@@ -50,7 +51,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if mine is None:
         return []
     gm = state.is_gm(user)
-    out = [new_character_action(state, user, "character.create_ltl", "ltl", "R-LTL-19")]
+    out = new_character_actions(state, user, "character.create_ltl", "ltl", "R-LTL-19")
     for c in mine:
         out += _solo(table, c, gm)
     out += _rolls(state, table, user)
@@ -76,8 +77,15 @@ def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
         if karma:
             fields["auto_success"] = Flag()
         if gm:
-            fields |= {"must_succeed": Flag(), "secret": Flag()}
+            fields["must_succeed"] = Flag()
+        if gm and c.hidden:
+            fields["secret"] = Flag()
         out.append(LegalAction("ltl.challenge", f"{name}: a challenge", fixed, fields, "Rolls", "R-LTL-2, R-LTL-3"))
+        if gm and not c.hidden:  # a secret roll spends nothing of a character the players see (R-T-3)
+            secret = {k: d for k, d in fields.items() if k != "auto_success"}
+            label = f"{name}: a secret challenge"
+            secret_fixed: dict[str, Json] = {**fixed, "secret": True}
+            out.append(LegalAction("ltl.challenge", label, secret_fixed, secret, "Rolls", "R-LTL-2, R-T-2"))
     if karma:
         out.append(
             LegalAction(
@@ -231,6 +239,8 @@ def _roll_actions(
         side = task.actor if task.actor.who == cid else task.opposition
         fixed = {"task": roll.id, "character": cid}
         name = state.character(cid).name
+        # a secret roll spends nothing of a character the players see (R-T-3): only a Specialty re-roll is free
+        spends = not (isinstance(roll, OpenTask) and roll.secret) or state.character(cid).hidden
         if not roll.revealed:
             sources: list[tuple[RerollSource, dict[str, Domain]]] = []
             if hero.try_again_tokens >= 1 and not side.karma_roll and not side.try_again_used:
@@ -243,11 +253,13 @@ def _roll_actions(
             if NextRound.REROLL in hero.this_round:
                 sources.append((RerollSource.CRITICAL, {}))
             for source, fields in sources:
+                if not spends and source is not RerollSource.SPECIALTY:
+                    continue
                 label = f"{name}: re-roll ({source.value.replace('_', ' ')})"
                 out.append(
                     LegalAction("ltl.reroll", label, {**fixed, "source": source.value}, fields, "Rolls", "R-LTL-9")
                 )
-        if not side.auto_success and hero.karma.position >= 2:
+        if not side.auto_success and hero.karma.position >= 2 and spends:
             label = f"{name}: buy success (burn 2 Karma)"
             out.append(LegalAction("ltl.buy_success", label, fixed, group="Rolls", rule="R-LTL-10"))
     if controls(state, user, settler):
@@ -256,15 +268,10 @@ def _roll_actions(
 
 
 def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction) -> LegalAction:
-    task = roll.task
-    _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER)
-    bonuses = [b.value for b in CritBonus]
-    winner_crit = probe.actor_critical if probe.winner == task.actor.who else probe.opposition_critical
-    chooses = state.is_gm(user) or (probe.winner is not None and controls(state, user, probe.winner))
-    if task.opposed and chooses and winner_crit is Critical.SUCCESS and probe.effect >= table.options.effect_cap:
-        bonuses.remove(CritBonus.EXTRA_LEVEL.value)
+    # every reward is offered whatever the dice: an extra level past the cap becomes the advantage next round, so
+    # the choices never tell a settler what the side they cannot see rolled
     fields: dict[str, Domain] = {
-        "crit_bonus": word_choice(tuple(bonuses)),
+        "crit_bonus": word_choice(tuple(b.value for b in CritBonus)),
         "crit_penalty": word_choice(tuple(p.value for p in CritPenalty)),
     }
     return LegalAction("ltl.settle", "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
@@ -444,7 +451,8 @@ def last_chances(state: TableState, table: LtlTable, user: str) -> list[LegalAct
         hero = table.heroes.get(c.id)
         if hero is None or not controls(state, user, c.id) or hero.last_chance_used or not hero.karma.usable:
             continue
-        if failed_task(state, table, c.id, user) is None:
+        failed = failed_task(state, table, c.id, user)
+        if failed is None or (failed.secret and not c.hidden):  # a secret roll spends nothing the players see
             continue
         fields: dict[str, Domain] = {"burn": Flag()}
         if state.is_gm(user):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from herotable.ltl.hero import Hero
+from herotable.ltl.hero import Hero, LossType
 from herotable.ltl.task import Side, Task
 from herotable.table.codec import encode
 from herotable.table.commands import controls
@@ -64,7 +64,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         if may_see_sheet(state, user, cid):
             heroes[cid] = encode(hero)
         else:
-            heroes[cid] = {"name": hero.name, "hidden": True}
+            heroes[cid] = {"name": hero.name, "hidden": True, "status": public_status(hero, table.stakes)}
     view: dict[str, Any] = {
         "options": encode(table.options),
         "heroes": heroes,
@@ -131,12 +131,20 @@ def _now_of(now: str, full: str) -> str:
     return now if now == full else f"{now} (sheet {full})"
 
 
+def public_status(hero: Hero, stakes: LossType | None) -> list[str]:
+    """What the table sees of a hero whose sheet is hidden: out of the fight, unconscious, stunned (each a public
+    fact when it happens)."""
+    shown = ((hero.is_defeated(stakes), "defeated"), (hero.unconscious, "unconscious"), (hero.stunned, "stunned"))
+    return [text for on, text in shown if on]
+
+
 def card(state: TableState, user: str, cid: str) -> Card:
     table = table_of(state)
     c = state.character(cid)
     owner = state.names().get(c.owner, c.owner)
     if not may_see_sheet(state, user, cid):
-        return Card(cid, c.name, owner, c.npc, True, False, False)
+        shown = tuple(public_status(table.hero(cid), table.stakes))
+        return Card(cid, c.name, owner, c.npc, True, False, False, flags=shown)
     stakes = table.stakes
     hero: Hero = table.hero(cid)
     sheet = hero.sheet
