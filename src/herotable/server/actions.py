@@ -139,8 +139,10 @@ def _controls(state: TableState, name: str, d: Domain, default: Any) -> list[Fie
         value = as_text(default) if default in d.choices else options[0][0] if options else ""
         return [Field(name, label, "select", options, value)]
     if isinstance(d, IntRange):
-        number = default if isinstance(default, int) and d.min <= default <= d.max else d.min
-        return [Field(name, label, "number", value=str(number), required=True, min=d.min, max=d.max)]
+        # the command's default when it has one; else the field starts empty and must be filled (a Difficulty is the
+        # GM's number, never a guess such as the lowest allowed)
+        number = str(default) if isinstance(default, int) and d.min <= default <= d.max else ""
+        return [Field(name, label, "number", value=number, required=True, min=d.min, max=d.max)]
     if isinstance(d, TextDomain):
         hint = "dice like 2d20kh1+3 or 4d6kh3" if d.format == "dice" else ""
         text = default if isinstance(default, str) else ""
