@@ -19,7 +19,7 @@ from herotable.table.state import UNDO_DEPTH, Done, Ruleset, TableState
 UNDO_TYPE = "table.undo"
 UNDONE_TYPE = "action.undone"
 NOT_ACTIONS = frozenset({"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE})
-STATE_VERSION = 3  # the snapshot format; older snapshots are ignored, never misread
+STATE_VERSION = 4  # the snapshot format; older snapshots are ignored, never misread
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
 
@@ -161,9 +161,6 @@ def _undo(state: TableState, f: Any) -> TableState:
     if before is None:
         raise UndoNeedsHistory(f"undoing {f.command_id!r} needs the state before it: fold the log from its start")
     game, characters, structure, requests = before
-    revealed = state.revealed | set(f.revealed)
-    if revealed:  # every mark so far: the state restored may be older than an earlier undo's marks (R-T-4)
-        game = GAMES[state.ruleset].mark_revealed(game, tuple(sorted(revealed)))
     return evolved(
         state,
         game=game,
@@ -173,7 +170,7 @@ def _undo(state: TableState, f: Any) -> TableState:
         done=state.done[:-1],
         befores=state.befores[:-1],
         undone=state.undone | {f.command_id},
-        revealed=revealed,
+        revealed=state.revealed | set(f.revealed),  # kept whatever older state an undo restores (R-T-4)
     )
 
 

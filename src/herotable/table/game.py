@@ -6,7 +6,7 @@ Also the vocabulary of legal actions: what a viewer may do now, each field with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol
@@ -265,10 +265,6 @@ class Game(Protocol):
 
     def evolve(self, game: Any, f: Fact) -> Any:
         """The game state after one of its facts: pure, no dice, no rules decisions."""
-        ...
-
-    def mark_revealed(self, game: Any, rolls: Sequence[str]) -> Any:
-        """Mark rolls a GM undo returned to pending as revealed (R-T-4)."""
         ...
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:

@@ -25,6 +25,12 @@ def may_see(state: TableState, user: str | None, visibility: str, owner: str | N
     return visibility == Visibility.OWNER and owner == user
 
 
+def may_see_sheet(state: TableState, user: str | None, cid: str) -> bool:
+    """Whether `user` may read the character's sheet: anyone unless the GM hid it, then its owner (the GM)."""
+    c = state.character(cid)
+    return not c.hidden or c.owner == user or state.is_gm(user)
+
+
 def view_for(state: TableState, user: str | None) -> dict[str, Any]:
     """The campaign as `user` may see it, as plain JSON. Non-members see nothing but its name."""
     role = state.role_of(user)

@@ -29,7 +29,6 @@ class ConvictionGame(PackagedGame):
     table_type = CvTable
     titles: Mapping[str, str] = render.TITLES
     command_titles: Mapping[str, str] = render.COMMAND_TITLES
-    mark_revealed = staticmethod(evolve.mark_revealed)
     evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
     legal_actions = staticmethod(legal.legal_actions)
     mask = staticmethod(present.mask)

@@ -269,8 +269,8 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
     return _open(state, table, ctx, cmd.character, check, secret=cmd.secret)
 
 
-def _not_revealed(opened: OpenCheck) -> None:
-    if opened.revealed:
+def _not_revealed(state: TableState, opened: OpenCheck) -> None:
+    if opened.id in state.revealed:
         raise TableError(
             "roll/revealed",
             "this check was already announced to the table before the GM undid it",
@@ -285,7 +285,7 @@ def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
     table = table_of(state)
     opened = pending(state, table, cmd.check, ctx.user)
     require_controls(state, ctx.user, opened.character)
-    _not_revealed(opened)
+    _not_revealed(state, opened)
     hero, check = reroll(table.hero(opened.character), opened.check, ctx.rng)
     assert check.second is not None
     after = _with_check(table.with_hero(opened.character, hero), replace(opened, check=check))
@@ -598,7 +598,7 @@ def _use_wit(state: TableState, cmd: UseWit, ctx: Ctx) -> Decision:
     require_controls(state, ctx.user, opened.character)
     if not cmd.related and not state.is_gm(ctx.user):
         raise Forbidden("cv/wit_related", "whether a Wit fits is the GM's call", fix="leave related out")
-    _not_revealed(opened)
+    _not_revealed(state, opened)
     if opened.secret:
         raise TableError(
             "cv/wit_secret",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from herotable.conviction.checks import Bonus, Check, CheckKind, Override
 from herotable.conviction.exit_scene import ExitBid
@@ -129,8 +129,3 @@ def _wit_used(table: CvTable, f: cf.WitUsed) -> CvTable:
 @_on(cf.WitsRefreshed)
 def _refreshed(table: CvTable, f: cf.WitsRefreshed) -> CvTable:
     return evolved(table, wits=evolved(table.wits, session_uses=0))
-
-
-def mark_revealed(table: CvTable, rolls: Sequence[str]) -> CvTable:
-    """Checks a GM undo returned to pending after they were announced: no re-roll or bonus acts on them (R-T-4)."""
-    return evolved(table, checks=tuple(evolved(c, revealed=True) if c.id in rolls else c for c in table.checks))

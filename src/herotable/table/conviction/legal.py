@@ -247,7 +247,7 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
         title = f"{hero.name}'s {check.label}"
         # a secret check spends nothing of a character the players see, and Wits are used in the open
         spends = not opened.secret or state.character(opened.character).hidden
-        if not opened.revealed:
+        if opened.id not in state.revealed:
             if check.second is None and can_spend(hero) and spends:
                 out.append(
                     LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")

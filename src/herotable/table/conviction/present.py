@@ -15,11 +15,7 @@ from herotable.table.conviction.decide import table_of
 from herotable.table.conviction.state import OpenCheck
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.state import TableState
-
-
-def may_see_sheet(state: TableState, user: str, cid: str) -> bool:
-    c = state.character(cid)
-    return not c.hidden or c.owner == user or state.is_gm(user)
+from herotable.table.views import may_see_sheet
 
 
 def _sees(state: TableState, user: str, opened: OpenCheck) -> bool:
@@ -61,7 +57,13 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         "options": encode(table.options),
         "heroes": heroes,
         "checks": [
-            {"id": c.id, "character": c.character, "secret": c.secret, "revealed": c.revealed, **check_json(c.check)}
+            {
+                "id": c.id,
+                "character": c.character,
+                "secret": c.secret,
+                "revealed": c.id in state.revealed,
+                **check_json(c.check),
+            }
             for c in table.checks
             if _sees(state, user, c)
         ],

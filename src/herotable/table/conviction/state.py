@@ -24,7 +24,6 @@ class OpenCheck:
     check: Check
     secret: bool = False  # a GM roll that stays GM-only even when announced
     by_enemy: bool = True  # a Toughness save: the damage came from an enemy (R-CV-13, the GM's call)
-    revealed: bool = False
 
 
 @dataclass(frozen=True)

@@ -321,8 +321,8 @@ def _open_roll(state: TableState, table: LtlTable, task_id: str | None, user: st
     return found
 
 
-def _not_revealed(roll: OpenTask | OpenAction) -> None:
-    if roll.revealed:
+def _not_revealed(state: TableState, roll: OpenTask | OpenAction) -> None:
+    if roll.id in state.revealed:
         raise TableError(
             "roll/revealed",
             "this roll was already settled and shown to the table before the GM undid it",
@@ -343,7 +343,7 @@ def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
         )
     table = table_of(state)
     roll = _open_roll(state, table, cmd.task, ctx.user)
-    _not_revealed(roll)
+    _not_revealed(state, roll)
     if isinstance(roll, OpenAction):
         c = cf.conflict_reroll(
             rules_conflict(table), cmd.character, cmd.source, ctx.rng, table.options, specialty=cmd.specialty

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from herotable.dice import Rating
 from herotable.ltl.conflict import PendingLoss
@@ -195,12 +195,3 @@ def _round_ended(table: LtlTable, f: lf.RoundEnded) -> LtlTable:
 @_on(lf.ConflictEnded)
 def _ended(table: LtlTable, f: lf.ConflictEnded) -> LtlTable:
     return evolved(table, conflict=None)
-
-
-def mark_revealed(table: LtlTable, rolls: Sequence[str]) -> LtlTable:
-    """Rolls a GM undo returned to pending after they were shown: no re-roll now acts on them (R-T-4)."""
-    tasks = tuple(evolved(t, revealed=True) if t.id in rolls else t for t in table.tasks)
-    c = table.conflict
-    if c is not None and c.open is not None and c.open.id in rolls:
-        c = evolved(c, open=evolved(c.open, revealed=True))
-    return evolved(table, tasks=tasks, conflict=c)

@@ -241,7 +241,7 @@ def _roll_actions(
         name = state.character(cid).name
         # a secret roll spends nothing of a character the players see (R-T-3): only a Specialty re-roll is free
         spends = not (isinstance(roll, OpenTask) and roll.secret) or state.character(cid).hidden
-        if not roll.revealed:
+        if roll.id not in state.revealed:
             sources: list[tuple[RerollSource, dict[str, Domain]]] = []
             if hero.try_again_tokens >= 1 and not side.karma_roll and not side.try_again_used:
                 sources.append((RerollSource.TRY_AGAIN, {}))

@@ -16,11 +16,7 @@ from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.ltl.decide import table_of
 from herotable.table.ltl.state import LtlTable, OpenAction
 from herotable.table.state import TableState
-
-
-def may_see_sheet(state: TableState, user: str, cid: str) -> bool:
-    c = state.character(cid)
-    return not c.hidden or c.owner == user or state.is_gm(user)
+from herotable.table.views import may_see_sheet
 
 
 def _sees_side(state: TableState, user: str, act: OpenAction, side: str) -> bool:
@@ -75,7 +71,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
                 "purpose": t.purpose,
                 "secret": t.secret,
                 "detail": t.detail,
-                "revealed": t.revealed,
+                "revealed": t.id in state.revealed,
                 **task_json(t.task),
             }
             for t in table.tasks
@@ -98,7 +94,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
                 "id": o.id,
                 "actor": o.actor,
                 "target": o.target,
-                "revealed": o.revealed,
+                "revealed": o.id in state.revealed,
                 **task_json(
                     o.task,
                     actor=_sees_side(state, user, o, "actor"),

@@ -28,7 +28,6 @@ class OpenTask:
     purpose: str = "challenge"  # challenge | karma | stunt | last_chance
     secret: bool = False  # a GM roll that stays GM-only even when settled
     detail: str = ""  # a stunt's "Power: stunt"
-    revealed: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,6 @@ class OpenAction:
     actor: str
     target: str | None
     task: Task
-    revealed: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,7 +138,7 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         old = table.conflict.open if table.conflict is not None else None
         if open_id is None or (old is not None and old.id == open_id):
             assert old is not None, "a new open action needs its id"
-            opened = OpenAction(old.id, c.open.actor, c.open.target, c.open.task, old.revealed)
+            opened = OpenAction(old.id, c.open.actor, c.open.target, c.open.task)
         else:
             opened = OpenAction(open_id, c.open.actor, c.open.target, c.open.task)
     state = ConflictState(
