@@ -237,10 +237,6 @@ MAX_CHARACTERS = 6
 CREATE = ("character.create_ltl", "character.create_cv")
 
 
-def all_actions(state: TableState) -> list[tuple[str, LegalAction]]:
-    return [(user, a) for user in MEMBERS for a in legal_actions(state, user)]
-
-
 RARE = {"member.remove": 0.02, "member.set_role": 0.1}  # members who leave take no more actions
 
 

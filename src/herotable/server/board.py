@@ -23,14 +23,6 @@ class Board:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def names(state: TableState) -> dict[str, str]:
-    return state.names()
-
-
-def may_see_sheet(state: TableState, user: str, owner: str, hidden: bool) -> bool:
-    return not hidden or owner == user or state.is_gm(user)
-
-
 def build(state: TableState, user: str) -> Board:
     """The board for `user`."""
     shown = game_of(state).board(state, user)

@@ -23,7 +23,9 @@ from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csr
 from herotable.service import LegacyCampaign
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
+from herotable.table.game import LegalAction
 from herotable.table.state import Role, Ruleset, TableError, TableState
+from herotable.table.views import may_see_sheet
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(dependencies=[Depends(check_csrf)])
@@ -242,18 +244,17 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
 
 
 def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
-    who = board.names(state)
-    rows = [(c.id, c.name, c.owner, c.npc, c.hidden) for c in state.characters]
+    who = state.names()
     return [
         {
-            "id": cid,
-            "name": name,
-            "owner": who.get(owner, owner),
-            "npc": npc,
-            "hidden": hidden,
-            "readable": board.may_see_sheet(state, user, owner, hidden),
+            "id": c.id,
+            "name": c.name,
+            "owner": who.get(c.owner, c.owner),
+            "npc": c.npc,
+            "hidden": c.hidden,
+            "readable": may_see_sheet(state, user, c.id),
         }
-        for cid, name, owner, npc, hidden in rows
+        for c in state.characters
     ]
 
 
@@ -393,14 +394,14 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
     found = next((c for c in state.characters if c.id == cid), None)
     if found is None:
         raise Refused(404, "There is no such character in this campaign.")
-    if not board.may_see_sheet(state, user.user_id, found.owner, found.hidden):
+    if not may_see_sheet(state, user.user_id, cid):
         raise Refused(403, f"{found.name}'s sheet is the GM's secret.")
     hero = state.game.heroes[cid]
     context: dict[str, Any] = {
         "campaign": state,
         "character": found,
         "hero": hero,
-        "owner": board.names(state).get(found.owner),
+        "owner": state.names().get(found.owner),
     }
     context.update(sheets.editor_for(state).view(hero))
     return render(request, "sheet_view.html", svc, user, **context)
@@ -409,36 +410,42 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
 # --- the table ---
 
 
-def _table_context(state: TableState, user: User, svc: Services) -> dict[str, Any]:
+def _table_context(state: TableState, user: User, svc: Services, part: str | None = None) -> dict[str, Any]:
+    """What the table page shows `user`: all of it, or only what one panel (`part`) needs, since each panel
+    reloads on its own with every live frame."""
     uid = user.user_id
     gm = state.is_gm(uid)
-    built = board.build(state, uid)
-    laid = actions.panel(state, svc.table.legal_actions(state.campaign_id, uid), gm=gm)
-    page = svc.table.stream(state.campaign_id, uid, limit=board.LOG_LENGTH * 4)
-    return {
-        "odds": _odds_context(state, uid, svc),
-        "campaign": state,
-        "gm": gm,
-        "role": state.role_of(uid),
-        "board": built,
-        "who": board.names(state),
-        "roll_actions": laid.rolls,
-        "groups": laid.groups,
-        "asks": laid.asks,
-        "gm_groups": laid.gm_groups if gm else [],
-        "answers": laid.answers,
-        "log": board.log(state, page.seen),
-        "faces": board.faces,
-        "own": [c for c in state.characters if c.owner == uid],
-    }
+
+    def wanted(*parts: str) -> bool:
+        return part is None or part in parts
+
+    context: dict[str, Any] = {"campaign": state, "gm": gm, "role": state.role_of(uid), "who": state.names()}
+    acts = svc.table.legal_actions(state.campaign_id, uid) if wanted("board", "actions", "gm", "odds") else []
+    if wanted("board", "odds"):
+        context["board"] = board.build(state, uid)
+    if wanted("board", "actions", "gm"):
+        laid = actions.panel(state, acts, gm=gm)
+        context |= {
+            "roll_actions": laid.rolls,
+            "answers": laid.answers,
+            "groups": laid.groups,
+            "asks": laid.asks,
+            "gm_groups": laid.gm_groups if gm else [],
+            "own": [c for c in state.characters if c.owner == uid],
+        }
+    if wanted("odds"):
+        context["odds"] = _odds_context(state, uid, acts)
+    if wanted("log"):
+        page = svc.table.stream(state.campaign_id, uid, limit=board.LOG_LENGTH * 4)
+        context |= {"log": board.log(state, page.seen), "faces": board.faces}
+    return context
 
 
-def _odds_context(state: TableState, uid: str, svc: Services) -> list[dict[str, Any]]:
+def _odds_context(state: TableState, uid: str, acts: list[LegalAction]) -> list[dict[str, Any]]:
     """For each of the viewer's fighters able to attack, against each opponent they may attack: every option's
     odds this round and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the
-    viewer's legal actions; the GM sees them for every pairing."""
+    viewer's legal actions (`acts`); the GM sees them for every pairing."""
     out: list[dict[str, Any]] = []
-    acts = svc.table.legal_actions(state.campaign_id, uid)
     for pairing in odds_panel.pairings(state, acts):
         actor, target = pairing
         a_name, t_name = state.character(actor).name, state.character(target).name
@@ -470,7 +477,7 @@ def table_part(campaign_id: str, part: str, request: Request, svc: ServicesDep, 
     state = member(svc, campaign_id, user)
     if part == "gm" and not state.is_gm(user.user_id):
         raise Refused(403, "The GM panel is the GM's.")
-    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user, svc))
+    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user, svc, part))
 
 
 @router.post("/campaigns/{campaign_id}/table/act")
