@@ -704,3 +704,38 @@ def test_a_secret_check_spends_nothing_a_player_sees_and_its_effects_reach_them(
     assert "hurt" in " ".join(conditions(svc, "kes")) or "bruised" in " ".join(conditions(svc, "kes"))
     assert "cv.check_announced" not in seen_types(svc, CID, ANA)
     assert_replays(svc)
+
+
+# --- undo never reopens a revealed result (R-T-4) ---
+
+
+def test_a_player_cannot_undo_their_announcement_to_roll_again(svc: TableService) -> None:
+    # R-T-4: a failed check announced by its player stays announced; no undo, no second roll
+    run(svc, ANA, RollCheck("kes", 15), 3)
+    assert not run(svc, ANA, Announce())["cv.check_announced"]["succeeded"]
+    assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
+    assert state(svc).game.checks == () and conviction(svc, "kes") == 3
+    assert_replays(svc)
+
+
+def test_a_player_cannot_undo_an_announced_toughness_save(svc: TableService) -> None:
+    # R-T-4: the save's result and the conditions it gave stand
+    run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="rex"), 5)
+    run(svc, ANA, Announce())
+    held = conditions(svc, "kes")
+    assert held and held[0] == "disabled"
+    assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
+    assert conditions(svc, "kes") == held and state(svc).game.checks == ()
+    assert_replays(svc)
+
+
+def test_a_player_cannot_undo_an_announced_dying_check(svc: TableService) -> None:
+    # R-T-4: a dying check that was announced stands (here: death)
+    run(svc, GM, CvOverride("kes", "the fall", lethal=Lethal.DYING))
+    run(svc, ANA, DyingCheck("kes"), 2)  # 2 + 1 = 3 vs 10: dead
+    run(svc, ANA, Announce())
+    assert conditions(svc, "kes")[0] == "dead"
+    assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
+    refused(svc, ANA, DyingCheck("kes"), IllegalAction)
+    assert conditions(svc, "kes")[0] == "dead"
+    assert_replays(svc)
