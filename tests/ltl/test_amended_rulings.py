@@ -14,7 +14,6 @@ from herotable.ltl.task import buy_success_after
 OPTS = LtlOptions()
 
 
-@pytest.mark.xfail(strict=True, reason="a Power Stunt's Karma roll can still be bought with burned Karma")
 def test_a_power_stunt_rolls_karma_and_never_burns_it(hero_of):
     # R-LTL-10: "You can roll Karma (but not burn it) to attempt a new Power Stunt"
     hero = hero_of(karma="d12", superpowers=[{"name": "Flight", "stunts": []}])

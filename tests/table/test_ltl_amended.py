@@ -13,7 +13,6 @@ from .helpers import hero
 from .test_ltl_table import CID, setup
 
 
-@pytest.mark.xfail(strict=True, reason="a stunt's Karma roll is bought with burned Karma and then kept cheap")
 def test_a_power_stunt_cannot_be_bought_with_burned_karma(service: TableService, dice):
     # R-LTL-10: roll Karma (but not burn it) for a Power Stunt; a bought stunt would cost 1 Hero Point, not 3
     setup(service)

@@ -35,13 +35,14 @@ def karma_task(hero: Hero, difficulty: Difficulty, rng: Rng, options: LtlOptions
 
 
 def power_stunt(hero: Hero, power: str, stunt: str, difficulty: Difficulty, rng: Rng, options: LtlOptions) -> Task:
-    """Roll Karma (never burn it) to pull off a new Power Stunt of one of the hero's Superpowers
-    (R-LTL-10). Record a success with `stunt_pulled_off`. Raises IllegalAction for an unknown power."""
+    """Roll Karma (never burn it: the task refuses Automatic Success after the roll) to pull off a new Power Stunt
+    of one of the hero's Superpowers (R-LTL-10). Record a success with `stunt_pulled_off`. Raises IllegalAction for
+    an unknown power."""
     require_able(hero)
     _power(hero, power)
     if not stunt.strip():
         raise IllegalAction("stunt/no_name", "a Power Stunt needs a name", ruling="R-LTL-10", fix="name the stunt")
-    return karma_task(hero, difficulty, rng, options)
+    return replace(karma_task(hero, difficulty, rng, options), power_stunt=True)
 
 
 def stunt_pulled_off(hero: Hero, power: str, stunt: str, result: Settlement) -> Hero:

@@ -58,6 +58,7 @@ class Task:
     stakes: LossType | None = None
     must_succeed: bool = False  # the GM marked it: Last Chance may follow a failure (R-LTL-10)
     phase: Phase = Phase.PENDING
+    power_stunt: bool = False  # a Power Stunt's Karma roll: rolled, never burned (R-LTL-10)
 
     @property
     def opposed(self) -> bool:
@@ -271,8 +272,15 @@ def reroll(
 
 def buy_success_after(hero: Hero, task: Task, *, who: str | None = None) -> tuple[Hero, Task]:
     """Automatic Success after seeing the roll: burn two levels of Karma (R-LTL-10).
-    Raises NotEnough when Karma cannot pay, IllegalAction once the task is settled."""
+    Raises NotEnough when Karma cannot pay, IllegalAction once the task is settled or on a Power Stunt's roll."""
     _require_pending(task)
+    if task.power_stunt:
+        raise IllegalAction(
+            "karma/stunt_no_burn",
+            "a Power Stunt is attempted by rolling Karma, never by burning it",
+            ruling="R-LTL-10",
+            fix="settle the stunt's roll as it stands; a Try Again cannot re-roll it either",
+        )
     side = task.side(who or hero.name)
     if side.auto_success:
         raise IllegalAction(

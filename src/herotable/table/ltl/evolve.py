@@ -48,6 +48,7 @@ def _task_opened(table: LtlTable, f: lf.TaskOpened) -> LtlTable:
         difficulty=None if f.difficulty is None else _DIFFICULTY[f.difficulty],
         stakes=None if f.stakes is None else _LOSS_TYPE[f.stakes],
         must_succeed=f.must_succeed,
+        power_stunt=f.purpose == "stunt",
     )
     if f.in_conflict:
         assert table.conflict is not None

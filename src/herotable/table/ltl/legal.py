@@ -259,7 +259,7 @@ def _roll_actions(
                 out.append(
                     LegalAction("ltl.reroll", label, {**fixed, "source": source.value}, fields, "Rolls", "R-LTL-9")
                 )
-        if not side.auto_success and hero.karma.position >= 2 and spends:
+        if not side.auto_success and not task.power_stunt and hero.karma.position >= 2 and spends:
             label = f"{name}: buy success (burn 2 Karma)"
             out.append(LegalAction("ltl.buy_success", label, fixed, group="Rolls", rule="R-LTL-10"))
     if controls(state, user, settler):
