@@ -744,7 +744,6 @@ def test_a_player_cannot_undo_an_announced_dying_check(svc: TableService) -> Non
 # --- a dying check that no longer applies (R-CV-10) ---
 
 
-@pytest.mark.xfail(strict=True, reason="a pending dying check outlives the escape from death and locks the table")
 def test_escaping_death_voids_the_pending_dying_check(svc: TableService) -> None:
     # R-CV-10 (amended): a dying check still pending when the character is stabilised is void, logged as such
     run(svc, GM, CvOverride("kes", "the fall", lethal=Lethal.DYING))
@@ -759,7 +758,6 @@ def test_escaping_death_voids_the_pending_dying_check(svc: TableService) -> None
     assert_replays(svc)
 
 
-@pytest.mark.xfail(strict=True, reason="a pending dying check outlives the escape from death and locks the table")
 def test_escaping_death_oneself_or_dying_meanwhile_voids_the_check(svc: TableService) -> None:
     # R-CV-10 (amended): the hero's own point, or death from other damage, leaves no dying check to announce
     run(svc, GM, CvOverride("kes", "the fall", lethal=Lethal.DYING))

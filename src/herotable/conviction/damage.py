@@ -119,7 +119,7 @@ def apply_dying_check(hero: Hero, check: Check) -> Hero:
             "conditions/not_dying",
             f"{hero.name} is no longer dying",
             ruling="R-CV-8",
-            fix="discard the check; the hero was stabilised or died meanwhile",
+            fix="the check no longer applies: the hero was stabilised or died meanwhile (the table voids it, R-CV-10)",
         )
     if not check.succeeded:
         return replace(hero, conditions=replace(hero.conditions, lethal=Lethal.DEAD))

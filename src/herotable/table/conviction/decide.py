@@ -99,6 +99,7 @@ from herotable.table.conviction.facts import (
     CheckOverridden,
     CheckRerolled,
     CheckRolled,
+    CheckVoided,
     ConditionApplied,
     ExitInterfered,
     ExitPassed,
@@ -148,10 +149,29 @@ def changes(state: TableState, before: CvTable, after: CvTable, cause: str, *, s
 
 
 def _heroes(state: TableState, heroes: dict[str, Hero], cause: str, *lead: Emitted) -> Decision:
-    """A decision that changes some characters: the leading facts, then each change."""
+    """A decision that changes some characters: the leading facts, then each change, then the dying checks it
+    made void."""
     table = table_of(state)
     after = table.with_heroes(heroes)
-    return Decision([*lead, *changes(state, table, after, cause)], after)
+    facts = [*lead, *changes(state, table, after, cause)]
+    after = _void_dying_checks(state, after, facts)
+    return Decision(facts, after)
+
+
+def _void_dying_checks(state: TableState, table: CvTable, facts: list[Emitted]) -> CvTable:
+    """Take off the table every pending dying check whose character is no longer dying (stabilised, or dead from
+    other damage), each logged as void to those who saw it rolled (R-CV-10): nothing waits on a roll that no longer
+    applies."""
+    stale = [
+        c for c in table.checks if c.check.kind is CheckKind.DYING and not table.hero(c.character).conditions.dying
+    ]
+    for c in stale:
+        reason = "dead" if table.hero(c.character).conditions.dead else "stabilised"
+        facts.append(private(state, c.character, CheckVoided(c.id, c.character, reason), secret=c.secret))
+    if not stale:
+        return table
+    gone = {c.id for c in stale}
+    return replace(table, checks=tuple(c for c in table.checks if c.id not in gone))
 
 
 def _about(state: TableState, cid: str, f: Fact) -> Emitted:
@@ -328,7 +348,9 @@ def _announce(state: TableState, cmd: Announce, ctx: Ctx) -> Decision:
     secret = opened.secret
     shown = Emitted(said, Visibility.GM) if secret else _about(state, opened.character, said)
     # what an announced check does to a character the players see is theirs to know, even from a secret roll
-    return Decision([shown, *changes(state, table, after, check.kind.value)], after)
+    facts = [shown, *changes(state, table, after, check.kind.value)]
+    after = _void_dying_checks(state, after, facts)
+    return Decision(facts, after)
 
 
 def _reason(reason: str) -> str:

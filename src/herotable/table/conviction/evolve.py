@@ -72,6 +72,11 @@ def _announced(table: CvTable, f: cf.CheckAnnounced) -> CvTable:
     return evolved(table, checks=tuple(c for c in table.checks if c.id != f.check))
 
 
+@_on(cf.CheckVoided)
+def _voided(table: CvTable, f: cf.CheckVoided) -> CvTable:
+    return evolved(table, checks=tuple(c for c in table.checks if c.id != f.check))
+
+
 # --- exits and Quotable Wit ---
 
 

@@ -203,6 +203,18 @@ class CheckAnnounced(Fact):
         return ((20, self.first),) + (((20, self.second),) if self.second is not None else ())
 
 
+@fact
+@dataclass(frozen=True)
+class CheckVoided(Fact):
+    """A pending check that no longer applies, taken off the table unannounced: a dying check whose character was
+    stabilised or died meanwhile (R-CV-10). `reason`: stabilised | dead."""
+
+    type = "cv.check_voided"
+    check: str
+    character: str
+    reason: str
+
+
 # --- rounds, actions, exits, Quotable Wit ---
 
 

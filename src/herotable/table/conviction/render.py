@@ -21,6 +21,7 @@ TITLES = {
     "cv.check_bonus": "Quotable Wit",
     "cv.check_overridden": "GM override",
     "cv.check_announced": "Announced",
+    "cv.check_voided": "Check void",
     "cv.round_started": "New round",
     "cv.action_taken": "Action",
     "cv.condition_applied": "Conditions",
@@ -138,6 +139,12 @@ def _announced(f: cf.CheckAnnounced, n: Names) -> str:
         f"{f.difficulty}: "
         f"{verdict}{override}"
     )
+
+
+@_says(cf.CheckVoided)
+def _voided(f: cf.CheckVoided, n: Names) -> str:
+    why = "was stabilised" if f.reason == "stabilised" else "died"
+    return f"{_n(n, f.character)}'s pending dying check is void: they {why} before it was announced"
 
 
 @_says(cf.RoundStarted)
