@@ -777,7 +777,6 @@ def test_escaping_death_oneself_or_dying_meanwhile_voids_the_check(svc: TableSer
 # --- "for one round" ends with the scene at the latest (R-CV-3) ---
 
 
-@pytest.mark.xfail(strict=True, reason="one-round feats, surges and the round's spending outlive the scene")
 def test_a_heroic_feat_and_a_surge_end_with_the_scene(svc: TableService) -> None:
     # R-CV-3 (amended): a heroic feat and a surge's action end at the latest when the scene ends
     run(svc, ANA, HeroicFeat("kes", "Heavy Swing"))
@@ -785,7 +784,7 @@ def test_a_heroic_feat_and_a_surge_end_with_the_scene(svc: TableService) -> None
     run(svc, BEN, Surge("mo", ActionKind.STANDARD))
     run(svc, GM, EndScene())
     assert hero(svc, "mo").turn.extra_standard == 0
-    run(svc, GM, StartRound())
+    run(svc, GM, StartScene())
     run(svc, ANA, HeroicFeat("kes", "Heavy Swing"))
     said = run(svc, GM, EndScene())
     assert said["cv.effects_ended"]["names"] == ["Heavy Swing"] and hero(svc, "kes").feat_count("Heavy Swing") == 0
@@ -795,7 +794,6 @@ def test_a_heroic_feat_and_a_surge_end_with_the_scene(svc: TableService) -> None
     assert_replays(svc)
 
 
-@pytest.mark.xfail(strict=True, reason="one-round feats, surges and the round's spending outlive the scene")
 def test_a_point_spent_before_the_adventure_ended_does_not_block_the_next(svc: TableService) -> None:
     # R-CV-3 (amended): a scene's end, and the game session's and adventure's, clear the round's spending
     run(svc, ANA, Surge("kes"))

@@ -69,14 +69,22 @@ def start_round(hero: Hero) -> Hero:
     )
 
 
-def end_scene(hero: Hero, *, dramatic: bool = False) -> Hero:
-    """The scene ends: scene effects and unused Talent power uses expire. `dramatic` is the GM's call; after a
-    dramatic scene the hero may try one Conviction regain check (R-CV-13)."""
+def end_round(hero: Hero) -> Hero:
+    """The round ends without a new one starting (a scene, game session or adventure boundary): one-round feats and
+    a surge's extra action end with it, and the round's spending is cleared (R-CV-3, R-CV-5). Conditions that count
+    rounds are left to the next round the GM starts."""
     return replace(
         hero,
-        effects=tuple(e for e in hero.effects if e.lasts is Lasts.ROUND),
-        regain_check_due=dramatic,
+        turn=Turn(number=hero.turn.number),
+        effects=tuple(e for e in hero.effects if e.lasts is not Lasts.ROUND),
     )
+
+
+def end_scene(hero: Hero, *, dramatic: bool = False) -> Hero:
+    """The scene ends: its round ends with it (`end_round`), scene effects and unused Talent power uses expire.
+    `dramatic` is the GM's call; after a dramatic scene the hero may try one Conviction regain check (R-CV-3,
+    R-CV-13)."""
+    return replace(end_round(hero), effects=(), regain_check_due=dramatic)
 
 
 def take_action(

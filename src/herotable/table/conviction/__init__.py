@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from herotable.conviction.options import CampaignOptions
-from herotable.conviction.rounds import end_scene
+from herotable.conviction.rounds import end_round, end_scene
 from herotable.table.commands import Decision
 from herotable.table.conviction import decide, evolve, legal, present, render
 from herotable.table.conviction.facts import WitsRefreshed
@@ -16,6 +16,11 @@ from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, LegalAction, PackagedGame, register
 from herotable.table.state import Ruleset, TableError, TableState
 
+_CAUSES = {
+    Boundary.SCENE_START: "new_scene",
+    Boundary.SESSION_END: "end_of_session",
+    Boundary.ADVENTURE_END: "end_of_adventure",
+}
 RULES_VERSION = 1  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
@@ -53,10 +58,16 @@ class ConvictionGame(PackagedGame):
                 {cid: end_scene(h, dramatic=dramatic and not h.conditions.dead) for cid, h in table.heroes.items()}
             )
             return Decision(decide.changes(state, table, after, "end_of_scene"), after)
-        if boundary in (Boundary.SESSION_START, Boundary.SESSION_END) and table.wits.session_uses:
-            after = evolve.evolve(table, WitsRefreshed())
-            return Decision([Emitted(WitsRefreshed())], after)
-        return Decision([], table)
+        facts: list[Emitted] = []
+        after = table
+        if boundary in (Boundary.SCENE_START, Boundary.SESSION_END, Boundary.ADVENTURE_END):
+            # a round never reaches past these: what was spent or bought for it ends (R-CV-3)
+            after = table.with_heroes({cid: end_round(h) for cid, h in table.heroes.items()})
+            facts += decide.changes(state, table, after, _CAUSES[boundary])
+        if boundary in (Boundary.SESSION_START, Boundary.SESSION_END) and after.wits.session_uses:
+            after = evolve.evolve(after, WitsRefreshed())
+            facts.append(Emitted(WitsRefreshed()))
+        return Decision(facts, after)
 
     def end_adventure_action(self, state: TableState) -> LegalAction:
         return LegalAction("structure.end_adventure", "End the adventure", group="Structure", rule="R-T-1")
