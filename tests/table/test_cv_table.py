@@ -806,3 +806,20 @@ def test_a_point_spent_before_the_adventure_ended_does_not_block_the_next(svc: T
     run(svc, BEN, Surge("mo"))
     assert (conviction(svc, "kes"), conviction(svc, "mo")) == (1, 1)
     assert_replays(svc)
+
+
+# --- Toughness saves count the injuries held when they are settled (R-CV-8) ---
+
+
+@pytest.mark.xfail(strict=True, reason="a save rolled before another was announced keeps the old injury penalty")
+def test_saves_rolled_together_count_the_hurt_of_the_one_announced_first(svc: TableService) -> None:
+    # R-CV-8: −1 per hurt on later saves against lethal damage, counted when the save is settled
+    first = run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 12)["cv.check_rolled"]["check"]
+    second = run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 13)["cv.check_rolled"]["check"]
+    assert not run(svc, ANA, Announce(first))["cv.check_announced"]["succeeded"]  # 12 + 2 = 14 vs 15: hurt
+    [shown] = pending(svc, ANA)
+    assert (shown["modifier"], shown["total"], shown["succeeded"]) == (1, 14, False)  # what settling would give
+    said = run(svc, ANA, Announce(second))["cv.check_announced"]
+    assert (said["modifier"], said["total"], said["succeeded"]) == (1, 14, False)  # 13 + 2 − 1 = 14 vs 15
+    assert hero(svc, "kes").conditions.hurt == 2
+    assert_replays(svc)
