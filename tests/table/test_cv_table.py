@@ -811,7 +811,6 @@ def test_a_point_spent_before_the_adventure_ended_does_not_block_the_next(svc: T
 # --- Toughness saves count the injuries held when they are settled (R-CV-8) ---
 
 
-@pytest.mark.xfail(strict=True, reason="a save rolled before another was announced keeps the old injury penalty")
 def test_saves_rolled_together_count_the_hurt_of_the_one_announced_first(svc: TableService) -> None:
     # R-CV-8: −1 per hurt on later saves against lethal damage, counted when the save is settled
     first = run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 12)["cv.check_rolled"]["check"]

@@ -41,6 +41,16 @@ def toughness_save(hero: Hero, rng: Rng, *, damage_bonus: int, kind: DamageKind)
     return replace(check, lethal=kind is DamageKind.LETHAL)
 
 
+def settled_save(hero: Hero, check: Check) -> Check:
+    """A pending Toughness save as it stands now: its −1 per bruised or hurt is counted from the conditions the hero
+    holds when it is settled, not when it was rolled, so saves rolled together each count the ones announced before
+    them (R-CV-8). Any other check is returned as it is."""
+    if check.kind is not CheckKind.TOUGHNESS:
+        return check
+    kind = DamageKind.LETHAL if check.lethal else DamageKind.NONLETHAL
+    return replace(check, modifier=hero.sheet.toughness - hero.conditions.penalty(kind))
+
+
 def apply_toughness_save(hero: Hero, check: Check, *, by_enemy: bool = True) -> Hero:
     """Apply an announced Toughness save by degree of failure (R-CV-8).
 
@@ -49,6 +59,7 @@ def apply_toughness_save(hero: Hero, check: Check, *, by_enemy: bool = True) -> 
     Raises IllegalAction when the save is pending or not this hero's.
     """
     require_announced(check, CheckKind.TOUGHNESS, hero.name)
+    check = settled_save(hero, check)
     if check.succeeded:
         return hero
     degree = max(1, failure_degree(check.margin))

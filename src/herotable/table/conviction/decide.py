@@ -21,6 +21,7 @@ from herotable.conviction.damage import (
     dying_check,
     recovery_check,
     rest,
+    settled_save,
     stun,
     toughness_save,
 )
@@ -320,8 +321,8 @@ def _announce(state: TableState, cmd: Announce, ctx: Ctx) -> Decision:
     table = table_of(state)
     opened = pending(state, table, cmd.check, ctx.user)
     require_controls(state, ctx.user, opened.character)
-    check = announce(opened.check)
     hero = table.hero(opened.character)
+    check = announce(settled_save(hero, opened.check))  # a save counts the injuries held now (R-CV-8)
     if check.kind is CheckKind.TOUGHNESS:
         hero = apply_toughness_save(hero, check, by_enemy=opened.by_enemy)
     elif check.kind is CheckKind.DYING:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from herotable.conviction.checks import Check
+from herotable.conviction.damage import settled_save
 from herotable.table.codec import encode
 from herotable.table.commands import controls
 from herotable.table.conviction.decide import table_of
@@ -62,7 +63,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
                 "character": c.character,
                 "secret": c.secret,
                 "revealed": c.id in state.revealed,
-                **check_json(c.check),
+                **check_json(settled_save(table.hero(c.character), c.check)),
             }
             for c in table.checks
             if _sees(state, user, c)
@@ -115,7 +116,8 @@ def board(state: TableState, user: str) -> Board:
         if not _sees(state, user, oc):
             continue
         title = f"{names.get(oc.character, oc.character)}: {oc.check.label}" + " (secret)" * oc.secret
-        rolls.append(OpenRoll(oc.id, oc.character, title, check_lines(oc.check), True, False, (oc.character,)))
+        lines = check_lines(settled_save(table.hero(oc.character), oc.check))  # as it would settle now (R-CV-8)
+        rolls.append(OpenRoll(oc.id, oc.character, title, lines, True, False, (oc.character,)))
     extras: dict[str, Any] = {
         "wits": [
             {
