@@ -822,3 +822,28 @@ def test_saves_rolled_together_count_the_hurt_of_the_one_announced_first(svc: Ta
     assert (said["modifier"], said["total"], said["succeeded"]) == (1, 14, False)  # 13 + 2 − 1 = 14 vs 15
     assert hero(svc, "kes").conditions.hurt == 2
     assert_replays(svc)
+
+
+# --- exit a scene: only inside a running scene, by a character in it (R-CV-11) ---
+
+
+@pytest.mark.xfail(strict=True, reason="an exit can be started with no scene running, or by one who already left")
+def test_an_exit_needs_a_running_scene_and_a_character_still_in_it(svc: TableService) -> None:
+    # R-CV-11 (amended): only inside a running scene, by a character in it
+    run(svc, GM, EndScene())
+    err = refused(svc, ANA, StartExit("kes"), TableError)
+    assert err.code == "cv/no_scene" and err.ruling == "R-CV-11"
+    run(svc, GM, StartScene())
+    run(svc, ANA, StartExit("kes"))
+    assert run(svc, GM, PassExit(Side.INTERFERE))["cv.exit_resolved"]["exits"]
+    run(svc, GM, StartRound())
+    assert refused(svc, ANA, StartExit("kes"), TableError).code == "cv/not_in_scene"
+    run(svc, BEN, StartExit("mo"))
+    assert refused(svc, ANA, InterfereExit("kes"), TableError).code == "cv/not_in_scene"
+    run(svc, GM, PassExit(Side.INTERFERE))
+    run(svc, GM, EndScene())
+    run(svc, GM, StartScene())
+    run(svc, GM, StartRound())
+    run(svc, ANA, StartExit("kes"))  # a new scene: both are in it again
+    assert conviction(svc, "kes") == 1
+    assert_replays(svc)
