@@ -135,3 +135,28 @@ def test_stun_check_failure_stuns_and_critical_failure_knocks_out(hero_of):
     with pytest.raises(IllegalAction) as err:
         stun_check(hero, 2, ScriptedRng([]), OPTS)
     assert err.value.code == "stun/option_off"
+
+
+@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a Push is priced by the highest die it creates")
+def test_a_push_that_makes_a_style_d20_is_pushing_to_d20(hero_of):
+    # R-LTL-11 (amended): a d12 Style on a d10 base becomes d20 by the Push: two burned levels or Inconceivable
+    hero = hero_of(base="d10", heroism="d10", styles={"Fisticuffs": "d12"})
+    burned = push(hero, ScriptedRng([]), OPTS, burn=True)
+    assert burned.burned == 2 and burned.hero.heroism == Rating.of("d6")
+    assert burned.hero.rating_for("Fisticuffs") == Rating.of("d20") and burned.hero.rating_for(None) == Rating.of("d12")
+    with ScriptedRng([(10, 9), (20, 8)]) as rng:  # rolled against the d20, not the d12 base Power reaches
+        assert push(hero, rng, OPTS).succeeded
+
+
+@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a hero whose every rating rolls d20 cannot Push")
+def test_a_hero_whose_every_rating_already_rolls_d20_cannot_push(hero_of):
+    # R-LTL-11 (amended): a rating already rolling d20 (position 7 or 6) stays d20; with nothing left to raise the
+    # Push is refused with a tip
+    worn = lose_levels(hero_of(base="d20", heroism="d10", styles={"Flight": "d20"}), 1, LossType.PHYSICAL)
+    assert worn.base_now() == Rating(6)
+    with pytest.raises(IllegalAction) as err:
+        push(worn, ScriptedRng([]), OPTS, burn=True)
+    assert err.value.code == "heroism/push_beyond_d20" and "every" in err.value.reason and err.value.fix
+    # a d20 Style does not stop a d12 base from pushing: base Power rises to d20 (two levels), Flight stays d20
+    hero = hero_of(base="d12", heroism="d10", styles={"Flight": "d20"})
+    assert push(hero, ScriptedRng([]), OPTS, burn=True).burned == 2

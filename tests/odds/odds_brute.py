@@ -10,22 +10,31 @@ SIDES = {1: 4, 2: 6, 3: 8, 4: 10, 5: 12, 6: 20, 7: 20}
 
 
 def exchange_counts(
-    s: int, u: int, rerolls: int = 0, opp_rerolls: int = 0, new_stands: bool = False
+    s: int,
+    u: int,
+    rerolls: int = 0,
+    opp_rerolls: int = 0,
+    new_stands: bool = False,
+    *,
+    shift: int = 0,
+    opp_shift: int = 0,
 ) -> dict[str, Fraction]:
-    """Every face of every roll; keep the best (or re-roll while not winning and keep the last)."""
+    """Every face of every roll; keep the best (or re-roll while not winning and keep the last). A `shift` counts
+    every face that much lower (a d4 under a -1 die type, R-LTL-8); criticals stay on the natural faces."""
     counts = dict.fromkeys(("win", "tie", "lose", "crit_success", "crit_failure"), 0)
     n = 0
     for xs in product(range(1, s + 1), repeat=rerolls + 1):
         for ys in product(range(1, u + 1), repeat=opp_rerolls + 1):
             y = max(ys)
             if new_stands:
-                x = next((v for v in xs if v > y), xs[-1])
+                x = next((v for v in xs if v - shift > y - opp_shift), xs[-1])
             else:
                 x = max(xs)
             n += 1
-            counts["win" if x > y else "tie" if x == y else "lose"] += 1
-            counts["crit_success"] += x == s and y == 1
-            counts["crit_failure"] += x == 1 and y == u
+            tx, ty = x - shift, y - opp_shift
+            counts["win" if tx > ty else "tie" if tx == ty else "lose"] += 1
+            counts["crit_success"] += x == s and y == 1 and tx > ty
+            counts["crit_failure"] += x == 1 and y == u and tx < ty
     return {k: Fraction(v, n) for k, v in counts.items()}
 
 
@@ -50,7 +59,21 @@ def check_success(bonus: int, dc: int, reroll: bool, wit: bool) -> Fraction:
     return Fraction(ok, 400)
 
 
-def duel(a: int, b: int, cap: int = 3) -> tuple[Fraction, Fraction]:
+def _rolled(position: int, minus: int, die_types: bool) -> tuple[int, int]:
+    """Sides and face shift of the die at a position under a -1: one die type (d20 -> d12, a d4 counts one lower),
+    or the old reading, one level never below d4."""
+    if not minus:
+        return SIDES[position], 0
+    if not die_types:
+        return SIDES[max(1, position - minus)], 0
+    if position >= 6:
+        return 12, 0
+    if position == 1:
+        return 4, 1
+    return SIDES[position - 1], 0
+
+
+def duel(a: int, b: int, cap: int = 3, *, die_types: bool = False) -> tuple[Fraction, Fraction]:
     """P(A wins), E[rounds] of a plain duel by direct recursion over faces: loser -1, a critical success -2
     (within the cap) and -1 on the critical failer's next roll; ties repeat the round."""
 
@@ -60,15 +83,15 @@ def duel(a: int, b: int, cap: int = 3) -> tuple[Fraction, Fraction]:
             return Fraction(1), Fraction(0)
         if pa <= 0:
             return Fraction(0), Fraction(0)
-        sa, sb = SIDES[max(1, pa - ma)], SIDES[max(1, pb - mb)]
+        (sa, da), (sb, db) = _rolled(pa, ma, die_types), _rolled(pb, mb, die_types)
         extra = 1 if cap >= 2 else 0
         stay = Fraction(0)
         win = rounds = Fraction(0)
         each = Fraction(1, sa * sb)
         for x, y in product(range(1, sa + 1), range(1, sb + 1)):
-            if x == y:
+            if x - da == y - db:
                 nxt = (pa, pb, 0, 0)
-            elif x > y:
+            elif x - da > y - db:
                 crit = x == sa and y == 1
                 nxt = (pa, pb - 1 - (extra if crit else 0), 0, 1 if crit else 0)
             else:

@@ -6,6 +6,7 @@ import pytest
 
 from herotable.errors import RulesError
 from herotable.ltl.hero import LossType
+from herotable.ltl.hero import NextRound as NextRoundEffect
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService, replay_events
@@ -322,3 +323,33 @@ def test_a_secret_roll_spends_nothing_of_a_character_the_players_see(service, di
     dice.faces = [9, 4]
     service.execute(CID, "gm", Challenge("comet", DifficultyName.HARD, secret=True))  # a roll alone spends nothing
     assert "ltl.karma_burned" not in seen_types(service, CID, "pat")
+
+
+@pytest.mark.xfail(strict=True, reason="R-LTL-8 amended: a d4 under a -1 rolls d4 counted one lower")
+def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_folds_to_it(service, dice):
+    # R-LTL-8 (amended): Comet fails critically and ends the round at d4 with -1: the d4 it rolls next counts one
+    # lower, so its 2 only ties Entropy's 1; every fact folds to the table the rules computed
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    service.execute(CID, "gm", Override("comet", "worn down", lose=1))
+    dice.faces = [1, 12]  # Comet's d8 base against Entropy's d12 Decay
+    service.execute(CID, "pat", Attack("comet", "entropy"))
+    service.execute(CID, "pat", Settle())
+    service.execute(CID, "gm", EndRound())
+    comet = hero(service, CID, "comet")
+    assert comet.base_now().sides == 4 and comet.this_round == (NextRoundEffect.MINUS_ONE,)
+    dice.faces = [2, 1]
+    opened = service.execute(CID, "pat", Attack("comet", "entropy"))
+    rolled = [data for kind, _, data in facts(opened) if kind == "dice.rolled" and data["roller"] == "comet"]
+    assert [(r["rating"], r["die"], r["faces"]) for r in rolled] == [(0, 4, [2])]
+    settled = next(data for kind, _, data in facts(service.execute(CID, "pat", Settle())) if kind == "ltl.task_settled")
+    assert settled["outcome"] == "tie"
+
+
+@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a Push is priced by the highest die it creates")
+def test_pushing_a_d12_style_to_d20_burns_two_levels_at_the_table(service):
+    # R-LTL-11 (amended): Comet's d12 Fisticuffs on a d10 base becomes d20 by the Push, so the burn is two levels
+    setup(service)
+    service.execute(CID, "pat", Push("comet", burn=True))
+    comet = hero(service, CID, "comet")
+    assert comet.pushed and comet.heroism.sides == 4  # d8 - 2 levels
