@@ -17,6 +17,21 @@ HOW_TO = (
 )
 
 NewSchema = Callable[[], str]
+IN_CI = os.environ.get("CI") == "true"
+
+
+def unavailable(reason: str) -> None:
+    """A service a test needs is missing: skip it with the reason, except in CI (`CI=true`), where the run fails,
+    so that a green CI means PostgreSQL, Redis and Chromium tests all ran."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: every service the tests use must be there)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def needs() -> Callable[[str], None]:
+    """`unavailable`, for test modules: `needs("no Redis at …")` skips locally and fails in CI."""
+    return unavailable
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +39,7 @@ def postgres_schema() -> Iterator[NewSchema]:
     """Makes fresh schemas on the test PostgreSQL server and gives their URLs; drops them all at the end."""
     raw = os.environ.get(POSTGRES_ENV)
     if not raw:
-        pytest.skip(HOW_TO)
+        unavailable(HOW_TO)
     url = make_url(raw).set(drivername="postgresql+psycopg")
     engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
     try:
@@ -32,7 +47,7 @@ def postgres_schema() -> Iterator[NewSchema]:
             connection.exec_driver_sql("SELECT 1")
     except sa.exc.OperationalError as error:
         engine.dispose()
-        pytest.skip(f"PostgreSQL at {url.render_as_string()} is not reachable ({error.orig}). {HOW_TO}")
+        unavailable(f"PostgreSQL at {url.render_as_string()} is not reachable ({error.orig}). {HOW_TO}")
     made: list[str] = []
 
     def new_schema() -> str:

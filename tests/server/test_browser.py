@@ -12,7 +12,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,6 @@ PASSWORD = "browser-test-password"
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 15_000  # generous: a loaded machine delays live frames, never loses them
 expect.set_options(timeout=WAIT_MS)
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)",
-)
 
 
 @dataclass
@@ -82,9 +77,11 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(needs: Callable[[str], None]) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
+    if not CHROMIUM.exists():
+        needs("browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)")
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
@@ -103,6 +100,11 @@ class Player:
         self.name = name
         self.errors: list[str] = []
         self.page.on("pageerror", lambda err: self.errors.append(str(err)))
+        # the Content-Security-Policy forbids inline script and style: anything it blocks is a page error too
+        self.page.on(
+            "console",
+            lambda m: self.errors.append(m.text) if m.type == "error" and "Content Security Policy" in m.text else None,
+        )
 
     def goto(self, path: str) -> None:
         self.page.goto(path if path.startswith("http") else self.server.url + path)
