@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from herotable.dice import Rng
 from herotable.server import api, errors, live_routes, pages
 from herotable.server.deps import Services
+from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
 from herotable.server.security import SESSION_COOKIE, LoginLimiter, Sessions
 from herotable.server.settings import Settings
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, *, store: EventStore | None = N
         return response
 
     errors.install(app)
+    app.add_middleware(RequestGuard)
     app.include_router(api.router)
     app.include_router(live_routes.router)
     app.include_router(pages.router)

@@ -1,0 +1,159 @@
+"""Requests refused before any route reads them: oversized bodies, NUL characters; and the security headers on every
+answer. On SQLite and PostgreSQL, since a NUL that reached PostgreSQL used to answer 500."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from herotable.server.app import create_app
+from herotable.server.limits import MAX_BODY_BYTES
+from herotable.server.settings import Settings
+from herotable.store.sql import open_store
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def client(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[TestClient]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'limits.db'}"
+    else:
+        url = request.getfixturevalue("postgres_schema")()
+    store = open_store(url)
+    app = create_app(Settings(secret_key="limits-tests-secret-0123456789"), store=store)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+    store.close()
+
+
+def _csrf(c: TestClient) -> str:
+    found = re.search(r'name="csrf_token" value="([^"]+)"', c.get("/login").text)
+    assert found
+    return found.group(1)
+
+
+@pytest.fixture
+def gm(client: TestClient) -> tuple[TestClient, dict[str, str], str]:
+    """A logged-in GM with a campaign: (client, headers with the CSRF token, campaign id)."""
+    csrf = _csrf(client)
+    form = {"csrf_token": csrf, "username": "gamemaster", "display_name": "GM", "password": PASSWORD, "next": "/"}
+    assert client.post("/register", data=form, follow_redirects=False).status_code == 303
+    headers = {"X-CSRF-Token": _csrf(client)}
+    made = client.post("/api/v1/campaigns", json={"name": "Limits", "ruleset": "ltl"}, headers=headers)
+    assert made.status_code == 201, made.text
+    return client, headers, made.json()["campaign_id"]
+
+
+def _events(c: TestClient, cid: str) -> list[Any]:
+    answer = c.get(f"/api/v1/campaigns/{cid}/events")
+    assert answer.status_code == 200, answer.text
+    events: list[Any] = answer.json()["events"]
+    return events
+
+
+def test_a_body_over_the_limit_is_refused_and_changes_nothing(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, headers, cid = gm
+    before = _events(c, cid)
+    huge = {"type": "table.roll", "expression": "1d20", "label": "x" * (MAX_BODY_BYTES + 1)}
+    answer = c.post(f"/api/v1/campaigns/{cid}/commands", json=huge, headers=headers)
+    assert answer.status_code == 413
+    assert answer.json()["error"]["code"] == "request/too_large" and "64 KB" in answer.json()["error"]["message"]
+    assert _events(c, cid) == before
+
+
+def test_a_streamed_body_without_a_length_is_counted_too(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, headers, cid = gm
+    before = _events(c, cid)
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"type": "table.roll", "expression": "1d20", "label": "'
+        for _ in range(100):
+            yield b"y" * 1024
+        yield b'"}'
+
+    answer = c.post(
+        f"/api/v1/campaigns/{cid}/commands",
+        content=chunks(),
+        headers={**headers, "content-type": "application/json"},
+    )
+    assert answer.status_code == 413
+    assert _events(c, cid) == before
+
+
+def test_a_body_under_the_limit_still_reaches_its_route(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, headers, cid = gm
+    answer = c.post(
+        f"/api/v1/campaigns/{cid}/commands", json={"type": "table.roll", "expression": "2d6"}, headers=headers
+    )
+    assert answer.status_code == 200, answer.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/join/a%00b", "/campaigns/a%00b", "/api/v1/campaigns/a%00b", "/api/v1/campaigns/a%00b/events", "/login?next=%00"],
+)
+def test_a_nul_in_the_address_is_refused_for_anyone(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["code"] == "request/nul" and "%00" in error["fix"]
+
+
+@pytest.mark.parametrize(
+    ("url", "form"),
+    [
+        ("/login", {"username": "a\0b", "password": PASSWORD}),
+        ("/register", {"username": "newbie", "display_name": "a\0b", "password": PASSWORD}),
+    ],
+)
+def test_a_nul_in_a_form_is_refused_and_registers_no_one(client: TestClient, url: str, form: dict[str, str]) -> None:
+    answer = client.post(url, data={"csrf_token": _csrf(client), **form}, follow_redirects=False)
+    assert answer.status_code == 422
+    assert answer.json()["error"]["code"] == "request/nul"
+    login = {"csrf_token": _csrf(client), "username": "newbie", "password": PASSWORD}
+    assert client.post("/login", data=login, follow_redirects=False).status_code != 303
+
+
+def test_a_nul_in_json_names_its_field(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, headers, cid = gm
+    answer = c.post("/api/v1/campaigns", json={"name": "a\0b", "ruleset": "ltl"}, headers=headers)
+    assert answer.status_code == 422
+    assert answer.json()["error"] | {"message": ""} == {
+        "code": "request/nul",
+        "message": "",
+        "fix": "remove the character and send it again",
+        "field": "name",
+    }
+    # a text that only shows a backslash and "u0000" is text like any other
+    shown = c.post(
+        f"/api/v1/campaigns/{cid}/commands",
+        json={"type": "table.roll", "expression": "1d6", "label": "type \\u0000 to see"},
+        headers=headers,
+    )
+    assert shown.status_code == 200, shown.text
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/api/v1/campaigns", "/static/herotable.css", "/join/a%00b"])
+def test_every_answer_carries_the_security_headers(client: TestClient, path: str) -> None:
+    headers = client.get(path).headers
+    policy = headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
+    assert "frame-ancestors 'none'" in policy
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "same-origin"
+
+
+def test_no_page_holds_inline_script(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, _, cid = gm
+    pages: list[Callable[[], Any]] = [lambda: c.get("/"), lambda: c.get(f"/campaigns/{cid}"), lambda: c.get("/login")]
+    for page in pages:
+        html = page().text
+        for tag in re.findall(r"<script\b[^>]*>", html):
+            assert "src=" in tag, tag
+        assert not re.search(r"\son[a-z]+=", html), "an inline event handler"
+        assert ' style="' not in html
