@@ -9,6 +9,7 @@ the API's JSON schema, and they bound the domains `legal_actions` offers.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import types
 import typing
@@ -194,8 +195,25 @@ def _check_value(name: str, value: Any, tp: Any, limit: Range | Text | None) -> 
             _check_value(f"{name}.{key}", key, None, None)
             _check_value(f"{name}.{key}", item, None, limit)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, Enum):
+        limits = _nested_limits(type(value))
         for f in dataclasses.fields(value):
-            _check_value(f"{name}.{f.name}", getattr(value, f.name), None, None)
+            _check_value(f"{name}.{f.name}", getattr(value, f.name), None, limits.get(f.name, NESTED_TEXT))
+
+
+NESTED_TEXT = Text(PROSE_LENGTH)  # a text inside a value a command carries (a sheet's), unless its field says less
+
+
+@functools.cache
+def _nested_limits(cls: type) -> dict[str, Range | Text]:
+    """The limits a dataclass carried by a command declares on its fields (`Annotated[str, Text(100)]`)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    out: dict[str, Range | Text] = {}
+    for name, tp in hints.items():
+        if typing.get_origin(tp) is typing.Annotated:
+            found = next((m for m in typing.get_args(tp)[1:] if isinstance(m, Range | Text)), None)
+            if found is not None:
+                out[name] = found
+    return out
 
 
 def _check_once(name: str, value: tuple[Any, ...]) -> None:

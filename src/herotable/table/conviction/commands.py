@@ -30,15 +30,15 @@ CharacterId = Annotated[str, Text(NAME_LENGTH, required=True)]
 class CvSheet:
     """What a player writes on a new Conviction sheet; the first role is the 1st-level role (R-CV-2, R-CV-7)."""
 
-    name: str
-    level: int
+    name: Annotated[str, Text(NAME_LENGTH, required=True)]
+    level: Annotated[int, Range(1, 20)]
     roles: tuple[CvRole, ...]
     abilities: Abilities
     toughness: int
     nature: Nature
     combat_bonus: int = 0
     skills: tuple[tuple[str, int], ...] = ()
-    feats: tuple[str, ...] = ()
+    feats: Annotated[tuple[str, ...], Text(NAME_LENGTH)] = ()
 
 
 @dataclass(frozen=True)
