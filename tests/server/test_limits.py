@@ -157,3 +157,15 @@ def test_no_page_holds_inline_script(gm: tuple[TestClient, dict[str, str], str])
             assert "src=" in tag, tag
         assert not re.search(r"\son[a-z]+=", html), "an inline event handler"
         assert ' style="' not in html
+
+
+def test_every_text_box_on_the_forms_says_how_long_it_may_be(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    # R-T-5: the limit a field is refused past is shown on its form as `maxlength`
+    c, _, cid = gm
+    for path in ("/login", "/", f"/campaigns/{cid}/characters/new"):
+        html = c.get(path).text
+        boxes = re.findall(r"<(?:input|textarea)\b[^>]*>", html)
+        typed = [b for b in boxes if not re.search(r'type="(hidden|checkbox|number|radio)"', b) and "readonly" not in b]
+        assert typed, path
+        for box in typed:
+            assert "maxlength=" in box, (path, box)
