@@ -38,9 +38,10 @@ def test_heroism_d20_to_d12_is_two_levels(hero_of):
 
 
 def test_push_by_roll_against_the_die_pushed_to(hero_of):
-    # R-LTL-11: base Power (and Styles) +1 step; Heroism rolls against the die you push to
+    # R-LTL-11: base Power (and Styles) +1 step; Heroism rolls against the highest die the Push creates (amended:
+    # Blades' d12, not base Power's d10)
     hero = hero_of(base="d8", heroism="d12", styles={"Blades": "d10"})
-    with ScriptedRng([(12, 7), (10, 6)]) as rng:
+    with ScriptedRng([(12, 7), (12, 6)]) as rng:
         result = push(hero, rng, OPTS)
     assert result.succeeded and result.hero.pushed
     assert result.hero.rating_for(None) == Rating.of("d10")
@@ -137,7 +138,6 @@ def test_stun_check_failure_stuns_and_critical_failure_knocks_out(hero_of):
     assert err.value.code == "stun/option_off"
 
 
-@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a Push is priced by the highest die it creates")
 def test_a_push_that_makes_a_style_d20_is_pushing_to_d20(hero_of):
     # R-LTL-11 (amended): a d12 Style on a d10 base becomes d20 by the Push: two burned levels or Inconceivable
     hero = hero_of(base="d10", heroism="d10", styles={"Fisticuffs": "d12"})
@@ -148,7 +148,6 @@ def test_a_push_that_makes_a_style_d20_is_pushing_to_d20(hero_of):
         assert push(hero, rng, OPTS).succeeded
 
 
-@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a hero whose every rating rolls d20 cannot Push")
 def test_a_hero_whose_every_rating_already_rolls_d20_cannot_push(hero_of):
     # R-LTL-11 (amended): a rating already rolling d20 (position 7 or 6) stays d20; with nothing left to raise the
     # Push is refused with a tip

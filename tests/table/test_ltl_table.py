@@ -325,7 +325,6 @@ def test_a_secret_roll_spends_nothing_of_a_character_the_players_see(service, di
     assert "ltl.karma_burned" not in seen_types(service, CID, "pat")
 
 
-@pytest.mark.xfail(strict=True, reason="R-LTL-8 amended: a d4 under a -1 rolls d4 counted one lower")
 def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_folds_to_it(service, dice):
     # R-LTL-8 (amended): Comet fails critically and ends the round at d4 with -1: the d4 it rolls next counts one
     # lower, so its 2 only ties Entropy's 1; every fact folds to the table the rules computed
@@ -346,10 +345,24 @@ def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_fol
     assert settled["outcome"] == "tie"
 
 
-@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: a Push is priced by the highest die it creates")
 def test_pushing_a_d12_style_to_d20_burns_two_levels_at_the_table(service):
     # R-LTL-11 (amended): Comet's d12 Fisticuffs on a d10 base becomes d20 by the Push, so the burn is two levels
     setup(service)
     service.execute(CID, "pat", Push("comet", burn=True))
     comet = hero(service, CID, "comet")
     assert comet.pushed and comet.heroism.sides == 4  # d8 - 2 levels
+
+
+def test_opponent_minus_one_on_a_critical_failure_becomes_another_advantage(service, dice):
+    # R-LTL-8 (amended): Entropy's natural 1 against Comet's 12 is its critical failure too, so it carries one -1;
+    # "opponent -1" would give nothing extra, and the settlement names the advantage Comet gets instead
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [12, 1]
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    applied = service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
+    settled = next(data for kind, _, data in facts(applied) if kind == "ltl.task_settled")
+    assert (settled["actor_critical"], settled["crit_bonus"]) == ("success", "plus_one_next")
+    service.execute(CID, "gm", EndRound())
+    assert hero(service, CID, "entropy").this_round == (NextRoundEffect.MINUS_ONE,)
+    assert hero(service, CID, "comet").this_round == (NextRoundEffect.PLUS_ONE,)

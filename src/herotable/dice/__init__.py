@@ -7,7 +7,10 @@ from herotable.dice.ladder import (
     MAX_POSITION,
     Rating,
     die_name,
+    penalty_at,
     position_of_die,
+    rolled_sides,
+    step_down,
     step_up,
 )
 from herotable.dice.rng import RecordingRng, Rng, ScriptedRng, ScriptError, SeededRng, SystemRng
@@ -25,6 +28,9 @@ __all__ = [
     "SeededRng",
     "SystemRng",
     "die_name",
+    "penalty_at",
     "position_of_die",
+    "rolled_sides",
+    "step_down",
     "step_up",
 ]

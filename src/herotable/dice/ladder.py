@@ -43,6 +43,24 @@ def step_up(position: int) -> int:
     return MAX_POSITION if position >= 5 else position + 1
 
 
+def step_down(position: int) -> int:
+    """The position one die type lower (R-LTL-1, R-LTL-8): a d20 (position 7 or 6) rolls d12; a d4 has no lower
+    type, so it goes to 0, which is *rolled* as a d4 whose face counts one lower (`penalty_at`)."""
+    return 5 if position >= 6 else max(0, position - 1)
+
+
+def rolled_sides(position: int) -> int:
+    """Sides of the die rolled at a position reached by temporary die-type changes: position 0 here is a d4 under
+    a -1 (R-LTL-8), which still rolls a d4."""
+    return DIE_SIDES.get(position, 4)
+
+
+def penalty_at(position: int) -> int:
+    """How much lower each face counts at a position reached by temporary die-type changes: 1 for a d4 under a -1
+    (R-LTL-8: a 1 counts 0), else 0."""
+    return 1 if position <= 0 else 0
+
+
 @dataclass(frozen=True, order=True)
 class Rating:
     """A point on the ladder. Immutable; lowering and raising return new ratings. R-LTL-1."""

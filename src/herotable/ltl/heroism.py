@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from herotable.dice import Rating, Rng, step_up
+from herotable.dice import D20, Rating, Rng, step_up
 from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
-from herotable.ltl.hero import Hero, LossType, clear_losses, require_able
+from herotable.ltl.hero import Hero, LossType, NextRound, clear_losses, require_able
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.resources import burn_heroism, require_heroism
 from herotable.ltl.roll import Comparison, Critical, Outcome, Throw, compare, throw
@@ -42,16 +42,21 @@ def _roll(hero: Hero, difficulty: Difficulty, rng: Rng, options: LtlOptions) -> 
 
 
 def push_target(hero: Hero, stakes: LossType | None = None) -> Rating:
-    """The base Power a Push would reach: one die step up, d12 to d20 included (R-LTL-11)."""
-    return Rating(step_up(hero.base_now(stakes).position))
+    """The highest die a Push would create (R-LTL-11 amended): base Power and every Style go one die type up (d12 to
+    d20 included); a rating already rolling d20 stays d20 and creates nothing. Rating(0) when nothing can rise."""
+    ratings = [hero.rating_for(None, stakes), *(hero.rating_for(s.name, stakes) for s in hero.sheet.styles)]
+    created = [step_up(r.position) for r in ratings if r.usable and r.sides != D20]
+    return Rating(max(created, default=0))
 
 
 def push(
     hero: Hero, rng: Rng, options: LtlOptions, *, burn: bool = False, stakes: LossType | None = None
 ) -> HeroismResult:
-    """Push base Power (and every Style) one die step for one challenge or one round (R-LTL-11): roll
-    Heroism against the die pushed to (a tie fails), or burn one level; to d20 it is an Inconceivable
-    roll or two levels. Nothing pushes beyond d20. Raises IllegalAction or NotEnough when not allowed."""
+    """Push base Power (and every Style) one die type for one challenge or one round (R-LTL-11): roll
+    Heroism against the highest die the Push creates (a tie fails), or burn one level; if any rating becomes d20
+    by the Push it is an Inconceivable roll or two levels. Nothing pushes beyond d20: a hero whose every rating
+    already rolls d20 cannot Push. A critical failure of the roll is -1 die type next round (R-LTL-8).
+    Raises IllegalAction or NotEnough when not allowed."""
     require_able(hero, stakes)
     if hero.pushed:
         raise IllegalAction(
@@ -60,21 +65,28 @@ def push(
             ruling="R-LTL-11",
             fix="a Push lasts one challenge or one round; push again after it ends",
         )
-    if hero.base_now(stakes).sides == 20:
+    target = push_target(hero, stakes)
+    if not target.usable:
         raise IllegalAction(
             "heroism/push_beyond_d20",
-            f"{hero.name}'s base Power already rolls a d20; nothing pushes beyond d20",
+            f"every one of {hero.name}'s ratings already rolls a d20; nothing pushes beyond d20",
             ruling="R-LTL-11",
             fix="use Heroism for Recovery, or Karma, instead",
         )
-    target = push_target(hero, stakes)
     if burn:
-        levels = 2 if target.sides == 20 else 1
+        levels = 2 if target.sides == D20 else 1
         paid = burn_heroism(hero, levels)
         return HeroismResult(replace(paid, pushed=True), True, burned=levels)
     rolled = _roll(hero, Difficulty(target), rng, options)
     won = rolled.comparison.outcome is Outcome.WIN
-    return HeroismResult(replace(hero, pushed=won), won, roll=rolled)
+    return HeroismResult(_critical_failure(replace(hero, pushed=won), rolled), won, roll=rolled)
+
+
+def _critical_failure(hero: Hero, rolled: HeroismRoll) -> Hero:
+    """A Heroism roll against a difficulty that fails critically: -1 die type on the hero's next round (R-LTL-8)."""
+    if rolled.comparison.critical is not Critical.FAILURE:
+        return hero
+    return replace(hero, next_round=(*hero.next_round, NextRound.MINUS_ONE))
 
 
 def recovery_difficulty(hero: Hero) -> Difficulty:
@@ -87,7 +99,8 @@ def recovery_difficulty(hero: Hero) -> Difficulty:
 def recover(hero: Hero, rng: Rng, options: LtlOptions, *, burn: bool = False) -> HeroismResult:
     """Shake off everything lost (damage, mind control, other effects) with Heroism (R-LTL-11): roll
     against `recovery_difficulty`, or burn one level (two if the hero was below d4). How often a hero may
-    try is the GM's call. Raises IllegalAction with nothing to recover, NotEnough when Heroism cannot pay."""
+    try is the GM's call; a critical failure of the roll is -1 die type next round (R-LTL-8).
+    Raises IllegalAction with nothing to recover, NotEnough when Heroism cannot pay."""
     if not hero.losses:
         raise IllegalAction(
             "heroism/nothing_to_recover",
@@ -102,7 +115,7 @@ def recover(hero: Hero, rng: Rng, options: LtlOptions, *, burn: bool = False) ->
         return HeroismResult(_recovered(paid), True, burned=levels)
     rolled = _roll(hero, recovery_difficulty(hero), rng, options)
     won = rolled.comparison.outcome is Outcome.WIN
-    return HeroismResult(_recovered(hero) if won else hero, won, roll=rolled)
+    return HeroismResult(_recovered(hero) if won else _critical_failure(hero, rolled), won, roll=rolled)
 
 
 def _recovered(hero: Hero) -> Hero:

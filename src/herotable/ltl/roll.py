@@ -58,6 +58,7 @@ class Throw:
     rolls: tuple[DieRoll, ...]
     sources: tuple[RerollSource, ...] = ()
     kept: int = 0  # index into rolls of the result that counts
+    penalty: int = 0  # how much lower the result counts: 1 for a d4 under a -1 die type (R-LTL-8)
 
     @property
     def result(self) -> DieRoll:
@@ -65,22 +66,23 @@ class Throw:
 
     @property
     def total(self) -> int:
-        return self.result.total
+        """The result as it counts; criticals look at `natural` instead (R-LTL-8)."""
+        return self.result.total - self.penalty
 
     @property
     def natural(self) -> int:
         return self.result.natural
 
 
-def throw(sides: int, rng: Rng, options: LtlOptions) -> Throw:
-    return Throw(sides, (roll_die(sides, rng, options),))
+def throw(sides: int, rng: Rng, options: LtlOptions, *, penalty: int = 0) -> Throw:
+    return Throw(sides, (roll_die(sides, rng, options),), penalty=penalty)
 
 
 def rethrow(t: Throw, source: RerollSource, rng: Rng, options: LtlOptions) -> Throw:
     """Roll the same die again; keep the better result, or the new one under 'new result stands'."""
     new = roll_die(t.sides, rng, options)
     rolls = (*t.rolls, new)
-    if options.reroll_mode is RerollMode.NEW_STANDS or new.total > t.total:
+    if options.reroll_mode is RerollMode.NEW_STANDS or new.total > t.result.total:
         kept = len(rolls) - 1
     else:
         kept = t.kept

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from herotable.dice import Rating, Rng
+from herotable.dice import Rating, Rng, penalty_at, rolled_sides, step_down, step_up
 from herotable.errors import IllegalAction, NotEnough
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, LossType, NextRound, lose_levels, require_able
@@ -121,16 +121,22 @@ def _declare(
         paid = burn_karma(paid, 1)
     if stance.broke:
         paid = lose_levels(paid, stance.broke, stakes or LossType.PHYSICAL, note="going for broke")
-    rating = paid.rating_for(stance.style, stakes)
-    for effect in paid.this_round:
-        if effect is NextRound.PLUS_ONE:
-            rating = rating.raised(1)
-        elif effect is NextRound.MINUS_ONE and rating.position > 1:
-            rating = rating.lowered(1)
-    sides = rating.sides
-    assert sides is not None
-    side = Side(who, rating, throw(sides, rng, options), broke=stance.broke, auto_success=stance.auto_success)
+    rating = round_rating(paid.rating_for(stance.style, stakes), paid.this_round)
+    rolled = throw(rolled_sides(rating.position), rng, options, penalty=penalty_at(rating.position))
+    side = Side(who, rating, rolled, broke=stance.broke, auto_success=stance.auto_success)
     return paid, side
+
+
+def round_rating(rating: Rating, effects: tuple[NextRound, ...]) -> Rating:
+    """The die rolled this round after a critical's +1 and -1 (R-LTL-4, R-LTL-8): each moves it one die type (d12 +1
+    rolls d20, a d20 -1 rolls d12, a d4 -1 is position 0: a d4 whose face counts one lower). At most one +1 and one
+    -1 count in a round, and a +1 and a -1 cancel."""
+    plus, minus = NextRound.PLUS_ONE in effects, NextRound.MINUS_ONE in effects
+    if plus and not minus:
+        return Rating(step_up(rating.position))
+    if minus and not plus:
+        return Rating(step_down(rating.position))
+    return rating
 
 
 def challenge(
@@ -334,7 +340,8 @@ def settle(
     """Settle a pending task (R-LTL-3): higher wins, a tie changes nothing. In an exchange the loser loses
     one level plus the winner's Going For Broke levels, within the cap (R-LTL-7). Automatic Success wins
     outright; bought by both sides it cancels out (R-LTL-10). Criticals (R-LTL-8) are judged on natural faces.
-    Raises IllegalAction if the task was settled already, or an extra level is chosen at the cap."""
+    Raises IllegalAction if the task was settled already, an extra level is chosen at the cap, or "opponent -1" on a
+    loser who already takes -1 for the same critical failure (it would give nothing extra)."""
     _require_pending(task)
     a, o = task.actor, task.opposition
     automatic = a.auto_success != o.auto_success
@@ -371,6 +378,15 @@ def settle(
                 elif crit_bonus is CritBonus.PLUS_ONE_NEXT:
                     carried.append((str(win_side.who), NextRound.PLUS_ONE))
                 elif crit_bonus is CritBonus.OPPONENT_MINUS_ONE:
+                    lose_crit = theirs if win_side is a else mine.critical
+                    if lose_crit is Critical.FAILURE and crit_penalty is CritPenalty.MINUS_ONE_NEXT:
+                        raise IllegalAction(
+                            "critical/nothing_extra",
+                            f"{lose_side.who} already takes -1 die type next round for the same critical failure; "
+                            "the loser carries one -1 from an exchange, so 'opponent -1' gives nothing extra",
+                            ruling="R-LTL-8",
+                            fix="choose another advantage: the extra level, +1 die type or a re-roll next round",
+                        )
                     carried.append((str(lose_side.who), NextRound.MINUS_ONE))
     for side, crit in ((a, mine.critical), (o, theirs)):
         if crit is Critical.FAILURE and side.who is not None and crit_penalty is CritPenalty.MINUS_ONE_NEXT:

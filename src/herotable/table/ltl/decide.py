@@ -409,11 +409,16 @@ def _crit_choices(
     mine = winner is not None and controls(state, user, winner)
     at_cap = probe.effect >= table.options.effect_cap
     bonus = cmd.crit_bonus if gm or mine else CritBonus.EXTRA_LEVEL
+    penalty = cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
     if bonus is CritBonus.EXTRA_LEVEL and at_cap:
         # the extra level cannot pass the cap: the advantage next round instead. Never a refusal, which would tell a
         # settler who cannot see the other side's die that it rolled a critical
         bonus = CritBonus.PLUS_ONE_NEXT
-    return bonus, cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
+    if bonus is CritBonus.OPPONENT_MINUS_ONE and penalty is CritPenalty.MINUS_ONE_NEXT and task.opposed:
+        # the loser's critical failure already carries the one -1 of the exchange (R-LTL-8): another advantage, and
+        # the settlement names the one taken, again without a refusal
+        bonus = CritBonus.PLUS_ONE_NEXT
+    return bonus, penalty
 
 
 @handles(Settle, LTL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from herotable.dice import Rating
+from herotable.dice import Rating, penalty_at
 from herotable.ltl.conflict import PendingLoss
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, LossType
@@ -74,7 +74,10 @@ def _with_side(task: Task, side: str, change: Callable[[Side], Side]) -> Task:
 
 @_on(lf.DieRolled)
 def _die_rolled(table: LtlTable, f: lf.DieRolled) -> LtlTable:
-    throw = evolved(_NO_THROW, sides=f.die, rolls=(evolved(_ROLL, sides=f.die, faces=f.faces),))
+    # a rating of 0 rolled as a die is a d4 under a -1 die type: its face counts one lower (R-LTL-8)
+    throw = evolved(
+        _NO_THROW, sides=f.die, rolls=(evolved(_ROLL, sides=f.die, faces=f.faces),), penalty=penalty_at(f.rating)
+    )
     rating = _RATING[f.rating]
     c = table.conflict
     o = c.open if c is not None else None
