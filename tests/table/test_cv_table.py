@@ -827,7 +827,6 @@ def test_saves_rolled_together_count_the_hurt_of_the_one_announced_first(svc: Ta
 # --- exit a scene: only inside a running scene, by a character in it (R-CV-11) ---
 
 
-@pytest.mark.xfail(strict=True, reason="an exit can be started with no scene running, or by one who already left")
 def test_an_exit_needs_a_running_scene_and_a_character_still_in_it(svc: TableService) -> None:
     # R-CV-11 (amended): only inside a running scene, by a character in it
     run(svc, GM, EndScene())
@@ -846,4 +845,22 @@ def test_an_exit_needs_a_running_scene_and_a_character_still_in_it(svc: TableSer
     run(svc, GM, StartRound())
     run(svc, ANA, StartExit("kes"))  # a new scene: both are in it again
     assert conviction(svc, "kes") == 1
+    assert_replays(svc)
+
+
+# --- a GM secret roll on a player's character is the GM's alone (R-CV-4) ---
+
+
+def test_a_player_can_neither_reroll_nor_announce_a_secret_roll_on_their_hero(svc: TableService) -> None:
+    # R-CV-4 (amended): not seen, not re-rolled, not announced, its id never learnt, not even from an error's tip
+    secret = run(svc, GM, ToughnessSave("kes", damage_bonus=3, secret=True), 2)["cv.check_rolled"]["check"]
+    run(svc, ANA, DesignateWit("kes", "Not today", speaker="kes", heard_by=("kes",)))
+    for cmd in (Reroll(secret), Announce(secret), UseWit(1, secret), Reroll(), Announce(), UseWit(1)):
+        err = refused(svc, ANA, cmd, TableError)
+        assert err.code == "table/no_check" and secret not in err.reason + err.fix
+    run(svc, ANA, RollCheck("kes", 10), 5)  # one check of her own pending as well
+    err = refused(svc, ANA, Reroll("not-a-check"), TableError)
+    assert secret not in err.reason + err.fix
+    assert conviction(svc, "kes") == 2 and secret not in text_seen(svc, CID, ANA)
+    run(svc, GM, Announce(secret))
     assert_replays(svc)

@@ -57,7 +57,8 @@ class ConvictionGame(PackagedGame):
             after = table.with_heroes(
                 {cid: end_scene(h, dramatic=dramatic and not h.conditions.dead) for cid, h in table.heroes.items()}
             )
-            return Decision(decide.changes(state, table, after, "end_of_scene"), after)
+            back = decide.exits_cleared(after)
+            return Decision([*decide.changes(state, table, after, "end_of_scene"), *back.facts], back.expected)
         facts: list[Emitted] = []
         after = table
         if boundary in (Boundary.SCENE_START, Boundary.SESSION_END, Boundary.ADVENTURE_END):

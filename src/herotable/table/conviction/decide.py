@@ -107,6 +107,7 @@ from herotable.table.conviction.facts import (
     ExitPressed,
     ExitResolved,
     ExitStarted,
+    ExitsCleared,
     Overridden,
     RoundStarted,
     SheetRecorded,
@@ -510,6 +511,28 @@ def _escape_death(state: TableState, cmd: EscapeDeath, ctx: Ctx) -> Decision:
 # --- exit a scene (R-CV-11) ---
 
 
+def _in_scene(state: TableState, table: CvTable, cid: str) -> None:
+    """Exiting and interfering happen inside a running scene, by a character still in it (R-CV-11)."""
+    if not state.structure.in_scene:
+        raise TableError(
+            "cv/no_scene", "no scene is running to leave", fix="wait for the GM to start a scene", ruling="R-CV-11"
+        )
+    if cid in table.left:
+        raise TableError(
+            "cv/not_in_scene",
+            f"{table.hero(cid).name} has already left this scene",
+            fix="take part again in the next scene",
+            ruling="R-CV-11",
+        )
+
+
+def exits_cleared(table: CvTable) -> Decision:
+    """At a scene's end, those who exited it take part again (R-CV-11)."""
+    if not table.left:
+        return Decision([], table)
+    return Decision([Emitted(ExitsCleared(table.left))], replace(table, left=()))
+
+
 def _bid(table: CvTable) -> None:
     if table.exit_bid is None:
         raise TableError(
@@ -522,6 +545,7 @@ def _start_exit(state: TableState, cmd: StartExit, ctx: Ctx) -> Decision:
     """Spend a point to leave the scene; the others may interfere (R-CV-11)."""
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
+    _in_scene(state, table, cmd.character)
     if table.exit_bid is not None:
         raise TableError(
             "cv/exit_open",
@@ -541,6 +565,7 @@ def _interfere(state: TableState, cmd: InterfereExit, ctx: Ctx) -> Decision:
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
     _bid(table)
+    _in_scene(state, table, cmd.character)
     assert table.exit_bid is not None
     hero, bid = interfere(table.exit_bid, table.hero(cmd.character))
     after = replace(table.with_hero(cmd.character, hero), exit_bid=bid)
@@ -593,7 +618,8 @@ def _pass(state: TableState, cmd: PassExit, ctx: Ctx) -> Decision:
     facts = [Emitted(ExitPassed(cmd.side.value))]
     if bid.closed:
         facts.append(Emitted(ExitResolved(leaver, bid.exits, bid.exit_points, bid.interfering_points)))
-        return Decision(facts, replace(table, exit_bid=None))
+        left = (*table.left, leaver) if bid.exits else table.left
+        return Decision(facts, replace(table, exit_bid=None, left=left))
     return Decision(facts, replace(table, exit_bid=bid))
 
 

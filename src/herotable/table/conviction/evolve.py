@@ -116,7 +116,12 @@ def _passed(table: CvTable, f: cf.ExitPassed) -> CvTable:
 
 @_on(cf.ExitResolved)
 def _resolved(table: CvTable, f: cf.ExitResolved) -> CvTable:
-    return evolved(table, exit_bid=None)
+    return evolved(table, exit_bid=None, left=(*table.left, f.character) if f.exits else table.left)
+
+
+@_on(cf.ExitsCleared)
+def _exits_cleared(table: CvTable, f: cf.ExitsCleared) -> CvTable:
+    return evolved(table, left=())
 
 
 @_on(cf.WitDesignated)

@@ -306,6 +306,15 @@ class ExitResolved(Fact):
 
 @fact
 @dataclass(frozen=True)
+class ExitsCleared(Fact):
+    """The scene ended: the characters who had exited it take part in the next one (R-CV-11)."""
+
+    type = "cv.exits_cleared"
+    characters: tuple[str, ...]
+
+
+@fact
+@dataclass(frozen=True)
 class WitDesignated(Fact):
     type = "cv.wit_designated"
     wit: int

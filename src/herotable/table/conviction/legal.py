@@ -223,7 +223,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
             "R-CV-12",
         )
     )
-    if table.exit_bid is None:
+    if table.exit_bid is None and state.structure.in_scene and c.id not in table.left:
         out.append(
             LegalAction("cv.exit.start", f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
         )
@@ -291,7 +291,7 @@ def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]
     interfered = dict(bid.interference)
     for c in mine:
         hero = table.hero(c.id)
-        if c.id != leaver and can_spend(hero):
+        if c.id != leaver and can_spend(hero) and c.id not in table.left:
             out.append(
                 LegalAction("cv.exit.interfere", f"{c.name}: interfere", {"character": c.id}, group=group, rule=rule)
             )

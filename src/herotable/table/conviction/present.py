@@ -70,6 +70,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         ],
         "wits": encode(table.wits),
         "exit_bid": encode(table.exit_bid),
+        "left": list(table.left),
     }
 
 

@@ -31,6 +31,7 @@ TITLES = {
     "cv.exit_pressed": "Leaving the scene",
     "cv.exit_passed": "Leaving the scene",
     "cv.exit_resolved": "Leaving the scene",
+    "cv.exits_cleared": "Leaving the scene",
     "cv.wit_designated": "Quotable Wit",
     "cv.wit_used": "Quotable Wit",
     "cv.wits_refreshed": "Quotable Wit",
@@ -215,6 +216,11 @@ def _passed(f: cf.ExitPassed, n: Names) -> str:
 def _resolved(f: cf.ExitResolved, n: Names) -> str:
     verdict = "leaves the scene" if f.exits else "is held in the scene"
     return f"{_n(n, f.character)} {verdict} ({f.exit_points} against {f.interfering_points})"
+
+
+@_says(cf.ExitsCleared)
+def _exits_cleared(f: cf.ExitsCleared, n: Names) -> str:
+    return ", ".join(_n(n, c) for c in f.characters) + " may take part in the next scene"
 
 
 @_says(cf.WitDesignated)

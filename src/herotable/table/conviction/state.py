@@ -35,6 +35,7 @@ class CvTable(Roster[Hero]):
     checks: tuple[OpenCheck, ...] = ()
     wits: WitLedger = field(default_factory=WitLedger)
     exit_bid: ExitBid | None = None
+    left: tuple[str, ...] = ()  # characters who exited the running scene (R-CV-11)
 
     def named(self, name: str) -> str:
         """The id of the character with this name (the rules know characters by name)."""
