@@ -864,3 +864,49 @@ def test_a_player_can_neither_reroll_nor_announce_a_secret_roll_on_their_hero(sv
     assert conviction(svc, "kes") == 2 and secret not in text_seen(svc, CID, ANA)
     run(svc, GM, Announce(secret))
     assert_replays(svc)
+
+
+# --- the GM sets Difficulties and damage; a player rolls what the GM calls for (R-T-3) ---
+
+
+@pytest.mark.xfail(strict=True, reason="players set their own Difficulty and damage")
+def test_a_player_rolls_only_against_a_difficulty_the_gm_called_for(svc: TableService) -> None:
+    # R-T-3, R-CV-1: the GM sets Difficulties; a player's check comes from the GM calling for it
+    err = refused(svc, ANA, RollCheck("kes", -10), Forbidden)
+    assert err.code == "cv/gm_sets_difficulty" and err.ruling == "R-T-3"
+    from herotable.table.conviction.commands import CallCheck
+
+    refused(svc, ANA, CallCheck("kes", 5), Forbidden)
+    said = run(svc, GM, CallCheck("kes", 15, label="climb the rigging", ability=Ability.STRENGTH))
+    call = said["cv.check_called"]["call"]
+    assert "cv.check_called" in seen_types(svc, CID, ANA) and "cv.check_called" not in seen_types(svc, CID, BEN)
+    assert refused(svc, ANA, RollCheck("kes", 5, call=call), Forbidden).code == "cv/called"
+    assert refused(svc, ANA, RollCheck("kes", modifier=9, call=call), Forbidden).code == "cv/called"
+    assert refused(svc, BEN, RollCheck("mo", call=call), TableError).code == "cv/no_call"  # not Ben's to see
+    rolled = run(svc, ANA, RollCheck("kes", call=call, skill="Notice"), 7)
+    assert rolled["cv.call_closed"] == {"call": call, "character": "kes", "rolled": True}
+    assert (rolled["cv.check_rolled"]["difficulty"], rolled["cv.check_rolled"]["modifier"]) == (15, 6)
+    assert rolled["cv.check_rolled"]["label"] == "climb the rigging"
+    assert refused(svc, ANA, RollCheck("kes", call=call), TableError).code == "cv/no_call"  # rolled once
+    run(svc, ANA, Announce())
+    run(svc, GM, CallCheck("mo", 12))
+    lapsed = run(svc, GM, EndScene())["cv.call_closed"]
+    assert lapsed["character"] == "mo" and not lapsed["rolled"] and state(svc).game.calls == ()
+    assert_replays(svc)
+
+
+@pytest.mark.xfail(strict=True, reason="players set their own Difficulty and damage")
+def test_players_set_no_damage_and_an_allys_attack_is_not_an_enemys(svc: TableService) -> None:
+    # R-T-3: the GM sets damage bonuses; R-CV-2: "disabled by their enemies" needs the attacker on the other side
+    err = refused(svc, BEN, ToughnessSave("kes", damage_bonus=30, attacker="mo"), Forbidden)
+    assert err.code == "cv/gm_sets_damage" and err.ruling == "R-T-3"
+    refused(svc, BEN, AddFatigue("kes", steps=3, attacker="mo"), Forbidden)
+    refused(svc, BEN, Stun("kes", attacker="mo"), Forbidden)
+    said = run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="mo"), 5)  # Moss's wild swing: fails by 13
+    assert not said["cv.check_rolled"]["by_enemy"]
+    run(svc, ANA, Announce())
+    assert conditions(svc, "kes")[0] == "disabled" and conviction(svc, "kes") == 3  # an ally: no point
+    assert run(svc, GM, ToughnessSave("mo", damage_bonus=5, attacker="rex"), 5)["cv.check_rolled"]["by_enemy"]
+    run(svc, BEN, Announce())
+    assert conviction(svc, "mo") == 4
+    assert_replays(svc)
