@@ -65,10 +65,15 @@ def sample_text(r: random.Random, d: TextDomain) -> str:
 
 
 def ltl_sheet(r: random.Random, name: str) -> dict[str, Any]:
-    sheet = dict(r.choice((CAPTAIN_COMET, DOCTOR_ENTROPY)))
+    sheet: dict[str, Any] = dict(r.choice((CAPTAIN_COMET, DOCTOR_ENTROPY)))
     base = r.choice(DIES[:5])
     above = [d for d in DIES if DIES.index(d) >= DIES.index(base)]
     styles = {f"Style {i}": r.choice(above) for i in range(r.randint(0, 3))}
+    healer = random.Random(name).randrange(4)  # drawn apart, so the play's own draws stay as they were
+    if healer:  # a healing Power (R-LTL-15), with a Style of its own name or rolling base Power
+        sheet["superpowers"] = [*sheet["superpowers"], {"name": "Mending", "stunts": [], "healing": True}]
+        if healer > 1:
+            styles["Mending"] = above[healer % len(above)]
     return {
         **sheet,
         "name": name,

@@ -28,7 +28,6 @@ def test_a_power_stunt_rolls_karma_and_never_burns_it(hero_of):
     assert "R-LTL-10" in str(err.value)
 
 
-@pytest.mark.xfail(strict=True, reason="any hero heals, with base Power or any Style")
 def test_only_a_superpower_marked_healing_heals_and_it_rolls_its_own_style(hero_of):
     # R-LTL-15 (amended): only a Superpower the sheet marks as healing may heal; the roll uses that Power's Style
     medic = hero_of(
@@ -52,7 +51,6 @@ def test_only_a_superpower_marked_healing_heals_and_it_rolls_its_own_style(hero_
     assert "Superpower" in err.value.fix
 
 
-@pytest.mark.xfail(strict=True, reason="healing cannot roll base Power for a Power without a Style, nor be unlowered")
 def test_healing_without_the_powers_style_rolls_base_power_and_the_gm_may_not_lower_it(hero_of):
     # R-LTL-15 (amended): that Power's Style, else base Power; "can be lowered" is the GM's choice per attempt
     medic = hero_of(
@@ -67,7 +65,6 @@ def test_healing_without_the_powers_style_rolls_base_power_and_the_gm_may_not_lo
     assert unlowered.difficulty == Difficulty.levels(3)  # Heroism's recovery difficulty: levels lost + 1
 
 
-@pytest.mark.xfail(strict=True, reason="a sheet cannot mark a Superpower as healing")
 def test_a_sheet_marks_healing_superpowers_and_old_sheets_have_none():
     # R-LTL-15, R-LTL-19: the mark is part of the sheet; a sheet written before the mark reads as not healing
     data = {

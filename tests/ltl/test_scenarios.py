@@ -155,10 +155,10 @@ def test_seed_recovery_from_defeat_by_type_of_loss(hero_of):
 
 def test_seed_healing_power_is_easier_than_shrugging_it_off(hero_of):
     # R-LTL-15: difficulty lowered one level from Heroism's (levels lost + 1)
-    medic = hero_of("Medic", base="d8", styles={"Healing": "d10"})
+    medic = hero_of("Medic", base="d8", styles={"Healing": "d10"}, superpowers=[{"name": "Healing", "healing": True}])
     patient = lose_levels(hero_of("Patient", base="d10"), 2, LossType.PHYSICAL)
     with ScriptedRng([(10, 5), (6, 4)]) as rng:  # 2 lost -> d6, where Heroism would face d8
-        result = heal(medic, patient, rng, OPTS, power_style="Healing")
+        result = heal(medic, patient, rng, OPTS, power="Healing")
     assert result.healed and result.patient.losses == ()
 
 

@@ -54,7 +54,6 @@ def _wound_nova(service: TableService) -> None:
     service.execute(CID, "gm", Override("nova", "a bad fall", lose=2))
 
 
-@pytest.mark.xfail(strict=True, reason="any hero heals at the table, with base Power or any Style")
 def test_only_a_healing_superpower_heals_at_the_table(service: TableService, dice):
     # R-LTL-15 (amended): Captain Comet has no healing Power; Doc Mender rolls Mending's d12, not base Power
     setup(service)
@@ -75,7 +74,6 @@ def test_only_a_healing_superpower_heals_at_the_table(service: TableService, dic
     assert hero(service, CID, "nova").losses == ()
 
 
-@pytest.mark.xfail(strict=True, reason="whether the healing difficulty is lowered is nobody's choice")
 def test_whether_healing_is_lowered_is_the_gms_choice(service: TableService, dice):
     # R-LTL-15 (amended): "can be lowered" is the GM's choice per attempt (default lowered), R-T-3
     setup(service)

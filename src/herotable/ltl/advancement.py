@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from herotable.dice import MAX_POSITION, Rating, step_up
 from herotable.errors import IllegalAction, NotEnough
 from herotable.ltl.hero import Hero
-from herotable.ltl.sheet import HeroSheet, Spend, Style, Superpower
+from herotable.ltl.sheet import HeroSheet, Spend, Style
 
 RULING = "R-LTL-16"
 
@@ -255,7 +255,7 @@ def _add_stunt(hero: Hero, power_name: str, wanted: str) -> tuple[Spend, Hero]:
     target = f"{power.name}: {stunt}"
     cost = KNOWN_STUNT_COST if _pulled_off(hero, power.name, stunt) else STUNT_COST
     spend = Spend("add_power_stunt", target, cost, NOTHING, stunt)
-    grown = Superpower(power.name, (*power.stunts, stunt))
+    grown = replace(power, stunts=(*power.stunts, stunt))
     powers = tuple(grown if p is power else p for p in sheet.superpowers)
     return spend, _with_sheet(hero, replace(sheet, superpowers=powers))
 

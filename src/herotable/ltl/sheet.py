@@ -28,8 +28,12 @@ CREATION_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 @dataclass(frozen=True)
 class Superpower:
+    """A Superpower and its Power Stunts. `healing`: the sheet marks it as a healing Power (healing, regeneration,
+    first aid, surgery…), the only kind that may heal (R-LTL-15); a sheet written before the mark has none."""
+
     name: str
     stunts: tuple[str, ...] = ()
+    healing: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,8 @@ _KNOWN = {*_TEXT_FIELDS, *_LIST_FIELDS, "base", "karma", "heroism", "styles", "s
 def sheet_from_dict(data: Mapping[str, Any]) -> HeroSheet:
     """Build a sheet from plain data (JSON, a form), listing every problem at once. R-LTL-19.
 
-    Dice are written like "d10"; styles as {"Wits": "d12"}; superpowers as [{"name": …, "stunts": […]}].
+    Dice are written like "d10"; styles as {"Wits": "d12"}; superpowers as [{"name": …, "stunts": […]}], with
+    "healing": true for a healing Power (R-LTL-15; left out, the Power does not heal).
     Raises InvalidSheet.
     """
     problems: list[Problem] = [Problem(k, "is not a field of a hero sheet") for k in data if k not in _KNOWN]
@@ -194,9 +199,15 @@ def sheet_from_dict(data: Mapping[str, Any]) -> HeroSheet:
                 if not isinstance(stunts, list | tuple) or not all(isinstance(s, str) for s in stunts):
                     problems.append(Problem(f"superpowers[{i}].stunts", "must be a list of text"))
                     stunts = []
-                powers.append(Superpower(p["name"], tuple(stunts)))
+                healing = p.get("healing", False)
+                if not isinstance(healing, bool):
+                    problems.append(Problem(f"superpowers[{i}].healing", "must be true or false"))
+                    healing = False
+                powers.append(Superpower(p["name"], tuple(stunts), healing))
             else:
-                problems.append(Problem(f"superpowers[{i}]", "must be a name or {'name': …, 'stunts': […]}"))
+                problems.append(
+                    Problem(f"superpowers[{i}]", "must be a name or {'name': …, 'stunts': […], 'healing': true|false}")
+                )
     points = data.get("hero_points", 0)
     if not isinstance(points, int) or isinstance(points, bool):
         problems.append(Problem("hero_points", "must be a whole number"))
@@ -242,7 +253,7 @@ def sheet_to_dict(sheet: HeroSheet) -> dict[str, Any]:
         "writer": sheet.writer,
         "artist": sheet.artist,
         "origin": sheet.origin,
-        "superpowers": [{"name": p.name, "stunts": list(p.stunts)} for p in sheet.superpowers],
+        "superpowers": [_power_to_dict(p) for p in sheet.superpowers],
         "motivation": sheet.motivation,
         "costume": sheet.costume,
         "base": sheet.base.name,
@@ -257,6 +268,14 @@ def sheet_to_dict(sheet: HeroSheet) -> dict[str, Any]:
     }
 
 
+def _power_to_dict(power: Superpower) -> dict[str, Any]:
+    """A Superpower as plain data; the healing mark is written only when set, so unmarked powers read as before."""
+    data: dict[str, Any] = {"name": power.name, "stunts": list(power.stunts)}
+    if power.healing:
+        data["healing"] = True
+    return data
+
+
 def stored_sheet(data: Mapping[str, Any]) -> HeroSheet:
     """A sheet from `sheet_to_dict`'s output as a log recorded it. Not validated: a log is history, and a sheet
     the rules accepted then stays readable whatever the rules say now."""
@@ -269,7 +288,10 @@ def stored_sheet(data: Mapping[str, Any]) -> HeroSheet:
         writer=str(data.get("writer", "")),
         artist=str(data.get("artist", "")),
         origin=str(data.get("origin", "")),
-        superpowers=tuple(Superpower(p["name"], tuple(p.get("stunts", ()))) for p in data.get("superpowers", ())),
+        superpowers=tuple(
+            Superpower(p["name"], tuple(p.get("stunts", ())), bool(p.get("healing", False)))
+            for p in data.get("superpowers", ())
+        ),
         motivation=str(data.get("motivation", "")),
         costume=str(data.get("costume", "")),
         specialties=tuple(data.get("specialties", ())),

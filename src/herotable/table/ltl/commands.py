@@ -237,10 +237,15 @@ class TimePasses(Command):
 
 @dataclass(frozen=True)
 class Heal(Command):
+    """Heal with a Superpower the healer's sheet marks as healing (R-LTL-15): `power` names it (None: the only one);
+    the roll uses that Power's Style. `style`, when given, must be that Style. `lowered` is the GM's choice."""
+
     type = "ltl.heal"
     healer: str
     patient: str
     style: Annotated[str | None, Text(NAME_LENGTH)] = None
+    power: Annotated[str | None, Text(NAME_LENGTH)] = None
+    lowered: bool = True
 
 
 @dataclass(frozen=True)

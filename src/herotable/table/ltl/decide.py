@@ -30,7 +30,7 @@ from herotable.ltl.advancement import (
 )
 from herotable.ltl.advancement import Improvement as RulesImprovement
 from herotable.ltl.difficulty import Difficulty
-from herotable.ltl.healing import heal
+from herotable.ltl.healing import heal, healing_power, power_style
 from herotable.ltl.hero import Hero, finish_action, lose_levels, record_defeat, time_passes
 from herotable.ltl.heroism import HeroismResult, push, recover
 from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
@@ -774,14 +774,26 @@ def _time(state: TableState, cmd: TimePasses, ctx: Ctx) -> Decision:
 @handles(Heal, LTL)
 def _heal(state: TableState, cmd: Heal, ctx: Ctx) -> Decision:
     require_controls(state, ctx.user, cmd.healer)
+    if not cmd.lowered:
+        require_gm(state, ctx.user)  # whether the difficulty is lowered is the GM's call (R-LTL-15, R-T-3)
     table = table_of(state)
-    result = heal(table.hero(cmd.healer), table.hero(cmd.patient), ctx.rng, table.options, power_style=cmd.style)
+    healer, patient = table.hero(cmd.healer), table.hero(cmd.patient)
+    if cmd.style is not None:
+        rolls = power_style(healer, healing_power(healer, cmd.power))
+        if rolls is None or rolls.casefold() != cmd.style.strip().casefold():
+            raise TableError(
+                "ltl/heal_style",
+                f"a healing Power rolls its own Style ({rolls or 'base Power'}), not {cmd.style!r}",
+                fix="leave the Style out",
+                ruling="R-LTL-15",
+            )
+    result = heal(healer, patient, ctx.rng, table.options, power=cmd.power, lowered=cmd.lowered)
     rating = result.rating.position
     assert result.difficulty.rating is not None
     rolled = HealingRolled(
         cmd.healer,
         cmd.patient,
-        cmd.style,
+        result.style,
         rating,
         result.healer_throw.sides,
         result.healer_throw.rolls[0].faces,

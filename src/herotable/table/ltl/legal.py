@@ -9,7 +9,7 @@ from __future__ import annotations
 from herotable.dice import MAX_POSITION, Rating, step_up
 from herotable.ltl import advancement as adv
 from herotable.ltl import conflict as cf
-from herotable.ltl.healing import WOUNDS
+from herotable.ltl.healing import WOUNDS, healing_powers
 from herotable.ltl.hero import Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
 from herotable.ltl.roll import RerollSource
@@ -125,19 +125,18 @@ def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
             out.append(
                 LegalAction("ltl.heroism.recover", f"{name}: Recovery", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11")
             )
-    if hero.can_act():
+    healers = tuple(p.name for p in healing_powers(hero))
+    if hero.can_act() and healers:
         patients = [cid for cid, h in table.heroes.items() if any(loss.kind in WOUNDS for loss in h.losses)]
         if patients:
-            out.append(
-                LegalAction(
-                    "ltl.heal",
-                    f"{name}: heal",
-                    {"healer": c.id},
-                    {"patient": Choice(tuple(patients)), "style": _styles(hero)},
-                    "Healing",
-                    "R-LTL-15",
-                )
-            )
+            # the roll uses the Power's own Style (R-LTL-15): no Style to choose; lowering is the GM's choice
+            heal: dict[str, Domain] = {
+                "patient": Choice(tuple(patients)),
+                "power": Choice(healers if len(healers) > 1 else (None, *healers)),
+            }
+            if gm:
+                heal["lowered"] = Flag()
+            out.append(LegalAction("ltl.heal", f"{name}: heal", {"healer": c.id}, heal, "Healing", "R-LTL-15"))
     if table.conflict is None:
         out += _spends(hero, c)
     return out
