@@ -6,6 +6,7 @@ import pytest
 
 from herotable.dice import Rating, ScriptedRng
 from herotable.errors import IllegalAction
+from herotable.ltl.conflict import attack, end_round, resolve, start_conflict
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.healing import heal
 from herotable.ltl.hero import LossType, lose_levels
@@ -89,3 +90,27 @@ def test_a_sheet_marks_healing_superpowers_and_old_sheets_have_none():
     with pytest.raises(Exception) as err:
         sheet_from_dict({**data, "superpowers": [{"name": "Mending", "healing": "yes"}]})
     assert "superpowers[0].healing" in str(err.value)
+
+
+@pytest.mark.xfail(strict=True, reason="a stunned fighter cannot be attacked")
+def test_a_stunned_fighter_loses_its_action_but_defends_with_its_die(hero_of):
+    # R-LTL-12 (amended), R-LTL-18: stun costs the fighter its action, not its defence
+    opts = LtlOptions(stun_on_damage=True)
+    fighters = [("a", hero_of("A", heroism="d4"), "h"), ("b", hero_of("B", styles={"Guard": "d10"}), "v")]
+    c = start_conflict(fighters, ScriptedRng([]), opts)
+    with ScriptedRng([7, 2]) as rng:
+        c = attack(c, "b", "a", rng, opts)
+    c, _ = resolve(c, opts)
+    with ScriptedRng([(4, 2), (4, 3)]) as rng:
+        c, report = end_round(c, rng, opts)
+    assert report.stunned == ("a",)
+    with ScriptedRng([(8, 6), (6, 3)]) as rng:  # B with base d8; A, one level down, defends with its d6
+        c = attack(c, "b", "a", rng, opts)
+    assert c.open is not None and c.open.task.opposition.rating.sides == 6
+    c, result = resolve(c, opts)
+    assert result.winner == "b"
+    assert not c.fighter("a").hero.can_act()  # still no action of its own this round
+    with ScriptedRng([(4, 4), (4, 1)]) as rng:  # the new physical level: another stun check, passed
+        c, _ = end_round(c, rng, opts)
+    assert [loss.levels for loss in c.fighter("a").hero.losses] == [1, 1]
+    assert c.fighter("a").hero.can_act()

@@ -5,22 +5,26 @@ from __future__ import annotations
 import pytest
 
 from herotable.errors import RulesError
-from herotable.ltl.samples import CAPTAIN_COMET
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService
 from herotable.table.legal import legal_actions
 from herotable.table.ltl.commands import (
+    Attack,
     BuySuccess,
     CreateLtlCharacter,
     DifficultyName,
+    EndRound,
     Heal,
     KarmaPurpose,
     KarmaRoll,
     Override,
     Settle,
+    StartConflict,
 )
-from herotable.table.state import Forbidden
+from herotable.table.state import Forbidden, Ruleset
+from herotable.table.structure import Join, StartAdventure, StartScene, StartSession
 
-from .helpers import facts, hero
+from .helpers import facts, hero, seen
 from .test_ltl_table import CID, setup
 
 
@@ -85,3 +89,37 @@ def test_whether_healing_is_lowered_is_the_gms_choice(service: TableService, dic
     healed = service.execute(CID, "gm", Heal("doc", "nova", lowered=False))
     rolled = next(p for t, _, p in facts(healed) if t == "ltl.healing_rolled")
     assert (rolled["difficulty"], rolled["against"], rolled["healed"]) == (3, 8, False)
+
+
+def setup_with(service: TableService, **options: object) -> None:
+    """The usual table, in a campaign with these options."""
+    service.create_campaign("gm", "Gwen", "Harbour Nights", Ruleset.LTL, options=options, campaign_id=CID)
+    service.execute(CID, "pat", Join("Pat"))
+    service.execute(CID, "sam", Join("Sam"))
+    service.execute(CID, "pat", CreateLtlCharacter("comet", CAPTAIN_COMET))
+    service.execute(CID, "sam", CreateLtlCharacter("nova", {**CAPTAIN_COMET, "name": "Nova"}))
+    service.execute(CID, "gm", CreateLtlCharacter("entropy", DOCTOR_ENTROPY, npc=True, hidden=True))
+    for cmd in (StartAdventure(), StartSession(), StartScene()):
+        service.execute(CID, "gm", cmd)
+
+
+@pytest.mark.xfail(strict=True, reason="a stunned fighter cannot be attacked at the table")
+def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: TableService, dice):
+    # R-LTL-12 (amended), R-LTL-18: the stunned villain loses its action, not its defence
+    setup_with(service, stun_on_damage=True)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [10, 2]  # Comet's Fisticuffs d12 against Entropy's Decay d12
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    service.execute(CID, "pat", Settle())
+    dice.faces = [1, 3]  # Entropy's stun check: Heroism d10 against the one level just lost (d4)
+    ended = service.execute(CID, "gm", EndRound())
+    assert next(p for t, _, p in facts(ended) if t == "ltl.round_ended")["stunned"] == ["entropy"]
+    [attack] = [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.attack"]
+    assert attack.fields["target"].choices == ("entropy",)  # type: ignore[attr-defined]
+    dice.faces = [5, 7]
+    opened = service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    entropy_die = next(p for t, _, p in facts(opened) if t == "dice.rolled" and p["side"] == "opposition")
+    assert entropy_die["die"] == 10  # Decay d12, one level down
+    service.execute(CID, "pat", Settle())
+    assert [p for t, p in seen(service, CID, "gm") if t == "ltl.loss_pending"][-1]["character"] == "comet"
+    assert not hero(service, CID, "entropy").can_act()
