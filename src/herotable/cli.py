@@ -126,6 +126,42 @@ def import_cmd(
     typer.echo(f"imported {state.campaign_id} ({state.name}): {state.seq} events")
 
 
+@app.command("backup")
+def backup_cmd(
+    file: Annotated[Path, typer.Argument(help="The new file to write the backup to.")],
+    database: DatabaseOption = None,
+) -> None:
+    """Copy the SQLite database into FILE while the server runs (SQLite's online backup: one consistent moment)."""
+    from herotable.backup import backup
+    from herotable.store import StoreError
+
+    try:
+        copied = backup(database, file)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"backed up {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+
+
+@app.command("restore")
+def restore_cmd(
+    file: Annotated[Path, typer.Argument(help="A backup made by `herotable backup`.")],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Put it in place of the database there now (stop the server first).")
+    ] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Check a backup (intact, a herotable database, every campaign folding with its hash chain intact) and put it in
+    place of the SQLite database. Nothing changes when a check fails."""
+    from herotable.backup import restore
+    from herotable.store import StoreError
+
+    try:
+        copied = restore(file, database, replace=replace)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"restored {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+
+
 @app.command("replay")
 def replay_cmd(
     file: Annotated[Path, typer.Argument(help="A campaign export.")],

@@ -1,0 +1,158 @@
+"""Backups of a SQLite database, taken while the server runs, and restoring one.
+
+`backup` copies the live database with SQLite's online backup API: a consistent snapshot at one moment, taken while
+commands go on being written (each append is one transaction, so a backup holds whole commands only). `restore`
+checks a backup before it replaces anything: the file is a SQLite database whose pages are intact, it is a herotable
+database this version can read, and every campaign in it folds with its hash chain intact. PostgreSQL has its own
+tools for this (`pg_dump`, see docs/storage.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import URL
+
+from herotable.store.port import StoreError
+from herotable.store.sql import DATABASE_URL_ENV, default_database_url, parse_database_url
+
+PG_DUMP_TIP = (
+    "this database is PostgreSQL: back it up with its own tool, e.g. `pg_dump --format=custom -f herotable.dump "
+    "DBNAME`, and restore with `pg_restore` (see docs/storage.md)"
+)
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What a backup or a restore holds: where, how many campaigns and events."""
+
+    path: Path
+    campaigns: int
+    events: int
+
+
+def sqlite_path(url: str | None) -> Path:
+    """The SQLite file of `url` (else `HEROTABLE_DATABASE_URL`, else the default). Raises StoreError for another
+    kind of database."""
+    raw = url or os.environ.get(DATABASE_URL_ENV) or default_database_url()
+    if raw == "memory://":
+        raise StoreError("a store in memory has nothing to back up: name a SQLite file")
+    parsed: URL = parse_database_url(raw)
+    if parsed.get_backend_name() != "sqlite":
+        raise StoreError(PG_DUMP_TIP)
+    assert parsed.database
+    return Path(parsed.database)
+
+
+def _counts(connection: sqlite3.Connection) -> tuple[int, int]:
+    campaigns = connection.execute("SELECT count(*) FROM campaigns").fetchone()[0]
+    events = connection.execute("SELECT count(*) FROM events").fetchone()[0]
+    return int(campaigns), int(events)
+
+
+def _private_new_file(path: Path) -> None:
+    """Create `path` empty and readable by its owner only (a backup holds password hashes)."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def backup(url: str | None, target: Path) -> Copied:
+    """Copy the live database at `url` into the new file `target`. Raises StoreError (and leaves no file) when the
+    database is missing, not SQLite, or `target` exists."""
+    source = sqlite_path(url)
+    if not source.exists():
+        raise StoreError(f"there is no database at {source}. Tip: pass --database, or set {DATABASE_URL_ENV}")
+    if target.exists():
+        raise StoreError(f"{target} already exists. Tip: name a new file; a backup never overwrites one")
+    partial = target.with_name(target.name + ".partial")
+    try:
+        _private_new_file(partial)
+    except OSError as error:
+        raise StoreError(f"cannot write {target}: {error.strerror}. Tip: check the directory") from error
+    try:
+        with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as live, sqlite3.connect(partial) as copy:
+            live.backup(copy)
+            if copy.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise StoreError(f"the copy of {source} failed SQLite's integrity check; nothing was written")
+            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            campaigns, events = _counts(copy)
+        copy.close()
+        live.close()
+        os.replace(partial, target)
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot back up {source}: {error}") from error
+    finally:
+        partial.unlink(missing_ok=True)
+    return Copied(target, campaigns, events)
+
+
+def _check_backup(path: Path) -> None:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise StoreError(f"{path} is damaged (SQLite's integrity check fails); nothing was restored")
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        db.close()
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"{path} is not a SQLite database ({error}); nothing was restored") from error
+    if not {"campaigns", "events", "alembic_version"} <= tables:
+        raise StoreError(f"{path} is a SQLite database but not a herotable one; nothing was restored")
+
+
+def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
+    """Put the backup `source` in place of the database at `url`, after checking it: intact, a herotable database
+    (brought to this version's schema), every campaign folding with its chain intact. The server must be stopped.
+    Raises StoreError, changing nothing, when a check fails or a database is there and `replace` is not given."""
+    from herotable.service import LegacyCampaign, TableService
+    from herotable.store.chain import chain_problems
+    from herotable.store.sql import open_store
+    from herotable.table.fold import FoldError
+
+    target = sqlite_path(url)
+    if not source.is_file():
+        raise StoreError(f"there is no backup at {source}")
+    _check_backup(source)
+    if target.exists() and target.stat().st_size and not replace:
+        raise StoreError(
+            f"a database is already at {target}. Tip: stop the server and pass --replace to put the backup in its "
+            "place (the database there now is lost), or restore to another --database"
+        )
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    staged = target.with_name(target.name + ".restoring")
+    staged.unlink(missing_ok=True)
+    _private_new_file(staged)
+    try:
+        with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(staged) as dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
+        store = open_store(f"sqlite:///{staged}")  # migrates an older backup to this version's schema
+        try:
+            service = TableService(store)
+            campaigns = store.campaigns()
+            events = 0
+            for row in campaigns:
+                log = store.load(row.campaign_id)
+                events += len(log)
+                if chain_problems(log):
+                    raise StoreError(
+                        f"campaign {row.campaign_id} in {source} has a broken hash chain: nothing was restored"
+                    )
+                try:
+                    service.state(row.campaign_id)
+                except LegacyCampaign:
+                    continue  # kept as it is, as the server keeps it
+                except FoldError as error:
+                    raise StoreError(f"campaign {row.campaign_id} in {source} does not fold: {error}") from error
+        finally:
+            store.close()
+        for extra in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
+            extra.unlink(missing_ok=True)
+        os.replace(staged, target)
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot restore {source}: {error}") from error
+    finally:
+        staged.unlink(missing_ok=True)
+    return Copied(target, len(campaigns), events)

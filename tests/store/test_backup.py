@@ -1,0 +1,143 @@
+"""`herotable backup` and `herotable restore`: a backup taken while commands are written restores to campaigns
+that replay; a bad backup, or a database already in place, changes nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from herotable.backup import backup, restore
+from herotable.cli import app
+from herotable.dice import SeededRng
+from herotable.service import TableService, fold_log
+from herotable.store.chain import chain_problems
+from herotable.store.port import StoreError
+from herotable.store.sql import open_store
+from herotable.table.dice_roll import FreeRoll
+from herotable.table.state import Ruleset
+
+
+def _url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def _campaigns(path: Path) -> dict[str, int]:
+    """Each campaign's event count, read straight from the file."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT campaign_id, count(*) FROM events GROUP BY campaign_id").fetchall()
+    db.close()
+    return dict(rows)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> tuple[Path, TableService, list[str]]:
+    db = tmp_path / "live.db"
+    service = TableService(open_store(_url(db)), rng=SeededRng("backup"))
+    ids = [service.create_campaign("gm", "GM", f"Campaign {n}", Ruleset.LTL).campaign_id for n in range(2)]
+    return db, service, ids
+
+
+def test_a_backup_taken_while_commands_are_written_restores_to_campaigns_that_replay(tmp_path, live):
+    db, service, ids = live
+    stop = threading.Event()
+    written = [0]
+
+    def write() -> None:
+        while not stop.is_set():
+            for cid in ids:
+                service.execute(cid, "gm", FreeRoll("3d6", label="while the backup runs"))
+                written[0] += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        while written[0] < 20:
+            stop.wait(0.01)
+        copied = backup(_url(db), tmp_path / "copy.db")
+        while written[0] < copied.events + 20:  # the table goes on after the backup
+            stop.wait(0.01)
+    finally:
+        stop.set()
+        writer.join()
+    assert copied.campaigns == 2 and copied.events >= 20
+    assert (tmp_path / "copy.db").stat().st_mode & 0o777 == 0o600  # it holds password hashes too
+
+    restored = tmp_path / "restored" / "herotable.db"
+    result = restore(tmp_path / "copy.db", _url(restored))
+    assert (result.campaigns, result.events) == (2, copied.events)
+    store = open_store(_url(restored))
+    live_store = service.store
+    for cid in ids:
+        log = store.load(cid)
+        assert log and not chain_problems(log)
+        # the backup is the live log as it was at one moment: a prefix of it, whole commands only
+        assert log == live_store.load(cid)[: len(log)]
+        assert fold_log(log) == fold_log(live_store.load(cid)[: len(log)])
+        assert log[-1].command_id != live_store.load(cid)[len(log)].command_id
+    store.close()
+
+
+def test_a_restore_over_a_database_needs_replace_and_a_bad_backup_changes_nothing(tmp_path, live):
+    db, service, ids = live
+    service.execute(ids[0], "gm", FreeRoll("1d20"))
+    copied = backup(_url(db), tmp_path / "copy.db")
+    other = tmp_path / "other.db"
+    TableService(open_store(_url(other))).create_campaign("gm", "GM", "Other", Ruleset.CONVICTION)
+    before = _campaigns(other)
+
+    with pytest.raises(StoreError, match="--replace"):
+        restore(copied.path, _url(other))
+    not_a_database = tmp_path / "notes.db"
+    not_a_database.write_text("these are my notes, not a database")
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        restore(not_a_database, _url(other), replace=True)
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as f:
+        f.execute("CREATE TABLE t (x)")
+    f.close()
+    with pytest.raises(StoreError, match="not a herotable one"):
+        restore(foreign, _url(other), replace=True)
+    tampered = tmp_path / "tampered.db"
+    backup(_url(db), tampered)
+    with sqlite3.connect(tampered) as t:
+        t.execute('UPDATE events SET data = \'{"expression": "99d6"}\' WHERE seq = 2')
+    t.close()
+    with pytest.raises(StoreError, match="hash chain"):
+        restore(tampered, _url(other), replace=True)
+    assert _campaigns(other) == before
+
+    restore(copied.path, _url(other), replace=True)
+    assert _campaigns(other) == _campaigns(copied.path)
+
+
+def test_a_backup_never_overwrites_and_names_pg_dump_for_postgresql(tmp_path, live):
+    db, _, _ = live
+    existing = tmp_path / "existing.db"
+    existing.write_text("keep me")
+    with pytest.raises(StoreError, match="already exists"):
+        backup(_url(db), existing)
+    assert existing.read_text() == "keep me"
+    with pytest.raises(StoreError, match="there is no database"):
+        backup(_url(tmp_path / "missing.db"), tmp_path / "b.db")
+    with pytest.raises(StoreError, match="pg_dump"):
+        backup("postgresql://postgres@127.0.0.1:5432/test", tmp_path / "pg.db")
+    assert not (tmp_path / "b.db").exists() and not (tmp_path / "pg.db").exists()
+
+
+def test_the_backup_and_restore_commands(tmp_path, live):
+    db, _, _ = live
+    runner = CliRunner()
+    made = runner.invoke(app, ["backup", str(tmp_path / "b.db"), "--database", _url(db)])
+    assert made.exit_code == 0, made.output
+    assert "backed up 2 campaigns" in made.output
+    again = runner.invoke(app, ["backup", str(tmp_path / "b.db"), "--database", _url(db)])
+    assert again.exit_code == 2 and "already exists" in again.output
+    put = runner.invoke(app, ["restore", str(tmp_path / "b.db"), "--database", _url(tmp_path / "new.db")])
+    assert put.exit_code == 0, put.output
+    assert "restored 2 campaigns" in put.output
+    refused = runner.invoke(app, ["restore", str(tmp_path / "b.db"), "--database", _url(tmp_path / "new.db")])
+    assert refused.exit_code == 2 and "--replace" in refused.output
