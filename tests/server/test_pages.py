@@ -403,20 +403,15 @@ def test_a_requests_goes_to_the_gm_and_the_answer_back(make_table):
 def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table, dice):
     t = cv_table(make_table)
     cid = t.campaign_id
+    # R-T-3: the GM calls for the check and sets its Difficulty; the player rolls it
+    call = {"type": "cv.check.call", "character": "kes", "difficulty": 15, "label": "Lift the gate"}
+    assert t.gm.command(cid, {**call, "ability": "strength"}).is_success
     page = t.pat.client.get(f"/campaigns/{cid}/table").text
     assert "Conviction</dt><dd>4 / 4" in page and "Sheet hidden by the GM" in page
-    for action in (
-        "cv.check",
-        "cv.act",
-        "cv.surge",
-        "cv.heroic_feat",
-        "cv.exit.start",
-        "cv.wit.designate",
-        "cv.toughness_save",
-        "cv.fatigue",
-        "cv.stun",
-    ):
+    for action in ("cv.check", "cv.act", "cv.surge", "cv.heroic_feat", "cv.exit.start", "cv.wit.designate"):
         assert f'data-action="{action}"' in page, action
+    for action in ("cv.toughness_save", "cv.fatigue", "cv.stun", "cv.check.call"):  # the GM's (R-T-3)
+        assert f'data-action="{action}"' not in page, action
     # only what may be done now: Kestrel is an unhurt Warrior, so no Adept's Talent, no Expert's expertise, no
     # condition to shake off or recover from, no dying check (R-CV-7, R-CV-8)
     for action in ("cv.talent", "cv.expertise", "cv.shake_off", "cv.recover_now", "cv.dying_check", "cv.regain_check"):
@@ -426,7 +421,8 @@ def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table,
     )
     assert "Quotable Wit #1" in wit.text
     dice.faces = [6]
-    act(t.pat, cid, type="cv.check", character="kes", difficulty="15", ability="strength", label="Lift the gate")
+    called = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["calls"][0]["id"]
+    act(t.pat, cid, type="cv.check", character="kes", call=called)
     board = t.pat.client.get(f"/campaigns/{cid}/table/board").text
     for action in ("cv.reroll", "cv.wit.use", "cv.announce"):
         assert f'data-action="{action}"' in board

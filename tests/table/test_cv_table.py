@@ -19,6 +19,7 @@ from herotable.table.conviction.commands import (
     AddFatigue,
     Announce,
     AwardNature,
+    CallCheck,
     CreateCvCharacter,
     CvOverride,
     CvSheet,
@@ -93,6 +94,14 @@ def run(svc: TableService, user: str, cmd: Command, *faces: int) -> Facts:
     applied = svc.execute(CID, user, cmd)
     assert rng.remaining == 0
     return {e.type: dict(e.data) for e in applied.events}
+
+
+def roll(svc: TableService, user: str, cmd: RollCheck, *faces: int) -> Facts:
+    """A player's check as the table runs it: the GM calls for it, then the player rolls it (R-T-3). Returns the
+    roll's facts by type."""
+    called = CallCheck(cmd.character, cmd.difficulty or 0, cmd.label, cmd.modifier, cmd.ability, cmd.skill)
+    call = run(svc, GM, called)["cv.check_called"]["call"]
+    return run(svc, user, RollCheck(cmd.character, call=call), *faces)
 
 
 def refused(svc: TableService, user: str, cmd: Command, error: type[RulesError] = RulesError) -> RulesError:
@@ -188,7 +197,7 @@ def test_an_ltl_campaign_refuses_conviction_commands() -> None:
 
 def test_a_pending_check_reaches_only_the_roller_and_the_gm(svc: TableService) -> None:
     # R-CV-4: the roller and the GM see a pending roll; everyone else when it is announced
-    rolled = run(svc, ANA, RollCheck("kes", 15, ability=Ability.STRENGTH, skill="Notice"), 7)["cv.check_rolled"]
+    rolled = roll(svc, ANA, RollCheck("kes", 15, ability=Ability.STRENGTH, skill="Notice"), 7)["cv.check_rolled"]
     assert (rolled["first"], rolled["modifier"], rolled["difficulty"]) == (7, 6, 15)  # R-CV-1
     [shown] = pending(svc, ANA)
     assert (shown["total"], shown["succeeded"]) == (13, False)
@@ -200,7 +209,7 @@ def test_a_pending_check_reaches_only_the_roller_and_the_gm(svc: TableService) -
 
 def test_conviction_reroll_counts_plus_ten_and_the_announcement_is_public(svc: TableService) -> None:
     # R-CV-4: a 1–10 on the re-roll counts as 11–20; keep the better; then announced to everyone
-    run(svc, ANA, RollCheck("kes", 15, label="climb the rigging", ability=Ability.STRENGTH), 7)
+    roll(svc, ANA, RollCheck("kes", 15, label="climb the rigging", ability=Ability.STRENGTH), 7)
     said = run(svc, ANA, Reroll(), 4)
     assert said["cv.check_rerolled"]["face"] == 4 and said["cv.conviction_spent"]["conviction"] == 2
     [shown] = pending(svc, ANA)
@@ -239,7 +248,7 @@ def test_a_secret_gm_roll_stays_gm_only_even_announced(svc: TableService) -> Non
 
 def test_the_gm_overrides_a_pending_check_with_a_reason(svc: TableService) -> None:
     # R-T-2: the GM can override any computed result; the override is logged with who made it
-    run(svc, BEN, RollCheck("mo", 20, label="leap the chasm"), 3)
+    roll(svc, BEN, RollCheck("mo", 20, label="leap the chasm"), 3)
     refused(svc, BEN, OverrideCheck(True, "pity"), Forbidden)
     refused(svc, GM, OverrideCheck(True, "  "), TableError)
     check_id = pending(svc, BEN)[0]["id"]
@@ -338,11 +347,12 @@ def test_a_dying_hero_escapes_death_on_their_own(svc: TableService) -> None:
 
 
 def test_a_players_attack_makes_the_hidden_villain_save_out_of_sight(svc: TableService) -> None:
-    # R-T-2: the attacker's player starts it; the effects touch the GM's villain; R-CV-4: the GM sees it pending
-    run(svc, BEN, ToughnessSave("rex", damage_bonus=2, lethal=False, attacker="mo"), 6)  # 8 vs 17: fails by 9
+    # R-T-3: Ben's attack hits, the GM calls for the save; the effects touch the GM's villain; R-CV-4: the GM sees
+    # it pending
+    refused(svc, BEN, ToughnessSave("rex", damage_bonus=2, attacker="mo", by_enemy=False), Forbidden)
+    run(svc, GM, ToughnessSave("rex", damage_bonus=2, lethal=False, attacker="mo"), 6)  # 8 vs 17: fails by 9
     assert "cv.check_rolled" not in seen_types(svc, CID, BEN)
     refused(svc, BEN, Announce(), TableError)  # Ben cannot see it, so there is nothing he could name
-    refused(svc, BEN, ToughnessSave("rex", damage_bonus=2, attacker="mo", by_enemy=False), Forbidden)
     run(svc, GM, Announce())
     assert conditions(svc, "rex") == ["dazed", "bruised x1"]
     assert svc.view(CID, BEN)["game"]["heroes"]["rex"]["status"] == ["dazed", "bruised x1"]
@@ -402,7 +412,7 @@ def test_the_three_core_abilities(svc: TableService) -> None:
     run(svc, GM, CreateCvCharacter("zu", sheet("Zu", CvRole.ADEPT), owner=ANA))
     assert refused(svc, ANA, Expertise("kes", "Notice")).code == "conviction/not_first_role"
     run(svc, BEN, Expertise("mo", "Notice"))
-    assert run(svc, BEN, RollCheck("mo", 15, skill="Notice"), 5)["cv.check_rolled"]["modifier"] == 8  # 4 + 4
+    assert roll(svc, BEN, RollCheck("mo", 15, skill="Notice"), 5)["cv.check_rolled"]["modifier"] == 8  # 4 + 4
     run(svc, BEN, Announce())
     run(svc, GM, ToughnessSave("kes", damage_bonus=0, attacker="rex"), 12)
     run(svc, ANA, Announce())
@@ -430,7 +440,7 @@ def test_quotable_wit_designated_used_limited_per_session_and_reset(svc: TableSe
     run(svc, GM, StartRound())
     run(svc, ANA, DesignateWit("kes", "Duck!", speaker="kes", heard_by=everyone))
 
-    run(svc, BEN, RollCheck("mo", 15, label="talk past the guard"), 11)
+    roll(svc, BEN, RollCheck("mo", 15, label="talk past the guard"), 11)
     said = run(svc, BEN, UseWit(1))
     assert said["cv.check_bonus"] == {"check": pending(svc, BEN)[0]["id"], "source": "Quotable Wit #1", "amount": 2}
     assert pending(svc, BEN)[0]["total"] == 13 and state(svc).game.wits.session_uses == 1
@@ -440,11 +450,11 @@ def test_quotable_wit_designated_used_limited_per_session_and_reset(svc: TableSe
     run(svc, GM, RollCheck("rex", 12, label="Rex gloats"), 9)
     run(svc, GM, UseWit(2, hijack=True))  # an enemy turns Moss's line around
     run(svc, GM, Announce())
-    run(svc, ANA, RollCheck("kes", 12), 9)
+    roll(svc, ANA, RollCheck("kes", 12), 9)
     assert refused(svc, ANA, UseWit(1)).code == "quotable_wit/used"
     run(svc, ANA, UseWit(3))
     run(svc, ANA, Announce())
-    run(svc, BEN, RollCheck("mo", 12), 9)
+    roll(svc, BEN, RollCheck("mo", 12), 9)
     assert refused(svc, BEN, UseWit(4)).code == "quotable_wit/session_limit"
     assert refused(svc, ANA, UseWit(4), TableError).code == "table/no_check"  # Ben's pending roll is not Ana's to see
     run(svc, BEN, Announce())
@@ -452,7 +462,7 @@ def test_quotable_wit_designated_used_limited_per_session_and_reset(svc: TableSe
     run(svc, GM, EndSession())
     run(svc, GM, StartSession())
     assert state(svc).game.wits.session_uses == 0
-    run(svc, BEN, RollCheck("mo", 12), 9)
+    roll(svc, BEN, RollCheck("mo", 12), 9)
     run(svc, BEN, UseWit(4))
     assert pending(svc, BEN)[0]["total"] == 11 and state(svc).game.wits.session_uses == 1
     assert_replays(svc)
@@ -461,10 +471,10 @@ def test_quotable_wit_designated_used_limited_per_session_and_reset(svc: TableSe
 def test_a_wit_needs_a_listener_and_a_related_roll(svc: TableService) -> None:
     # R-CV-12: only those who heard it; the GM rules whether the situation is related
     run(svc, ANA, DesignateWit("kes", "Steady now.", speaker="kes", heard_by=()))
-    run(svc, BEN, RollCheck("mo", 10), 10)
+    roll(svc, BEN, RollCheck("mo", 10), 10)
     assert refused(svc, BEN, UseWit(1)).code == "quotable_wit/not_heard"
     run(svc, BEN, Announce())
-    run(svc, ANA, RollCheck("kes", 10), 10)
+    roll(svc, ANA, RollCheck("kes", 10), 10)
     assert refused(svc, ANA, UseWit(1, related=False), Forbidden).code == "cv/wit_related"  # the GM's call
     assert refused(svc, GM, UseWit(1, related=False)).code == "quotable_wit/unrelated"
     assert refused(svc, ANA, DesignateWit("kes", " ", speaker="kes")).code == "table/blank"
@@ -562,7 +572,7 @@ def test_gm_override_of_conviction_and_conditions(svc: TableService) -> None:
 
 def test_spectators_and_other_players_cannot_act_for_someone_elses_character(svc: TableService) -> None:
     # R-T-2: the owner or the GM starts an action; nothing is appended on a refusal
-    run(svc, ANA, RollCheck("kes", 15), 8)
+    roll(svc, ANA, RollCheck("kes", 15), 8)
     for user in (BEN, SAM):
         for cmd in (
             Surge("kes"),
@@ -603,9 +613,10 @@ def test_a_player_undoes_a_spend_and_gets_the_point_back(svc: TableService) -> N
 
 
 def test_a_roll_is_a_commit_point_only_the_gm_undoes(svc: TableService) -> None:
-    # R-CV-4, R-T-4: players cannot undo dice; the GM can
+    # R-CV-4, R-T-4: players cannot undo dice; the GM can (the check the GM called for is open again)
+    call = run(svc, GM, CallCheck("kes", 15))["cv.check_called"]["call"]
     before = state(svc)
-    run(svc, ANA, RollCheck("kes", 15), 3)
+    run(svc, ANA, RollCheck("kes", call=call), 3)
     assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
     svc.execute(CID, GM, Undo())
     assert state(svc).game == before.game and state(svc).game.checks == ()
@@ -614,7 +625,7 @@ def test_a_roll_is_a_commit_point_only_the_gm_undoes(svc: TableService) -> None:
 
 def test_an_announcement_is_a_commit_point_and_a_gm_undo_marks_the_check_seen(svc: TableService) -> None:
     # R-T-4: a player cannot undo an announcement and re-roll; the GM can undo it, and the check stays marked
-    run(svc, ANA, RollCheck("kes", 15), 3)
+    roll(svc, ANA, RollCheck("kes", 15), 3)
     check_id = pending(svc, ANA)[0]["id"]
     run(svc, ANA, Announce())
     assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
@@ -634,7 +645,7 @@ def test_an_announcement_is_a_commit_point_and_a_gm_undo_marks_the_check_seen(sv
 def test_boundaries_wait_for_pending_checks_and_the_adventure_closes_the_scene(svc: TableService) -> None:
     # R-T-1: end-of-scene and session effects hang on the boundaries; R-CV-7: Expertise lasts the scene
     run(svc, BEN, Expertise("mo", "Notice"))
-    run(svc, ANA, RollCheck("kes", 10), 10)
+    roll(svc, ANA, RollCheck("kes", 10), 10)
     refused(svc, GM, EndScene(), TableError)
     refused(svc, GM, EndAdventure(), TableError)
     run(svc, ANA, Announce())
@@ -651,7 +662,7 @@ def test_boundaries_wait_for_pending_checks_and_the_adventure_closes_the_scene(s
 
 def test_a_leaving_player_hands_characters_and_pending_checks_to_the_gm(svc: TableService) -> None:
     # R-T-1: characters stay with the GM when their player leaves
-    run(svc, ANA, RollCheck("kes", 10), 10)
+    roll(svc, ANA, RollCheck("kes", 10), 10)
     run(svc, ANA, RemoveMember(ANA))
     assert state(svc).character("kes").owner == GM
     run(svc, GM, Announce())
@@ -681,7 +692,7 @@ def test_a_revealed_mark_outlives_an_older_undo(svc: TableService) -> None:
     # own earlier action, which restores an older state: the mark stays, and the check cannot be re-rolled
     from herotable.table.requests import AskGm, RequestKind
 
-    run(svc, BEN, RollCheck("mo", 15, label="Climb"), 7)
+    roll(svc, BEN, RollCheck("mo", 15, label="Climb"), 7)
     run(svc, ANA, AskGm(RequestKind.OTHER, "may I?"))
     run(svc, BEN, Announce())
     run(svc, GM, Undo())
@@ -711,7 +722,7 @@ def test_a_secret_check_spends_nothing_a_player_sees_and_its_effects_reach_them(
 
 def test_a_player_cannot_undo_their_announcement_to_roll_again(svc: TableService) -> None:
     # R-T-4: a failed check announced by its player stays announced; no undo, no second roll
-    run(svc, ANA, RollCheck("kes", 15), 3)
+    roll(svc, ANA, RollCheck("kes", 15), 3)
     assert not run(svc, ANA, Announce())["cv.check_announced"]["succeeded"]
     assert refused(svc, ANA, Undo(), Forbidden).code == "undo/commit_point"
     assert state(svc).game.checks == () and conviction(svc, "kes") == 3
@@ -858,7 +869,7 @@ def test_a_player_can_neither_reroll_nor_announce_a_secret_roll_on_their_hero(sv
     for cmd in (Reroll(secret), Announce(secret), UseWit(1, secret), Reroll(), Announce(), UseWit(1)):
         err = refused(svc, ANA, cmd, TableError)
         assert err.code == "table/no_check" and secret not in err.reason + err.fix
-    run(svc, ANA, RollCheck("kes", 10), 5)  # one check of her own pending as well
+    roll(svc, ANA, RollCheck("kes", 10), 5)  # one check of her own pending as well
     err = refused(svc, ANA, Reroll("not-a-check"), TableError)
     assert secret not in err.reason + err.fix
     assert conviction(svc, "kes") == 2 and secret not in text_seen(svc, CID, ANA)
@@ -869,13 +880,10 @@ def test_a_player_can_neither_reroll_nor_announce_a_secret_roll_on_their_hero(sv
 # --- the GM sets Difficulties and damage; a player rolls what the GM calls for (R-T-3) ---
 
 
-@pytest.mark.xfail(strict=True, reason="players set their own Difficulty and damage")
 def test_a_player_rolls_only_against_a_difficulty_the_gm_called_for(svc: TableService) -> None:
     # R-T-3, R-CV-1: the GM sets Difficulties; a player's check comes from the GM calling for it
     err = refused(svc, ANA, RollCheck("kes", -10), Forbidden)
     assert err.code == "cv/gm_sets_difficulty" and err.ruling == "R-T-3"
-    from herotable.table.conviction.commands import CallCheck
-
     refused(svc, ANA, CallCheck("kes", 5), Forbidden)
     said = run(svc, GM, CallCheck("kes", 15, label="climb the rigging", ability=Ability.STRENGTH))
     call = said["cv.check_called"]["call"]
@@ -884,18 +892,17 @@ def test_a_player_rolls_only_against_a_difficulty_the_gm_called_for(svc: TableSe
     assert refused(svc, ANA, RollCheck("kes", modifier=9, call=call), Forbidden).code == "cv/called"
     assert refused(svc, BEN, RollCheck("mo", call=call), TableError).code == "cv/no_call"  # not Ben's to see
     rolled = run(svc, ANA, RollCheck("kes", call=call, skill="Notice"), 7)
-    assert rolled["cv.call_closed"] == {"call": call, "character": "kes", "rolled": True}
+    assert rolled["cv.call_closed"] == {"call": call, "character": "kes", "lapsed": False}
     assert (rolled["cv.check_rolled"]["difficulty"], rolled["cv.check_rolled"]["modifier"]) == (15, 6)
     assert rolled["cv.check_rolled"]["label"] == "climb the rigging"
     assert refused(svc, ANA, RollCheck("kes", call=call), TableError).code == "cv/no_call"  # rolled once
     run(svc, ANA, Announce())
     run(svc, GM, CallCheck("mo", 12))
     lapsed = run(svc, GM, EndScene())["cv.call_closed"]
-    assert lapsed["character"] == "mo" and not lapsed["rolled"] and state(svc).game.calls == ()
+    assert lapsed["character"] == "mo" and lapsed["lapsed"] and state(svc).game.calls == ()
     assert_replays(svc)
 
 
-@pytest.mark.xfail(strict=True, reason="players set their own Difficulty and damage")
 def test_players_set_no_damage_and_an_allys_attack_is_not_an_enemys(svc: TableService) -> None:
     # R-T-3: the GM sets damage bonuses; R-CV-2: "disabled by their enemies" needs the attacker on the other side
     err = refused(svc, BEN, ToughnessSave("kes", damage_bonus=30, attacker="mo"), Forbidden)

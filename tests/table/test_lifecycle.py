@@ -14,6 +14,7 @@ from herotable.service import TableService, replay_events, verified_import
 from herotable.store import export_campaign, open_store
 from herotable.table.conviction.commands import (
     Announce,
+    CallCheck,
     CreateCvCharacter,
     CvSheet,
     DesignateWit,
@@ -81,7 +82,8 @@ def test_conviction_campaign_round_trip(new_url):
     service.execute("ni", "ana", CreateCvCharacter("kes", hero))
     for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound()):
         service.execute("ni", "gm", cmd)
-    check = service.execute("ni", "ana", RollCheck("kes", 25, label="climb the mast")).events[0].command_id
+    call = service.execute("ni", "gm", CallCheck("kes", 25, label="climb the mast")).events[0].command_id
+    check = service.execute("ni", "ana", RollCheck("kes", call=call)).events[-1].command_id  # R-T-3
     service.execute("ni", "ana", Reroll(check))  # R-CV-4: a Conviction re-roll while pending
     service.execute("ni", "ana", Announce(check))
     service.execute("ni", "gm", StartRound())  # R-CV-3: one spend a round

@@ -73,7 +73,9 @@ def test_a_frozen_log_imports_folds_and_audits_under_the_current_code(name, tmp_
         stored = store.load(cid)
         assert [(e.type, e.version) for e in stored] == [(e["type"], e["version"]) for e in document["events"]]
         report = audit(stored)
-        assert report.clean and report.agreed == report.commands > 10
+        # every command decides again as recorded, or was recorded under rules a correction has since replaced (and
+        # is listed, not judged: see `herotable.table.audit`)
+        assert report.clean and report.agreed + len(report.older) == report.commands > 10
     finally:
         store.close()
 

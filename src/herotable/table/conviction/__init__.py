@@ -21,7 +21,10 @@ _CAUSES = {
     Boundary.SESSION_END: "end_of_session",
     Boundary.ADVENTURE_END: "end_of_adventure",
 }
-RULES_VERSION = 1  # bump when a rules correction changes what a command decides (see `herotable audit`)
+# bump when a rules correction changes what a command decides (see `herotable audit`). 2: the GM sets Difficulties
+# and damage, players roll what the GM calls for (R-T-3); rounds end with scenes (R-CV-3); pending dying checks are
+# voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11)
+RULES_VERSION = 2
 
 
 class ConvictionGame(PackagedGame):
@@ -58,7 +61,9 @@ class ConvictionGame(PackagedGame):
                 {cid: end_scene(h, dramatic=dramatic and not h.conditions.dead) for cid, h in table.heroes.items()}
             )
             back = decide.exits_cleared(after)
-            return Decision([*decide.changes(state, table, after, "end_of_scene"), *back.facts], back.expected)
+            lapsed = decide.calls_lapsed(state, back.expected)
+            ended = [*decide.changes(state, table, after, "end_of_scene"), *back.facts, *lapsed.facts]
+            return Decision(ended, lapsed.expected)
         facts: list[Emitted] = []
         after = table
         if boundary in (Boundary.SCENE_START, Boundary.SESSION_END, Boundary.ADVENTURE_END):

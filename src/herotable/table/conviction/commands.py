@@ -54,18 +54,35 @@ class CreateCvCharacter(Command):
 
 
 @dataclass(frozen=True)
-class RollCheck(Command):
-    """d20 + modifiers against the GM's Difficulty. `ability` and `skill` add the sheet's modifier and ranks
-    (Expertise included) to `modifier`. `secret` (GM only) keeps it GM-only even once announced."""
+class CallCheck(Command):
+    """The GM calls for a check: the Difficulty, the modifiers and what the roll is for (R-T-3, R-CV-1). The
+    character's controller rolls it (`RollCheck` with `call`), naming the ability and skill where the call leaves
+    them open."""
 
-    type = "cv.check"
+    type = "cv.check.call"
     character: str
     difficulty: Annotated[int, DIFFICULTY]
     label: Annotated[str, Text(LABEL_LENGTH)] = ""
     modifier: Annotated[int, MODIFIER] = 0
     ability: Ability | None = None
     skill: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class RollCheck(Command):
+    """d20 + modifiers against the GM's Difficulty. A player rolls a check the GM called for (`call`); the GM may
+    also set `difficulty` and `modifier` directly (R-T-3). `ability` and `skill` add the sheet's modifier and ranks
+    (Expertise included). `secret` (GM only) keeps it GM-only even once announced."""
+
+    type = "cv.check"
+    character: str
+    difficulty: Annotated[int | None, DIFFICULTY] = None
+    label: Annotated[str, Text(LABEL_LENGTH)] = ""
+    modifier: Annotated[int, MODIFIER] = 0
+    ability: Ability | None = None
+    skill: Annotated[str | None, Text(NAME_LENGTH)] = None
     secret: bool = False
+    call: str | None = None
 
 
 @dataclass(frozen=True)
@@ -264,15 +281,17 @@ class GainFromSetback(Command):
 
 @dataclass(frozen=True)
 class ToughnessSave(Command):
-    """The target saves against damage: d20 + Toughness − bruised/hurt against 15 + `damage_bonus`.
-    `by_enemy` (GM's call) decides whether being disabled by it earns a point."""
+    """The GM calls for the target's save against damage: d20 + Toughness − bruised/hurt against 15 +
+    `damage_bonus` (R-T-3, R-CV-8). `by_enemy` decides whether being disabled by it earns a point; left out, the
+    attacker is an enemy when on the other side (heroes against NPCs), and damage with no attacker named is an
+    enemy's (R-CV-2)."""
 
     type = "cv.toughness_save"
     character: str
     damage_bonus: Annotated[int, DAMAGE]
     lethal: bool = True
     attacker: str | None = None
-    by_enemy: bool = True
+    by_enemy: bool | None = None
     secret: bool = False
 
 

@@ -61,6 +61,7 @@ from herotable.table.conviction.commands import (
     AddFatigue,
     Announce,
     AwardNature,
+    CallCheck,
     CreateCvCharacter,
     CvOverride,
     DesignateWit,
@@ -95,8 +96,10 @@ from herotable.table.conviction.commands import (
 from herotable.table.conviction.facts import (
     SHEET_FACTS,
     ActionTaken,
+    CallClosed,
     CheckAnnounced,
     CheckBonus,
+    CheckCalled,
     CheckOverridden,
     CheckRerolled,
     CheckRolled,
@@ -117,7 +120,7 @@ from herotable.table.conviction.facts import (
     hero_facts,
     sheet_record,
 )
-from herotable.table.conviction.state import CvTable, OpenCheck
+from herotable.table.conviction.state import CalledCheck, CvTable, OpenCheck
 from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
 from herotable.table.kit import hero_changes
@@ -270,25 +273,103 @@ def _with_check(table: CvTable, opened: OpenCheck) -> CvTable:
     return replace(table, checks=tuple(opened if c.id == opened.id else c for c in table.checks))
 
 
+@handles(CallCheck, CV)
+def _call(state: TableState, cmd: CallCheck, ctx: Ctx) -> Decision:
+    """The GM calls for a check; the character's controller rolls it (R-T-3, R-CV-1)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    table.hero(cmd.character)
+    skill = cmd.skill.strip() if cmd.skill and cmd.skill.strip() else None
+    ability = None if cmd.ability is None else cmd.ability.value
+    called = CheckCalled(ctx.command_id, cmd.character, cmd.label.strip(), cmd.difficulty, cmd.modifier, ability, skill)
+    opened = CalledCheck(ctx.command_id, cmd.character, called.label, cmd.difficulty, cmd.modifier, cmd.ability, skill)
+    return Decision([private(state, cmd.character, called)], replace(table, calls=(*table.calls, opened)))
+
+
+def _called(state: TableState, table: CvTable, cmd: RollCheck, user: str) -> CalledCheck:
+    """The open call a roll names, among those the member may see (their characters'; the GM: all). Raises
+    TableError."""
+    found = next(
+        (
+            c
+            for c in table.calls
+            if c.id == cmd.call and c.character == cmd.character and controls(state, user, c.character)
+        ),
+        None,
+    )
+    if found is None:
+        raise TableError(
+            "cv/no_call",
+            f"no check called for {state.character(cmd.character).name} goes by that name",
+            fix="roll one of the checks the GM has called for your character, or ask the GM to call for one",
+            ruling="R-T-3",
+        )
+    given = [
+        name
+        for name, value in (
+            ("difficulty", cmd.difficulty),
+            ("modifier", cmd.modifier or None),
+            ("secret", cmd.secret or None),
+            ("ability", cmd.ability if found.ability is not None else None),
+            ("skill", cmd.skill if found.skill is not None else None),
+        )
+        if value is not None
+    ]
+    if given:
+        raise Forbidden(
+            "cv/called",
+            f"the GM's call sets the {', '.join(given)} of this check",
+            fix=f"leave {', '.join(given)} out; name an ability or skill only where the call leaves it open",
+            ruling="R-T-3",
+        )
+    return found
+
+
 @handles(RollCheck, CV)
 def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
-    """Roll a check; it stays pending until announced (R-CV-1, R-CV-4)."""
+    """Roll a check, one the GM called for or (the GM) against a Difficulty set now; it stays pending until
+    announced (R-T-3, R-CV-1, R-CV-4)."""
     require_controls(state, ctx.user, cmd.character)
-    if cmd.secret:
-        require_gm(state, ctx.user)
     table = table_of(state)
+    lead: list[Emitted] = []
+    if cmd.call is not None:
+        called = _called(state, table, cmd, ctx.user)
+        difficulty, modifier, label = called.difficulty, called.modifier, called.label
+        ability = called.ability if called.ability is not None else cmd.ability
+        skill = called.skill if called.skill is not None else cmd.skill
+        lead.append(private(state, cmd.character, CallClosed(called.id, cmd.character, False)))
+        table = replace(table, calls=tuple(c for c in table.calls if c.id != called.id))
+    else:
+        if not state.is_gm(ctx.user):
+            raise Forbidden(
+                "cv/gm_sets_difficulty",
+                "the Difficulty of a check and its modifiers are the GM's to set",
+                fix="roll a check the GM has called for (name its call), or ask the GM to call for one",
+                ruling="R-T-3",
+            )
+        if cmd.difficulty is None:
+            raise TableError(
+                "cv/no_difficulty", "a check needs a Difficulty", fix="set the difficulty", ruling="R-CV-1"
+            )
+        difficulty, modifier, label = cmd.difficulty, cmd.modifier, cmd.label
+        ability, skill = cmd.ability, cmd.skill
     hero = table.hero(cmd.character)
-    modifier = cmd.modifier
     words = []
-    if cmd.ability is not None:
-        modifier += hero.sheet.abilities.of(cmd.ability)
-        words.append(cmd.ability.value.capitalize())
-    if cmd.skill and cmd.skill.strip():
-        modifier += hero.skill_rank(cmd.skill.strip())
-        words.append(cmd.skill.strip())
-    label = cmd.label.strip() or (" ".join(words) + " check" if words else "check")
-    check = roll_check(ctx.rng, hero.name, label, modifier, cmd.difficulty)
-    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret)
+    if ability is not None:
+        modifier += hero.sheet.abilities.of(ability)
+        words.append(ability.value.capitalize())
+    if skill and skill.strip():
+        modifier += hero.skill_rank(skill.strip())
+        words.append(skill.strip())
+    label = label.strip() or (" ".join(words) + " check" if words else "check")
+    check = roll_check(ctx.rng, hero.name, label, modifier, difficulty)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, lead=lead)
+
+
+def calls_lapsed(state: TableState, table: CvTable) -> Decision:
+    """At a scene's end, the checks called for and not rolled lapse (R-T-3)."""
+    facts = [private(state, c.character, CallClosed(c.id, c.character, True)) for c in table.calls]
+    return Decision(facts, replace(table, calls=()))
 
 
 def _not_revealed(state: TableState, opened: OpenCheck) -> None:
@@ -700,27 +781,38 @@ def _setback(state: TableState, cmd: GainFromSetback, ctx: Ctx) -> Decision:
 
 
 def _require_gm_or_attacker(state: TableState, user: str, attacker: str | None, what: str) -> None:
-    """The GM, or the player of the attacking character, starts damage; its effects touch the target."""
-    if state.is_gm(user):
-        if attacker is not None:
-            table_of(state).hero(attacker)
-        return
-    if attacker is None:
-        require_member(state, user)
-        raise Forbidden("cv/damage_starter", f"only the GM or the attacker's player calls for {what}", fix="ask the GM")
-    require_controls(state, user, attacker)
+    """The GM calls for damage, stuns and fatigue and sets how much, whoever the attacker (R-T-3); a player's attack
+    roll is a check the GM calls for, and the GM then calls for its effect."""
+    require_member(state, user)
+    if not state.is_gm(user):
+        raise Forbidden(
+            "cv/gm_sets_damage",
+            f"{what} and how much it deals are the GM's to set",
+            fix="roll your attack as the GM calls for it; the GM then calls for its effect",
+            ruling="R-T-3",
+        )
+    if attacker is not None:
+        table_of(state).hero(attacker)
+
+
+def _by_enemy(state: TableState, cmd: ToughnessSave) -> bool:
+    """Whether the damage is an enemy's (R-CV-2): the GM's word, else an attacker on the other side (heroes against
+    NPCs); damage with no attacker named counts as an enemy's."""
+    if cmd.by_enemy is not None:
+        return cmd.by_enemy
+    if cmd.attacker is None:
+        return True
+    return state.character(cmd.attacker).npc != state.character(cmd.character).npc
 
 
 @handles(ToughnessSave, CV)
 def _toughness(state: TableState, cmd: ToughnessSave, ctx: Ctx) -> Decision:
     """Roll the target's Toughness save, pending until announced (R-CV-4, R-CV-8)."""
     _require_gm_or_attacker(state, ctx.user, cmd.attacker, "a Toughness save")
-    if cmd.secret or not cmd.by_enemy:
-        require_gm(state, ctx.user)
     table = table_of(state)
     kind = DamageKind.LETHAL if cmd.lethal else DamageKind.NONLETHAL
     check = toughness_save(table.hero(cmd.character), ctx.rng, damage_bonus=cmd.damage_bonus, kind=kind)
-    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=cmd.by_enemy)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=_by_enemy(state, cmd))
 
 
 @handles(DyingCheck, CV)

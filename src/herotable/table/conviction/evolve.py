@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from herotable.conviction.character import Ability
 from herotable.conviction.checks import Bonus, Check, CheckKind, Override
 from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.quotable_wit import QuotableWit
 from herotable.table.codec import evolved
 from herotable.table.conviction import facts as cf
-from herotable.table.conviction.state import CvTable, OpenCheck
+from herotable.table.conviction.state import CalledCheck, CvTable, OpenCheck
 from herotable.table.facts import Fact
 from herotable.table.kit import Step, folder, registrar
 
 _CHECK = Check("", "", 0, 0, 1)  # prototypes: the fold's checks are copies of them
 _OPEN = OpenCheck("", "", _CHECK)
 _CHECK_KIND = {k.value: k for k in CheckKind}
+_ABILITY = {a.value: a for a in Ability}
 _EVOLVE: dict[str, Step] = {}
 _on = registrar(_EVOLVE)
 evolve: Callable[[CvTable, Fact], CvTable] = folder(_EVOLVE, cf.HERO_STEPS, "Conviction")
@@ -70,6 +72,18 @@ def _overridden(table: CvTable, f: cf.CheckOverridden) -> CvTable:
 @_on(cf.CheckAnnounced)
 def _announced(table: CvTable, f: cf.CheckAnnounced) -> CvTable:
     return evolved(table, checks=tuple(c for c in table.checks if c.id != f.check))
+
+
+@_on(cf.CheckCalled)
+def _called(table: CvTable, f: cf.CheckCalled) -> CvTable:
+    ability = None if f.ability is None else _ABILITY[f.ability]
+    called = CalledCheck(f.call, f.character, f.label, f.difficulty, f.modifier, ability, f.skill)
+    return evolved(table, calls=(*table.calls, called))
+
+
+@_on(cf.CallClosed)
+def _call_closed(table: CvTable, f: cf.CallClosed) -> CvTable:
+    return evolved(table, calls=tuple(c for c in table.calls if c.id != f.call))
 
 
 @_on(cf.CheckVoided)

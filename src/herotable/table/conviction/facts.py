@@ -205,6 +205,32 @@ class CheckAnnounced(Fact):
 
 @fact
 @dataclass(frozen=True)
+class CheckCalled(Fact):
+    """The GM called for a check: its Difficulty and modifiers are the GM's (R-T-3, R-CV-1)."""
+
+    type = "cv.check_called"
+    call: str
+    character: str
+    label: str
+    difficulty: int
+    modifier: int = 0
+    ability: str | None = None
+    skill: str | None = None
+
+
+@fact
+@dataclass(frozen=True)
+class CallClosed(Fact):
+    """A called check was rolled, or it `lapsed` unrolled when the scene ended."""
+
+    type = "cv.call_closed"
+    call: str
+    character: str
+    lapsed: bool
+
+
+@fact
+@dataclass(frozen=True)
 class CheckVoided(Fact):
     """A pending check that no longer applies, taken off the table unannounced: a dying check whose character was
     stabilised or died meanwhile (R-CV-10). `reason`: stabilised | dead."""

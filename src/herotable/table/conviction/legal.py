@@ -57,8 +57,8 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
         out += _own(state, table, c, gm)
     out += _checks(state, table, user)
     out += _exit(state, table, user, mine)
-    out += _damage(state, table, user, mine)
     if gm:
+        out += _damage(state, table, user, mine)
         out += _gm(state, table)
     return out
 
@@ -81,16 +81,42 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
     fixed = {"character": c.id}
     name = c.name
     out: list[LegalAction] = []
+    abilities = Choice((None, *(a.value for a in Ability)), ("—", *(a.value for a in Ability)))
     check_fields: dict[str, Domain] = {
         "difficulty": IntRange(DIFFICULTY.lo, DIFFICULTY.hi),
         "label": TextDomain(LABEL_LENGTH),
         "modifier": IntRange(MODIFIER.lo, MODIFIER.hi),
-        "ability": Choice((None, *(a.value for a in Ability)), ("—", *(a.value for a in Ability))),
+        "ability": abilities,
         "skill": TextDomain(NAME_LENGTH),
     }
-    if gm:
-        check_fields["secret"] = Flag()  # the GM's alone (R-CV-4)
-    out.append(LegalAction("cv.check", f"{name}: a check", fixed, check_fields, "Checks", "R-CV-1, R-CV-4"))
+    if gm:  # the GM sets Difficulties (R-T-3) and rolls in secret (R-CV-4)
+        out.append(
+            LegalAction(
+                "cv.check", f"{name}: a check", fixed, {**check_fields, "secret": Flag()}, "Checks", "R-CV-1, R-CV-4"
+            )
+        )
+        out.append(
+            LegalAction("cv.check.call", f"{name}: call for a check", fixed, check_fields, "Checks", "R-T-3, R-CV-1")
+        )
+    for call in table.calls:
+        if call.character != c.id:
+            continue
+        open_fields: dict[str, Domain] = {}
+        if call.ability is None:
+            open_fields["ability"] = abilities
+        if call.skill is None:
+            open_fields["skill"] = TextDomain(NAME_LENGTH)
+        what = call.label or "the check"
+        out.append(
+            LegalAction(
+                "cv.check",
+                f"{name}: roll {what} the GM called for (against {call.difficulty})",
+                {**fixed, "call": call.id},
+                open_fields,
+                "Checks",
+                "R-T-3, R-CV-1",
+            )
+        )
     if hero.conditions.dying and not hero.turn.dying_checked:
         out.append(LegalAction("cv.dying_check", f"{name}: dying check", fixed, group="Checks", rule="R-CV-8"))
     if recovery_refusal(hero) is None:
@@ -324,7 +350,7 @@ def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]
 
 
 def _damage(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]) -> list[LegalAction]:
-    """Damage, stuns and fatigue an attacker's player (or the GM) calls for (R-CV-8)."""
+    """Damage, stuns and fatigue the GM calls for, whoever the attacker (R-T-3, R-CV-8)."""
     ids = tuple(table.heroes)
     if not ids:
         return []
@@ -344,7 +370,10 @@ def _damage(state: TableState, table: CvTable, user: str, mine: list[CharacterRe
         "attacker": attacker,
     }
     if gm:
-        save |= {"by_enemy": Flag(), "secret": Flag()}
+        save |= {
+            "by_enemy": Choice((None, True, False), ("by the sides", "yes", "no")),
+            "secret": Flag(),
+        }
     group = "Damage"
     return [
         LegalAction("cv.toughness_save", "Toughness save", fields=save, group=group, rule="R-CV-8"),

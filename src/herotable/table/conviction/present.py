@@ -71,6 +71,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         "wits": encode(table.wits),
         "exit_bid": encode(table.exit_bid),
         "left": list(table.left),
+        "calls": [encode(c) for c in table.calls if controls(state, user, c.character)],  # R-T-3
     }
 
 

@@ -22,6 +22,8 @@ TITLES = {
     "cv.check_overridden": "GM override",
     "cv.check_announced": "Announced",
     "cv.check_voided": "Check void",
+    "cv.check_called": "Check called for",
+    "cv.call_closed": "Check called for",
     "cv.round_started": "New round",
     "cv.action_taken": "Action",
     "cv.condition_applied": "Conditions",
@@ -140,6 +142,18 @@ def _announced(f: cf.CheckAnnounced, n: Names) -> str:
         f"{f.difficulty}: "
         f"{verdict}{override}"
     )
+
+
+@_says(cf.CheckCalled)
+def _called(f: cf.CheckCalled, n: Names) -> str:
+    what = f.label or " ".join(w for w in (f.ability and f.ability.capitalize(), f.skill) if w) or "a check"
+    extra = f", {f.modifier:+d}" if f.modifier else ""
+    return f"The GM calls for {_n(n, f.character)}'s {what} against {f.difficulty}{extra}"
+
+
+@_says(cf.CallClosed)
+def _call_closed(f: cf.CallClosed, n: Names) -> str | None:
+    return None if not f.lapsed else f"The check called for {_n(n, f.character)} lapses with the scene"
 
 
 @_says(cf.CheckVoided)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from herotable.conviction.character import Ability
 from herotable.conviction.checks import Check
 from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.hero import Hero
@@ -27,6 +28,20 @@ class OpenCheck:
 
 
 @dataclass(frozen=True)
+class CalledCheck:
+    """A check the GM called for and the character's controller has yet to roll (R-T-3). The controller and the
+    GM see it."""
+
+    id: str  # the command that called it
+    character: str
+    label: str
+    difficulty: int
+    modifier: int = 0
+    ability: Ability | None = None
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
 class CvTable(Roster[Hero]):
     game_title = "Conviction"
 
@@ -36,6 +51,7 @@ class CvTable(Roster[Hero]):
     wits: WitLedger = field(default_factory=WitLedger)
     exit_bid: ExitBid | None = None
     left: tuple[str, ...] = ()  # characters who exited the running scene (R-CV-11)
+    calls: tuple[CalledCheck, ...] = ()  # checks the GM called for, not yet rolled (R-T-3)
 
     def named(self, name: str) -> str:
         """The id of the character with this name (the rules know characters by name)."""
