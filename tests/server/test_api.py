@@ -61,7 +61,7 @@ def test_registration_errors_name_the_field(app):
         json={"username": "gwen", "password": "long enough", "display_name": "G"},
         headers={"X-CSRF-Token": token},
     )
-    assert r.status_code == 400 and "taken" in r.json()["error"]["message"]
+    assert r.status_code == 400 and "not available" in r.json()["error"]["message"]
 
 
 def test_every_unsafe_request_needs_the_csrf_token(app):

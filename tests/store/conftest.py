@@ -27,7 +27,10 @@ def _empty_postgres(request: pytest.FixtureRequest, which: int) -> str:
     url: str = request.getfixturevalue("postgres_pair")[which]
     engine = sa.create_engine(url)
     with engine.begin() as connection:
-        connection.exec_driver_sql("TRUNCATE snapshots, events, invites, users, campaigns")
+        connection.exec_driver_sql(
+            "TRUNCATE snapshots, events, invite_uses, removals, invites, sessions, password_resets, throttles, "
+            "users, campaigns"
+        )
     engine.dispose()
     return url
 

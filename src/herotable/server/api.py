@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
@@ -245,7 +246,9 @@ def invite(campaign_id: str, body: NewInvite, request: Request, svc: ServicesDep
     if body.role is Role.GM:
         raise HTTPException(422, "a campaign has one GM; invite players or spectators")
     code = secrets.token_urlsafe(9)
-    svc.accounts.add_invite(Invite(code, campaign_id, body.role.value, utc_now()))
+    now = datetime.now(UTC)
+    expires = (now + timedelta(days=7)).isoformat(timespec="microseconds")
+    svc.accounts.add_invite(Invite(code, campaign_id, body.role.value, now.isoformat(timespec="microseconds"), expires))
     return {"code": code, "role": body.role.value, "link": str(request.url_for("join_page", code=code))}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, Index, Integer, Text
+from sqlalchemy import Float, ForeignKey, Index, Integer, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -82,3 +82,64 @@ class InviteRecord(Base):
     campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
     role: Mapped[str] = mapped_column(Text)
     created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    max_uses: Mapped[int | None] = mapped_column(Integer)
+    uses: Mapped[int] = mapped_column(Integer)
+
+
+class InviteUseRecord(Base):
+    """Who joined through which invitation, and when (kept after the invitation is withdrawn)."""
+
+    __tablename__ = "invite_uses"
+    __table_args__ = (Index("ix_invite_uses_campaign", "campaign_id"),)
+
+    code: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
+    joined_at: Mapped[str] = mapped_column(Text)
+
+
+class RemovalRecord(Base):
+    """The last time the GM removed a user from a campaign: invitations made before it no longer admit them."""
+
+    __tablename__ = "removals"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    removed_at: Mapped[str] = mapped_column(Text)
+
+
+class SessionRecord(Base):
+    """A logged-in session. Only a hash of the session id is kept; a revoked session never comes back."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_user", "user_id"),)
+
+    sid_hash: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, ForeignKey("users.user_id"))
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    revoked_at: Mapped[str | None] = mapped_column(Text)
+
+
+class ThrottleRecord(Base):
+    """Attempts counted under one key (an account, an address): how many, the last, and until when to refuse."""
+
+    __tablename__ = "throttles"
+
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[float] = mapped_column(Float)
+    blocked_until: Mapped[float] = mapped_column(Float)
+
+
+class PasswordResetRecord(Base):
+    """A one-time password reset link (only its hash is kept), made by the server's owner."""
+
+    __tablename__ = "password_resets"
+
+    token_hash: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, ForeignKey("users.user_id"))
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    used_at: Mapped[str | None] = mapped_column(Text)

@@ -41,7 +41,14 @@ from herotable.store.port import (
     StreamCursor,
     UnknownCampaign,
 )
-from herotable.store.schema import CampaignRecord, EventRecord, InviteRecord, SnapshotRecord
+from herotable.store.schema import (
+    CampaignRecord,
+    EventRecord,
+    InviteRecord,
+    InviteUseRecord,
+    RemovalRecord,
+    SnapshotRecord,
+)
 
 DATABASE_URL_ENV = "HEROTABLE_DATABASE_URL"
 DATA_DIR_ENV = "HEROTABLE_DATA_DIR"
@@ -369,10 +376,10 @@ class SqlEventStore:
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots and invitations. Raises `UnknownCampaign`."""
+        """Remove a campaign with its log, snapshots, invitations and their records. Raises `UnknownCampaign`."""
         with self._writer.begin() as connection:
             self._campaign(connection, campaign_id)
-            for table in (InviteRecord, SnapshotRecord, EventRecord):
+            for table in (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, EventRecord):
                 connection.execute(delete(table).where(table.campaign_id == campaign_id))
             connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
 
@@ -405,6 +412,25 @@ def parse_database_url(raw: str) -> URL:
     raise StoreError(f"unsupported database URL scheme {url.drivername!r}. Accepted forms: {ACCEPTED_URLS}")
 
 
+def private_sqlite_file(path: Path) -> None:
+    """Make the SQLite file (it holds password hashes and session records) readable by its owner only: a new one
+    is created mode 0600 (SQLite gives its -wal and -shm files the same mode), an existing one of ours is
+    narrowed to 0600. A new data directory is created mode 0700."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the database file {path}: {error.strerror}. Tip: check the directory"
+        ) from error
+    info = path.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        path.chmod(0o600)
+        for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if extra.exists() and extra.stat().st_uid == os.geteuid():
+                extra.chmod(0o600)
+
+
 def open_store(url: str | None = None) -> EventStore:
     """Open the store at `url`, else `HEROTABLE_DATABASE_URL`, else the default SQLite file; migrate it to head.
 
@@ -415,7 +441,7 @@ def open_store(url: str | None = None) -> EventStore:
         return MemoryEventStore()
     parsed = parse_database_url(raw)
     if parsed.get_backend_name() == "sqlite" and parsed.database:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite_file(Path(parsed.database))
     engine = create_store_engine(parsed)
     try:
         upgrade(engine)
