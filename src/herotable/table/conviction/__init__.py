@@ -4,6 +4,7 @@ wording, behind the one `Game` interface (`herotable.table.game`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from herotable.conviction.options import CampaignOptions
@@ -58,7 +59,10 @@ class ConvictionGame(PackagedGame):
         if boundary is Boundary.SCENE_END:
             dramatic = bool(detail.get("dramatic"))
             after = table.with_heroes(
-                {cid: end_scene(h, dramatic=dramatic and not h.conditions.dead) for cid, h in table.heroes.items()}
+                {
+                    cid: end_scene(h, dramatic=dramatic and not h.conditions.dead and h.conviction < h.conviction_max)
+                    for cid, h in table.heroes.items()
+                }
             )
             back = decide.exits_cleared(after)
             lapsed = decide.calls_lapsed(state, back.expected)
@@ -69,6 +73,8 @@ class ConvictionGame(PackagedGame):
         if boundary in (Boundary.SCENE_START, Boundary.SESSION_END, Boundary.ADVENTURE_END):
             # a round never reaches past these: what was spent or bought for it ends (R-CV-3)
             after = table.with_heroes({cid: end_round(h) for cid, h in table.heroes.items()})
+            if boundary is Boundary.SCENE_START:  # the last dramatic scene's regain check lapses (R-CV-13)
+                after = after.with_heroes({cid: replace(h, regain_check_due=False) for cid, h in after.heroes.items()})
             facts += decide.changes(state, table, after, _CAUSES[boundary])
         if boundary in (Boundary.SESSION_START, Boundary.SESSION_END) and after.wits.session_uses:
             after = evolve.evolve(after, WitsRefreshed())
