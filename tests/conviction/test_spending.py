@@ -81,7 +81,8 @@ def test_a_disabled_hero_spends_three_in_a_round_then_none_after_a_conviction_re
         hero, check = recover_now(hero, rng)
     assert hero.conviction == 1
     assert hero.turn.spent == 3
-    assert can_spend(hero)  # still Disabled while the check is pending
+    # R-CV-3 (amended): while the bought check is pending, its own re-roll is the only spend
+    assert not can_spend(hero) and can_spend(hero, recovery_reroll=True)
     hero = apply_recovery_check(hero, announce(check))
     assert not hero.conditions.disabled
     assert hero.conditions.lethal is Lethal.WOUNDED

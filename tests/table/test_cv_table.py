@@ -938,7 +938,6 @@ def test_the_regain_check_lapses_when_the_next_scene_starts(svc: TableService) -
 # --- a pending Conviction-bought recovery check (R-CV-3) ---
 
 
-@pytest.mark.xfail(strict=True, reason="a hero spends more points while their bought recovery check is pending")
 def test_no_other_point_while_a_bought_recovery_check_is_pending(svc: TableService) -> None:
     # R-CV-3 (amended): while it is pending, the only point that character may spend is a re-roll of it
     run(svc, GM, CvOverride("kes", "the cliff fall", lethal=Lethal.DISABLED))
@@ -948,8 +947,10 @@ def test_no_other_point_while_a_bought_recovery_check_is_pending(svc: TableServi
     run(svc, GM, StartRound())  # a new round does not end the wait
     assert refused(svc, ANA, Surge("kes")).code == "conviction/recovery_pending"
     run(svc, ANA, Reroll(), 15)  # the re-roll of that same check is allowed
-    run(svc, ANA, Announce())
-    run(svc, ANA, Surge("kes"))  # settled: Disabled is gone, but a new round has started since
+    run(svc, ANA, Announce())  # the re-roll's 15 + 1 = 16 vs 10: Disabled is gone, and with it this round's spending
+    assert refused(svc, ANA, Surge("kes")).code == "conviction/recovered_from_disabled"
+    run(svc, GM, StartRound())
+    run(svc, ANA, Surge("kes"))
     assert_replays(svc)
 
 

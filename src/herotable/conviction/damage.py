@@ -185,6 +185,8 @@ def apply_recovery_check(hero: Hero, check: Check) -> Hero:
     Raises IllegalAction when the check is pending or not this hero's.
     """
     require_announced(check, CheckKind.RECOVERY, hero.name)
+    if check.bought_with_conviction:  # its wait is over (R-CV-3)
+        hero = replace(hero, turn=replace(hero.turn, recovery_pending=False))
     if not check.succeeded or hero.conditions.dying or hero.conditions.dead:
         return hero
     better = recovered_one_step(hero.conditions)

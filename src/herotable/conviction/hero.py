@@ -23,6 +23,7 @@ class Turn:
     spending_closed: bool = False
     strenuous_guard: bool = False
     dying_checked: bool = False
+    recovery_pending: bool = False  # a Conviction-bought recovery check awaits its announcement (R-CV-3)
 
     @property
     def acted(self) -> bool:

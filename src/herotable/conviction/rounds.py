@@ -63,7 +63,7 @@ def start_round(hero: Hero) -> Hero:
     """A new round: fresh actions and spending limit; stun and daze count down; one-round feats end (R-CV-3)."""
     return replace(
         hero,
-        turn=Turn(number=hero.turn.number + 1),
+        turn=Turn(number=hero.turn.number + 1, recovery_pending=hero.turn.recovery_pending),
         conditions=next_round(hero.conditions),
         effects=tuple(e for e in hero.effects if e.lasts is not Lasts.ROUND),
     )

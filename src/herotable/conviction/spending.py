@@ -10,7 +10,7 @@ from dataclasses import replace
 from enum import StrEnum
 
 from herotable.conviction.character import Role
-from herotable.conviction.checks import Check, reroll_refusal, rerolled
+from herotable.conviction.checks import Check, CheckKind, reroll_refusal, rerolled
 from herotable.conviction.conditions import Fatigue, stabilised
 from herotable.conviction.damage import recovery_check, recovery_refusal
 from herotable.conviction.feats import Catalogue, acquisition_problems
@@ -27,8 +27,9 @@ class ShakeOff(StrEnum):
     STRAINED = "strained"
 
 
-def spending_refusal(hero: Hero) -> RulesError | None:
-    """Why the hero cannot spend a Conviction point right now, or None (R-CV-2, R-CV-3)."""
+def spending_refusal(hero: Hero, *, recovery_reroll: bool = False) -> RulesError | None:
+    """Why the hero cannot spend a Conviction point right now, or None (R-CV-2, R-CV-3). `recovery_reroll`: the
+    point re-rolls the hero's pending Conviction-bought recovery check, the one spend its wait allows."""
     if hero.conditions.dead:
         return IllegalAction(
             "conviction/dead",
@@ -42,6 +43,13 @@ def spending_refusal(hero: Hero) -> RulesError | None:
             f"{hero.name} has no Conviction left",
             ruling="R-CV-2",
             fix="regain Conviction by acting on Nature or after a dramatic scene (R-CV-13)",
+        )
+    if hero.turn.recovery_pending and not recovery_reroll:
+        return IllegalAction(
+            "conviction/recovery_pending",
+            f"{hero.name}'s Conviction-bought recovery check is still pending",
+            ruling="R-CV-3",
+            fix="announce it first; until then the only point to spend is a re-roll of that check",
         )
     if hero.turn.spending_closed:
         return IllegalAction(
@@ -60,17 +68,17 @@ def spending_refusal(hero: Hero) -> RulesError | None:
     return None
 
 
-def can_spend(hero: Hero) -> bool:
+def can_spend(hero: Hero, *, recovery_reroll: bool = False) -> bool:
     """Whether one more Conviction point may be spent this round (R-CV-3)."""
-    return spending_refusal(hero) is None
+    return spending_refusal(hero, recovery_reroll=recovery_reroll) is None
 
 
-def pay(hero: Hero) -> Hero:
+def pay(hero: Hero, *, recovery_reroll: bool = False) -> Hero:
     """Spend one point, counting it against this round's limit (R-CV-3).
 
     Raises NotEnough with no points left, IllegalAction when the limit or death forbids it.
     """
-    refusal = spending_refusal(hero)
+    refusal = spending_refusal(hero, recovery_reroll=recovery_reroll)
     if refusal is not None:
         raise refusal
     paid = hero.with_conviction(hero.conviction - 1)
@@ -93,8 +101,13 @@ def reroll(hero: Hero, check: Check, rng: Rng) -> tuple[Hero, Check]:
     refusal = reroll_refusal(check)
     if refusal is not None:
         raise refusal
-    paid = pay(hero)
+    paid = pay(hero, recovery_reroll=is_bought_recovery(check))
     return paid, rerolled(check, rng)
+
+
+def is_bought_recovery(check: Check) -> bool:
+    """A recovery check bought with Conviction: while pending, the only spend its hero may make is its re-roll."""
+    return check.kind is CheckKind.RECOVERY and check.bought_with_conviction
 
 
 def _able_to_act(hero: Hero, use: str) -> None:
@@ -296,7 +309,8 @@ def recover_now(hero: Hero, rng: Rng) -> tuple[Hero, Check]:
     if refusal is not None:
         raise refusal
     paid = pay(hero)
-    return paid, recovery_check(paid, rng, bought_with_conviction=True)
+    waiting = replace(paid, turn=replace(paid.turn, recovery_pending=True))
+    return waiting, recovery_check(paid, rng, bought_with_conviction=True)
 
 
 def strenuous_guard(hero: Hero) -> Hero:

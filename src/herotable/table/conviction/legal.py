@@ -274,7 +274,8 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
         # a secret check spends nothing of a character the players see, and Wits are used in the open
         spends = not opened.secret or state.character(opened.character).hidden
         if opened.id not in state.revealed:
-            if check.second is None and can_spend(hero) and spends:
+            bought = check.kind is CheckKind.RECOVERY and check.bought_with_conviction
+            if check.second is None and check.override is None and can_spend(hero, recovery_reroll=bought) and spends:
                 out.append(
                     LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
                 )
