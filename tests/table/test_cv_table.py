@@ -34,6 +34,7 @@ from herotable.table.conviction.commands import (
     OverrideCheck,
     PassExit,
     PressExit,
+    RaiseLevel,
     RecoverNow,
     RecoveryCheck,
     RegainCheck,
@@ -957,11 +958,8 @@ def test_no_other_point_while_a_bought_recovery_check_is_pending(svc: TableServi
 # --- level advancement and the point for being knocked out (R-CV-2) ---
 
 
-@pytest.mark.xfail(strict=True, reason="no command raises a level; fatigue knocking a hero out gives no point")
 def test_the_gm_raises_a_level_and_odd_levels_give_a_point(svc: TableService) -> None:
     # R-CV-2 (amended): at each odd level the maximum rises by one and the point is given at once
-    from herotable.table.conviction.commands import RaiseLevel
-
     refused(svc, ANA, RaiseLevel("kes"), Forbidden)
     said = run(svc, GM, RaiseLevel("kes"))
     assert said["cv.level_raised"] == {"character": "kes", "level": 2} and "cv.conviction_gained" not in said
@@ -975,7 +973,6 @@ def test_the_gm_raises_a_level_and_odd_levels_give_a_point(svc: TableService) ->
     assert_replays(svc)
 
 
-@pytest.mark.xfail(strict=True, reason="no command raises a level; fatigue knocking a hero out gives no point")
 def test_knocked_out_by_fatigue_or_strain_gives_a_point(svc: TableService) -> None:
     # R-CV-2 (amended): knocked unconscious by any cause gives a point, even above the maximum
     run(svc, GM, AddFatigue("kes", steps=3))

@@ -80,8 +80,11 @@ def stun(hero: Hero) -> Hero:
 
 
 def add_fatigue(hero: Hero, steps: int = 1) -> Hero:
-    """Strained → fatigued → exhausted; beyond exhausted the hero falls unconscious (R-CV-8)."""
-    return replace(hero, conditions=more_fatigue(hero.conditions, steps))
+    """Strained → fatigued → exhausted; beyond exhausted the hero falls unconscious (R-CV-8), which gives a point of
+    Conviction, even above the maximum (R-CV-2)."""
+    after = more_fatigue(hero.conditions, steps)
+    gain = 1 if after.unconscious and not hero.conditions.unconscious and not after.dead else 0
+    return replace(hero.with_conviction(hero.conviction + gain), conditions=after)
 
 
 def rest(hero: Hero, steps: int = 1) -> Hero:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from enum import StrEnum
 
-from herotable.conviction.character import Ability
+from herotable.conviction.character import MAX_LEVEL, Ability
 from herotable.conviction.checks import Check, CheckKind, require_announced, roll_check
 from herotable.conviction.hero import Hero
 from herotable.dice import Rng
@@ -97,3 +97,21 @@ def gain_from_setback(hero: Hero, setback: Setback) -> Hero:
             fix="the dead gain no Conviction",
         )
     return hero.with_conviction(hero.conviction + 1)
+
+
+def raise_level(hero: Hero) -> Hero:
+    """The GM raises the hero one level; reaching an odd level raises the maximum by one and gives that point at once
+    (R-CV-2).
+
+    Raises IllegalAction at level 20.
+    """
+    level = hero.sheet.level
+    if level >= MAX_LEVEL:
+        raise IllegalAction(
+            "conviction/top_level",
+            f"{hero.name} is already level {level}, the highest",
+            ruling="R-CV-2",
+            fix="levels run from 1 to 20",
+        )
+    raised = replace(hero, sheet=replace(hero.sheet, level=level + 1))
+    return raised.with_conviction(raised.conviction + 1) if (level + 1) % 2 else raised

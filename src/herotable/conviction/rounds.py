@@ -134,5 +134,8 @@ def take_action(
     acted = replace(hero, turn=turn)
     strenuous = strenuous or kind in (ActionKind.STANDARD, ActionKind.FULL_ROUND)
     if c.disabled and strenuous and not turn.strenuous_guard:
-        return replace(acted, conditions=replace(c, lethal=Lethal.DYING))
+        # dying is unconscious: knocked out by the strain, which gives a point, even above the maximum (R-CV-2)
+        knocked_out = 0 if c.unconscious else 1
+        dropped = acted.with_conviction(acted.conviction + knocked_out)
+        return replace(dropped, conditions=replace(c, lethal=Lethal.DYING))
     return acted

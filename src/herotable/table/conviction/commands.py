@@ -273,6 +273,14 @@ class RegainCheck(Command):
 
 
 @dataclass(frozen=True)
+class RaiseLevel(Command):
+    """The GM raises a character one level; an odd level gives one more point and raises the maximum (R-CV-2)."""
+
+    type = "cv.level.raise"
+    character: str
+
+
+@dataclass(frozen=True)
 class GainFromSetback(Command):
     type = "cv.setback"
     character: str

@@ -29,7 +29,7 @@ from herotable.conviction.exit_scene import Side, attempt_exit, interfere, pass_
 from herotable.conviction.feats import Catalogue, sample_catalogue
 from herotable.conviction.hero import Hero
 from herotable.conviction.quotable_wit import designate, use_wit
-from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback
+from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback, raise_level
 from herotable.conviction.regain import regain_check as roll_regain_check
 from herotable.conviction.rounds import start_round, take_action
 from herotable.conviction.spending import (
@@ -75,6 +75,7 @@ from herotable.table.conviction.commands import (
     OverrideCheck,
     PassExit,
     PressExit,
+    RaiseLevel,
     RecoverNow,
     RecoveryCheck,
     RegainCheck,
@@ -767,6 +768,13 @@ def _regain(state: TableState, cmd: RegainCheck, ctx: Ctx) -> Decision:
     hero, check = roll_regain_check(table.hero(cmd.character), ctx.rng)
     paid = table.with_hero(cmd.character, hero)
     return _open(state, paid, ctx, cmd.character, check, lead=changes(state, table, paid, "regain_check"))
+
+
+@handles(RaiseLevel, CV)
+def _raise_level(state: TableState, cmd: RaiseLevel, ctx: Ctx) -> Decision:
+    """The GM raises a level; an odd level gives its point at once (R-CV-2)."""
+    require_gm(state, ctx.user)
+    return _heroes(state, {cmd.character: raise_level(table_of(state).hero(cmd.character))}, "new_level")
 
 
 @handles(GainFromSetback, CV)

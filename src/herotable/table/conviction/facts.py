@@ -52,6 +52,16 @@ class ConvictionGained(Fact):
 
 @fact
 @dataclass(frozen=True)
+class LevelRaised(Fact):
+    """The GM raised the character's level (R-CV-2); the point an odd level gives is `cv.conviction_gained`."""
+
+    type = "cv.level_raised"
+    character: str
+    level: int
+
+
+@fact
+@dataclass(frozen=True)
 class ConditionsChanged(Fact):
     """The conditions that changed, with their new values (R-CV-8)."""
 
@@ -381,6 +391,7 @@ class Overridden(Fact):
 
 SHEET_FACTS = (
     SheetRecorded,
+    LevelRaised,
     ConvictionSpent,
     ConvictionGained,
     TurnChanged,
@@ -405,11 +416,14 @@ def hero_facts(cid: str, before: Hero, after: Hero, cause: str) -> list[Fact]:
         return []
     out: list[Fact] = []
     if after.sheet != before.sheet:
-        assert replace(before.sheet, conviction=after.sheet.conviction) == after.sheet, "only Conviction changes"
+        expected = replace(before.sheet, conviction=after.sheet.conviction, level=after.sheet.level)
+        assert expected == after.sheet, "only the level and Conviction change"
+        if after.sheet.level != before.sheet.level:
+            out.append(LevelRaised(cid, after.sheet.level))
         points = after.conviction - before.conviction
         if points < 0:
             out.append(ConvictionSpent(cid, -points, after.conviction, cause))
-        else:
+        elif points > 0:
             out.append(ConvictionGained(cid, points, after.conviction, cause))
     if after.conditions != before.conditions:
         out.append(ConditionsChanged(cid, _changed(before.conditions, after.conditions), cause))
@@ -461,6 +475,7 @@ def _effects_ended(hero: Hero, f: EffectsEnded) -> Hero:
 
 
 HERO_STEPS: dict[str, Callable[[Hero, Any], Hero]] = {
+    LevelRaised.type: lambda hero, f: evolved_field(hero, "sheet", evolved_field(hero.sheet, "level", f.level)),
     ConvictionSpent.type: _conviction,
     ConvictionGained.type: _conviction,
     ConditionsChanged.type: _conditions,
@@ -482,6 +497,7 @@ def apply_hero_fact(hero: Hero, f: Fact) -> Hero:
 HERO_FACTS = frozenset(
     cls.type
     for cls in (
+        LevelRaised,
         ConvictionSpent,
         ConvictionGained,
         ConditionsChanged,

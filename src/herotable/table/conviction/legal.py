@@ -6,7 +6,7 @@ The predicates are the rules' own (`spending_refusal`, `recovery_refusal`, `take
 
 from __future__ import annotations
 
-from herotable.conviction.character import Ability
+from herotable.conviction.character import MAX_LEVEL, Ability
 from herotable.conviction.character import Role as CvRole
 from herotable.conviction.checks import CheckKind
 from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
@@ -425,6 +425,8 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                     "R-CV-13",
                 )
             )
+        if hero.sheet.level < MAX_LEVEL:
+            out.append(LegalAction("cv.level.raise", f"{name}: raise a level", fixed, group="Awards", rule="R-CV-2"))
         if not hero.conditions.dead:
             out.append(
                 LegalAction(

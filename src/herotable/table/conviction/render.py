@@ -13,6 +13,7 @@ TITLES = {
     "cv.conviction_spent": "Conviction",
     "cv.conviction_gained": "Conviction",
     "cv.conditions_changed": "Conditions",
+    "cv.level_raised": "New level",
     "cv.effect_gained": "Conviction",
     "cv.effects_ended": "Effects",
     "cv.regain_offered": "Conviction",
@@ -61,6 +62,11 @@ def _sheet(f: cf.SheetRecorded, n: Names) -> str:
 @_says(cf.ConvictionSpent)
 def _spent_point(f: cf.ConvictionSpent, n: Names) -> str:
     return f"{_n(n, f.character)} spends {f.points} Conviction ({_words(f.use)}): {f.conviction} left"
+
+
+@_says(cf.LevelRaised)
+def _level(f: cf.LevelRaised, n: Names) -> str:
+    return f"{_n(n, f.character)} reaches level {f.level}"
 
 
 @_says(cf.ConvictionGained)
