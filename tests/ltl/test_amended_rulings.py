@@ -92,7 +92,6 @@ def test_a_sheet_marks_healing_superpowers_and_old_sheets_have_none():
     assert "superpowers[0].healing" in str(err.value)
 
 
-@pytest.mark.xfail(strict=True, reason="a stunned fighter cannot be attacked")
 def test_a_stunned_fighter_loses_its_action_but_defends_with_its_die(hero_of):
     # R-LTL-12 (amended), R-LTL-18: stun costs the fighter its action, not its defence
     opts = LtlOptions(stun_on_damage=True)

@@ -12,12 +12,14 @@ from herotable.table.ltl.commands import (
     Attack,
     BuySuccess,
     CreateLtlCharacter,
+    DieSetting,
     DifficultyName,
     EndRound,
     Heal,
     KarmaPurpose,
     KarmaRoll,
     Override,
+    Recover,
     Settle,
     StartConflict,
 )
@@ -103,7 +105,6 @@ def setup_with(service: TableService, **options: object) -> None:
         service.execute(CID, "gm", cmd)
 
 
-@pytest.mark.xfail(strict=True, reason="a stunned fighter cannot be attacked at the table")
 def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: TableService, dice):
     # R-LTL-12 (amended), R-LTL-18: the stunned villain loses its action, not its defence
     setup_with(service, stun_on_damage=True)
@@ -123,3 +124,16 @@ def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: Tab
     service.execute(CID, "pat", Settle())
     assert [p for t, p in seen(service, CID, "gm") if t == "ltl.loss_pending"][-1]["character"] == "comet"
     assert not hero(service, CID, "entropy").can_act()
+
+
+@pytest.mark.xfail(strict=True, reason="the table leaves a hero who burned Heroism's last d4 twice awake")
+def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_at_the_table(service: TableService, dice):
+    # R-LTL-11: the Recovery is the action; when it ends, the hero falls unconscious before acting again
+    setup(service)
+    service.execute(CID, "gm", Override("comet", "beaten flat", heroism=DieSetting.D4, lose=4))
+    recovered = service.execute(CID, "pat", Recover("comet", burn=True))
+    statuses = [(p["status"], p["on"]) for t, _, p in facts(recovered) if t == "ltl.status_changed"]
+    assert ("unconscious", True) in statuses
+    comet = hero(service, CID, "comet")
+    assert comet.losses == () and comet.unconscious and not comet.collapses_after_action
+    assert not [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.challenge"]

@@ -157,8 +157,9 @@ class Hero:
         return not (self.unconscious or self.stunned or self.is_defeated(stakes))
 
 
-def require_able(hero: Hero, stakes: LossType | None = None) -> None:
-    """Raise IllegalAction when the hero is defeated, unconscious or stunned (R-LTL-5, R-LTL-18)."""
+def require_able(hero: Hero, stakes: LossType | None = None, *, defending: bool = False) -> None:
+    """Raise IllegalAction when the hero is defeated, unconscious or stunned (R-LTL-5, R-LTL-18). A stunned hero
+    still defends (`defending`): stun costs its action, not its defence (R-LTL-12 amended)."""
     if hero.is_defeated(stakes):
         raise IllegalAction(
             "hero/defeated",
@@ -173,7 +174,7 @@ def require_able(hero: Hero, stakes: LossType | None = None) -> None:
             ruling="R-LTL-11",
             fix="wait until the GM says the hero comes round",
         )
-    if hero.stunned:
+    if hero.stunned and not defending:
         raise IllegalAction(
             "hero/stunned",
             f"{hero.name} is stunned for this round",

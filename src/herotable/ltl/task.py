@@ -110,9 +110,17 @@ def _check_broke(hero: Hero, stance: Stance, options: LtlOptions, stakes: LossTy
 
 
 def _declare(
-    hero: Hero, who: str, stance: Stance, rng: Rng, options: LtlOptions, stakes: LossType | None, opposed: bool
+    hero: Hero,
+    who: str,
+    stance: Stance,
+    rng: Rng,
+    options: LtlOptions,
+    stakes: LossType | None,
+    opposed: bool,
+    *,
+    defending: bool = False,
 ) -> tuple[Hero, Side]:
-    require_able(hero, stakes)
+    require_able(hero, stakes, defending=defending)  # a stunned target still defends (R-LTL-12)
     _check_broke(hero, stance, options, stakes, opposed)
     if stance.style is not None:
         hero.rating_for(stance.style, stakes)  # an unknown Style is refused before anything is paid
@@ -179,7 +187,7 @@ def exchange(
             "exchange/self", "a hero cannot exchange with themself", ruling="R-LTL-3", fix="choose an opponent"
         )
     actor_paid, a_side = _declare(actor, a_id, actor_stance, rng, options, stakes, opposed=True)
-    target_paid, t_side = _declare(target, t_id, target_stance, rng, options, stakes, opposed=True)
+    target_paid, t_side = _declare(target, t_id, target_stance, rng, options, stakes, opposed=True, defending=True)
     return actor_paid, target_paid, Task(a_side, t_side, stakes=stakes)
 
 

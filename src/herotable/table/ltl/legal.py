@@ -305,7 +305,8 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
         fixed = {"character": ref.id}
         if cf.may_act(c, ref.id):
             hero = me.hero
-            targets = [f for f in c.fighters if f.side != me.side and not c.is_out(f.id) and not f.hero.stunned]
+            # a stunned opponent loses its action, not its defence (R-LTL-12 amended)
+            targets = [f for f in c.fighters if f.side != me.side and not c.is_out(f.id)]
             fields: dict[str, Domain] = {"style": _styles(hero)}
             top = min(table.options.effect_cap - 1, hero.base_now(stakes).position - 1)
             if top > 0:
