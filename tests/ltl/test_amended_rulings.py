@@ -116,7 +116,6 @@ def test_a_stunned_fighter_loses_its_action_but_defends_with_its_die(hero_of):
     assert c.fighter("a").hero.can_act()
 
 
-@pytest.mark.xfail(strict=True, reason="a hero out of a debate counts as not below d4 for Recovery")
 def test_recovery_from_a_non_damaging_defeat_counts_as_below_d4(hero_of):
     # R-LTL-11 (amended): "below d4" counts every kind of loss; a d6 lawyer out of a debate is below d4 in it
     lawyer = lose_levels(hero_of("Lawyer", base="d6", heroism="d8"), 2, LossType.NON_DAMAGING)

@@ -129,6 +129,11 @@ class Hero:
         """Base Power below d4 for these stakes, or a recorded defeat (R-LTL-5)."""
         return self.defeat is not None or not self.base_now(stakes).usable
 
+    def below_d4_by_any_loss(self) -> bool:
+        """Base Power below d4 counting every kind of loss, non-damaging ones included, or a recorded defeat: what
+        Recovery calls "reduced below d4" (a hero out of a debate is below d4 in it; R-LTL-11 amended)."""
+        return self.defeat is not None or not self.sheet.base.lowered(self.total_levels_lost).usable
+
     def rating_for(self, style: str | None = None, stakes: LossType | None = None) -> Rating:
         """The die this hero rolls: the Style's if one applies, else base Power; Styles move with base
         Power (R-LTL-4); a Push raises it one die step (R-LTL-11). Raises IllegalAction for an unknown Style.

@@ -90,8 +90,9 @@ def _critical_failure(hero: Hero, rolled: HeroismRoll) -> Hero:
 
 
 def recovery_difficulty(hero: Hero) -> Difficulty:
-    """Total levels lost + 1; Inconceivable if the hero was reduced below d4 (R-LTL-11)."""
-    if hero.is_defeated():
+    """Total levels lost + 1; Inconceivable if the hero was reduced below d4 by any kind of loss, a non-damaging
+    defeat included (R-LTL-11 amended)."""
+    if hero.below_d4_by_any_loss():
         return Difficulty.named("inconceivable")
     return Difficulty.levels(hero.total_levels_lost + 1)
 
@@ -108,7 +109,7 @@ def recover(hero: Hero, rng: Rng, options: LtlOptions, *, burn: bool = False) ->
             ruling="R-LTL-11",
             fix="Recovery is for a hero who has lost levels",
         )
-    below_d4 = hero.is_defeated()
+    below_d4 = hero.below_d4_by_any_loss()
     if burn:
         levels = 2 if below_d4 else 1
         paid = burn_heroism(hero, levels)
