@@ -13,7 +13,7 @@ from herotable.ltl.options import LtlOptions
 from herotable.table.commands import Decision
 from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, IntRange, KeyedValues, LegalAction, PackagedGame, register
-from herotable.table.ltl import decide, evolve, legal, present, render
+from herotable.table.ltl import contests, decide, evolve, legal, present, render
 from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import FailuresForgotten
 from herotable.table.ltl.state import LtlTable
@@ -33,15 +33,18 @@ class LtlGame(PackagedGame):
     titles: Mapping[str, str] = render.TITLES
     command_titles: Mapping[str, str] = render.COMMAND_TITLES
     evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
-    legal_actions = staticmethod(legal.legal_actions)
+
+    def legal_actions(self, state: TableState, user: str) -> list[LegalAction]:
+        return legal.legal_actions(state, user) + contests.contest_actions(state, user)
+
     mask = staticmethod(present.mask)
     board = staticmethod(present.board)
     render = staticmethod(render.render)
 
     def busy(self, state: TableState) -> str | None:
         table = decide.table_of(state)
-        if table.conflict is not None or table.tasks:
-            return "a conflict or a roll is still open"
+        if table.conflict is not None or table.tasks or table.contest is not None:
+            return "a conflict, a contest or a roll is still open"
         return None
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:

@@ -13,6 +13,7 @@ from herotable.ltl.task import Side, Task
 from herotable.table.codec import encode
 from herotable.table.commands import controls
 from herotable.table.game import Board, Card, OpenRoll
+from herotable.table.ltl.contests import contest_view
 from herotable.table.ltl.decide import table_of
 from herotable.table.ltl.state import LtlTable, OpenAction
 from herotable.table.state import TableState
@@ -83,6 +84,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
             if gm or (controls(state, user, f.character) and not f.secret)
         ],
         "conflict": None,
+        "contest": contest_view(state, user),
     }
     c = table.conflict
     if c is not None:

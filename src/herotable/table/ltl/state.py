@@ -85,6 +85,18 @@ class ConflictState:
 
 
 @dataclass(frozen=True)
+class OpenContest:
+    """A quick contest or race the GM called (R-LTL-13): each participant's controller declares the Style they roll;
+    the dice are rolled together once the last one has."""
+
+    id: str  # the command that called it
+    race: bool
+    waiting: tuple[str, ...]  # participants still to declare, in the order called
+    entries: tuple[tuple[str, int], ...] = ()  # (participant, ladder position of the die they roll), as declared
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class LtlTable(Roster[Hero]):
     game_title = "Larger Than Life"
 
@@ -93,6 +105,7 @@ class LtlTable(Roster[Hero]):
     conflict: ConflictState | None = None
     tasks: tuple[OpenTask, ...] = ()
     failed: tuple[FailedTask, ...] = ()
+    contest: OpenContest | None = None
 
     @property
     def stakes(self) -> LossType | None:
