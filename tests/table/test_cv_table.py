@@ -989,7 +989,6 @@ def test_knocked_out_by_fatigue_or_strain_gives_a_point(svc: TableService) -> No
 # --- smaller things (R-CV-3, R-CV-4, R-CV-7, R-CV-12) ---
 
 
-@pytest.mark.xfail(strict=True, reason="a feat bought after acting ends at the next round's start")
 def test_a_heroic_feat_bought_after_acting_lasts_through_the_next_turn(svc: TableService) -> None:
     # R-CV-3 (amended): until the same point of the next round
     run(svc, ANA, TakeAction("kes", ActionKind.STANDARD))
@@ -1001,7 +1000,6 @@ def test_a_heroic_feat_bought_after_acting_lasts_through_the_next_turn(svc: Tabl
     assert_replays(svc)
 
 
-@pytest.mark.xfail(strict=True, reason="blank powers, Wits outside a session and re-rolls after an override pass")
 def test_blank_talents_wits_outside_a_session_and_rerolls_after_an_override_are_refused(svc: TableService) -> None:
     # R-CV-7: The Talent with a blank power is not "clear fatigue"
     run(svc, GM, CreateCvCharacter("zu", sheet("Zu", CvRole.ADEPT), owner=ANA))

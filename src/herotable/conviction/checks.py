@@ -117,7 +117,16 @@ def _pending_refusal(check: Check, what: str) -> IllegalAction | None:
 
 
 def reroll_refusal(check: Check) -> IllegalAction | None:
-    """Why the check cannot take a Conviction re-roll (announced, or re-rolled already), or None (R-CV-4)."""
+    """Why the check cannot take a Conviction re-roll (announced, re-rolled already, or ruled by the GM), or None
+    (R-CV-4)."""
+    if check.override is not None:
+        return IllegalAction(
+            "conviction/overridden",
+            f"the GM has ruled {check.roller}'s {check.label} a {'success' if check.override.succeeded else 'failure'}"
+            ", so a re-roll could change nothing",
+            ruling="R-CV-4",
+            fix="keep the point; announce the check as the GM ruled it",
+        )
     if check.second is not None:
         return IllegalAction(
             "conviction/already_rerolled",

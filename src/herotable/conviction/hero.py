@@ -37,7 +37,8 @@ class EffectKind(StrEnum):
 
 
 class Lasts(StrEnum):
-    ROUND = "round"
+    ROUND = "round"  # until the next round starts
+    NEXT_ROUND = "next round"  # bought after acting: through the hero's next turn, so to the round after (R-CV-3)
     SCENE = "scene"
 
 

@@ -65,7 +65,11 @@ def start_round(hero: Hero) -> Hero:
         hero,
         turn=Turn(number=hero.turn.number + 1, recovery_pending=hero.turn.recovery_pending),
         conditions=next_round(hero.conditions),
-        effects=tuple(e for e in hero.effects if e.lasts is not Lasts.ROUND),
+        effects=tuple(
+            replace(e, lasts=Lasts.ROUND) if e.lasts is Lasts.NEXT_ROUND else e
+            for e in hero.effects
+            if e.lasts is not Lasts.ROUND
+        ),
     )
 
 
@@ -76,7 +80,7 @@ def end_round(hero: Hero) -> Hero:
     return replace(
         hero,
         turn=Turn(number=hero.turn.number),
-        effects=tuple(e for e in hero.effects if e.lasts is not Lasts.ROUND),
+        effects=tuple(e for e in hero.effects if e.lasts is Lasts.SCENE),
     )
 
 

@@ -175,7 +175,8 @@ def heroic_feat(hero: Hero, feat_name: str, catalogue: Catalogue) -> Hero:
             fix="choose a feat open to the hero's roles whose prerequisites the sheet meets",
         )
     paid = pay(hero)
-    return replace(paid, effects=(*paid.effects, Effect(EffectKind.FEAT, feat.name, Lasts.ROUND)))
+    lasts = Lasts.NEXT_ROUND if hero.turn.acted else Lasts.ROUND  # until the same point of the next round (R-CV-3)
+    return replace(paid, effects=(*paid.effects, Effect(EffectKind.FEAT, feat.name, lasts)))
 
 
 def _core_role(hero: Hero, role: Role, ability: str) -> None:
@@ -196,6 +197,13 @@ def the_talent(hero: Hero, *, power: str | None = None) -> Hero:
     spending errors of `pay`.
     """
     _core_role(hero, Role.ADEPT, "The Talent")
+    if power is not None and not power.strip():
+        raise IllegalAction(
+            "conviction/blank_power",
+            "The Talent names no power",
+            ruling="R-CV-7",
+            fix="name the power to use once, or leave it out to clear power fatigue",
+        )
     if power is None:
         if hero.conditions.fatigue is Fatigue.NONE:
             raise IllegalAction(
@@ -241,6 +249,10 @@ def expertise(hero: Hero, skill: str) -> Hero:
     errors of `pay`.
     """
     _core_role(hero, Role.EXPERT, "Expertise")
+    if not skill.strip():
+        raise IllegalAction(
+            "conviction/blank_skill", "Expertise names no skill", ruling="R-CV-7", fix="name the skill to boost"
+        )
     wanted = skill.casefold()
     if any(e.kind is EffectKind.SKILL_RANKS and e.name.casefold() == wanted for e in hero.effects):
         raise IllegalAction(

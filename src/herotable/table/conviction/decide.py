@@ -511,7 +511,7 @@ def _heroic_feat(state: TableState, cmd: HeroicFeat, ctx: Ctx) -> Decision:
 def _talent(state: TableState, cmd: TheTalent, ctx: Ctx) -> Decision:
     """The Talent, the Adept core ability (R-CV-7)."""
     require_controls(state, ctx.user, cmd.character)
-    power = cmd.power.strip() if cmd.power and cmd.power.strip() else None
+    power = cmd.power.strip() if cmd.power is not None else None
     hero = the_talent(table_of(state).hero(cmd.character), power=power)
     return _spend(state, cmd.character, hero, "the_talent", power or "")
 
@@ -708,10 +708,22 @@ def _pass(state: TableState, cmd: PassExit, ctx: Ctx) -> Decision:
 # --- Quotable Wit (R-CV-12) ---
 
 
+def _in_session(state: TableState) -> None:
+    """Quotable Wit counts its uses per game session, so it is marked and used while one runs (R-CV-12)."""
+    if not state.structure.in_session:
+        raise TableError(
+            "cv/no_session",
+            "no game session is running, and Quotable Wit counts its uses per session",
+            fix="wait for the GM to start the game session",
+            ruling="R-CV-12",
+        )
+
+
 @handles(DesignateWit, CV)
 def _designate(state: TableState, cmd: DesignateWit, ctx: Ctx) -> Decision:
     """Mark a Quotable Wit; the speaker and the spender count as having heard it (R-CV-12)."""
     require_controls(state, ctx.user, cmd.character)
+    _in_session(state)
     table = table_of(state)
     speaker = table.hero(cmd.speaker).name
     heard = frozenset(table.hero(cid).name for cid in cmd.heard_by)
@@ -727,6 +739,7 @@ def _use_wit(state: TableState, cmd: UseWit, ctx: Ctx) -> Decision:
     table = table_of(state)
     opened = pending(state, table, cmd.check, ctx.user)
     require_controls(state, ctx.user, opened.character)
+    _in_session(state)
     if not cmd.related and not state.is_gm(ctx.user):
         raise Forbidden("cv/wit_related", "whether a Wit fits is the GM's call", fix="leave related out")
     _not_revealed(state, opened)

@@ -239,16 +239,17 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
         )
     ids = tuple(table.heroes)
     names = tuple(state.character(cid).name for cid in ids)
-    out.append(
-        LegalAction(
-            "cv.wit.designate",
-            f"{name}: mark a Quotable Wit",
-            fixed,
-            {"text": TextDomain(PROSE_LENGTH, True), "speaker": Choice(ids, names), "heard_by": Subset(ids, names)},
-            "Quotable Wit",
-            "R-CV-12",
+    if state.structure.in_session:  # Quotable Wit counts per game session (R-CV-12)
+        out.append(
+            LegalAction(
+                "cv.wit.designate",
+                f"{name}: mark a Quotable Wit",
+                fixed,
+                {"text": TextDomain(PROSE_LENGTH, True), "speaker": Choice(ids, names), "heard_by": Subset(ids, names)},
+                "Quotable Wit",
+                "R-CV-12",
+            )
         )
-    )
     if table.exit_bid is None and state.structure.in_scene and c.id not in table.left:
         out.append(
             LegalAction("cv.exit.start", f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
@@ -279,7 +280,7 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
                 out.append(
                     LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
                 )
-            if table.wits.session_uses < USES_PER_SESSION and not opened.secret:
+            if table.wits.session_uses < USES_PER_SESSION and not opened.secret and state.structure.in_session:
                 wits = [w.number for w in table.wits.wits if w.used_by is None and check.roller in w.heard_by]
                 if wits:
                     out.append(
