@@ -125,7 +125,6 @@ def test_recovery_from_a_non_damaging_defeat_counts_as_below_d4(hero_of):
     assert burned.burned == 2 and burned.hero.heroism == Rating.of("d4") and burned.hero.losses == ()
 
 
-@pytest.mark.xfail(strict=True, reason="a d4 double burn for Recovery leaves the hero awake to act again")
 def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_when_the_recovery_ends(hero_of):
     # R-LTL-11: at d4 a hero may burn two levels, and drops unconscious when that action is completed
     beaten = lose_levels(hero_of("Brick", base="d6", heroism="d4"), 2, LossType.PHYSICAL)

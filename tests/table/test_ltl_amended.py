@@ -126,7 +126,6 @@ def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: Tab
     assert not hero(service, CID, "entropy").can_act()
 
 
-@pytest.mark.xfail(strict=True, reason="the table leaves a hero who burned Heroism's last d4 twice awake")
 def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_at_the_table(service: TableService, dice):
     # R-LTL-11: the Recovery is the action; when it ends, the hero falls unconscious before acting again
     setup(service)

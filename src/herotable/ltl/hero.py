@@ -257,6 +257,14 @@ def restore_heroism(hero: Hero) -> Hero:
     return replace(hero, heroism=hero.sheet.heroism)
 
 
+def collapse_if_spent(hero: Hero) -> Hero:
+    """An action that burned Heroism's d4 twice is over: the hero falls unconscious now (R-LTL-11). A Push, which
+    lasts its own challenge or round, is left alone."""
+    if not hero.collapses_after_action:
+        return hero
+    return replace(hero, collapses_after_action=False, unconscious=True)
+
+
 def finish_action(hero: Hero) -> Hero:
     """The hero's action is over: a one-action Push ends and a d4 double burn knocks the hero out
     (R-LTL-11)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from herotable.dice import D20, Rating, Rng, step_up
 from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
-from herotable.ltl.hero import Hero, LossType, NextRound, clear_losses, require_able
+from herotable.ltl.hero import Hero, LossType, NextRound, clear_losses, collapse_if_spent, require_able
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.resources import burn_heroism, require_heroism
 from herotable.ltl.roll import Comparison, Critical, Outcome, Throw, compare, throw
@@ -113,7 +113,8 @@ def recover(hero: Hero, rng: Rng, options: LtlOptions, *, burn: bool = False) ->
     if burn:
         levels = 2 if below_d4 else 1
         paid = burn_heroism(hero, levels)
-        return HeroismResult(_recovered(paid), True, burned=levels)
+        # the Recovery is the whole action: a d4 double burn knocks the hero out as it ends (R-LTL-11)
+        return HeroismResult(collapse_if_spent(_recovered(paid)), True, burned=levels)
     rolled = _roll(hero, recovery_difficulty(hero), rng, options)
     won = rolled.comparison.outcome is Outcome.WIN
     return HeroismResult(_recovered(hero) if won else _critical_failure(hero, rolled), won, roll=rolled)
