@@ -9,7 +9,7 @@ from herotable.errors import IllegalAction
 from herotable.ltl.conflict import attack, end_round, resolve, start_conflict
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.healing import heal
-from herotable.ltl.hero import LossType, lose_levels
+from herotable.ltl.hero import LossType, TimePassed, lose_levels, time_passes
 from herotable.ltl.heroism import recover, recovery_difficulty
 from herotable.ltl.karma import power_stunt
 from herotable.ltl.options import LtlOptions
@@ -133,3 +133,18 @@ def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_when_the_recovery_end
     assert result.burned == 2 and result.hero.losses == ()
     assert result.hero.unconscious and not result.hero.collapses_after_action
     assert not result.hero.can_act()
+
+
+@pytest.mark.xfail(strict=True, reason="hours of rest do not heal physical damage")
+def test_hours_of_rest_heal_physical_damage_but_not_wounds_the_gm_marked_serious(hero_of):
+    # R-LTL-6 (amended): physical damage heals in "hours or days"; losses marked serious when they landed need days
+    hero = lose_levels(hero_of(base="d12"), 1, LossType.PHYSICAL)
+    hero = lose_levels(hero, 2, LossType.PHYSICAL, serious=True)
+    hero = lose_levels(hero, 1, LossType.SEVERE)
+    rested = time_passes(hero, TimePassed.HOURS)
+    assert [(loss.levels, loss.kind, loss.serious) for loss in rested.losses] == [
+        (2, LossType.PHYSICAL, True),
+        (1, LossType.SEVERE, False),
+    ]
+    assert [loss.kind for loss in time_passes(rested, TimePassed.DAYS).losses] == [LossType.SEVERE]
+    assert time_passes(hero, TimePassed.MINUTES) == hero

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from herotable.errors import RulesError
+from herotable.ltl.hero import LossType, TimePassed
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService
 from herotable.table.legal import legal_actions
@@ -14,6 +15,7 @@ from herotable.table.ltl.commands import (
     CreateLtlCharacter,
     DieSetting,
     DifficultyName,
+    EndConflict,
     EndRound,
     Heal,
     KarmaPurpose,
@@ -22,6 +24,7 @@ from herotable.table.ltl.commands import (
     Recover,
     Settle,
     StartConflict,
+    TimePasses,
 )
 from herotable.table.state import Forbidden, Ruleset
 from herotable.table.structure import Join, StartAdventure, StartScene, StartSession
@@ -136,3 +139,25 @@ def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_at_the_table(service:
     comet = hero(service, CID, "comet")
     assert comet.losses == () and comet.unconscious and not comet.collapses_after_action
     assert not [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.challenge"]
+
+
+@pytest.mark.xfail(strict=True, reason="hours of rest do not heal physical damage, and no loss can be marked serious")
+def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: TableService, dice):
+    # R-LTL-6 (amended): the GM marks a loss serious when it lands (an override, or the end of a round)
+    setup(service)
+    service.execute(CID, "gm", Override("comet", "a graze", lose=1))
+    marked = service.execute(CID, "gm", Override("comet", "a deep wound", lose=2, serious=True))
+    assert "ltl.loss_marked_serious" in [t for t, _, _ in facts(marked)]
+    with pytest.raises(RulesError):  # only physical damage can be marked serious, and only a loss that lands
+        service.execute(CID, "gm", Override("comet", "tired", lose=1, lose_kind=LossType.FATIGUE, serious=True))
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [10, 2]
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    service.execute(CID, "pat", Settle())
+    service.execute(CID, "gm", EndRound(serious=("entropy",)))
+    service.execute(CID, "gm", EndConflict())
+    service.execute(CID, "gm", TimePasses(TimePassed.HOURS))
+    assert [(loss.levels, loss.serious) for loss in hero(service, CID, "comet").losses] == [(2, True)]
+    assert [(loss.levels, loss.serious) for loss in hero(service, CID, "entropy").losses] == [(1, True)]
+    service.execute(CID, "gm", TimePasses(TimePassed.DAYS))
+    assert hero(service, CID, "comet").losses == () == hero(service, CID, "entropy").losses
