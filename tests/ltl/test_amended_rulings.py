@@ -135,7 +135,6 @@ def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_when_the_recovery_end
     assert not result.hero.can_act()
 
 
-@pytest.mark.xfail(strict=True, reason="hours of rest do not heal physical damage")
 def test_hours_of_rest_heal_physical_damage_but_not_wounds_the_gm_marked_serious(hero_of):
     # R-LTL-6 (amended): physical damage heals in "hours or days"; losses marked serious when they landed need days
     hero = lose_levels(hero_of(base="d12"), 1, LossType.PHYSICAL)

@@ -141,7 +141,6 @@ def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_at_the_table(service:
     assert not [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.challenge"]
 
 
-@pytest.mark.xfail(strict=True, reason="hours of rest do not heal physical damage, and no loss can be marked serious")
 def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: TableService, dice):
     # R-LTL-6 (amended): the GM marks a loss serious when it lands (an override, or the end of a round)
     setup(service)
@@ -151,9 +150,11 @@ def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: T
     with pytest.raises(RulesError):  # only physical damage can be marked serious, and only a loss that lands
         service.execute(CID, "gm", Override("comet", "tired", lose=1, lose_kind=LossType.FATIGUE, serious=True))
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
-    dice.faces = [10, 2]
+    dice.faces = [6, 2]  # Comet's Fisticuffs, three levels down: d6
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     service.execute(CID, "pat", Settle())
+    with pytest.raises(RulesError):  # Comet takes no physical damage this round
+        service.execute(CID, "gm", EndRound(serious=("comet",)))
     service.execute(CID, "gm", EndRound(serious=("entropy",)))
     service.execute(CID, "gm", EndConflict())
     service.execute(CID, "gm", TimePasses(TimePassed.HOURS))

@@ -350,17 +350,35 @@ def give_up(conflict: Conflict, fid: str) -> Conflict:
     return conflict._with(replace(f, gave_up=True, acted=True, hero=replace(f.hero, defeat=Defeat.GIVES_UP.value)))
 
 
-def end_round(conflict: Conflict, rng: Rng, options: LtlOptions) -> tuple[Conflict, RoundReport]:
+def wounded_this_round(conflict: Conflict) -> tuple[str, ...]:
+    """The fighters whose pending losses include physical damage: the GM may mark it serious (R-LTL-6)."""
+    hit = {p.target for p in conflict.pending if p.kind is LossType.PHYSICAL}
+    return tuple(f.id for f in conflict.fighters if f.id in hit)
+
+
+def end_round(
+    conflict: Conflict, rng: Rng, options: LtlOptions, *, serious: Sequence[str] = ()
+) -> tuple[Conflict, RoundReport]:
     """End the round (R-LTL-12): every pending loss lands at once; Pushes end and d4 Heroism double burns
     knock out (R-LTL-11); critical effects earned this round come into force; under the optional stun rule
     each fighter who took physical damage makes a stun check (R-LTL-18); initiative is rolled again when it
-    is rolled each round."""
+    is rolled each round. The physical damage landing on the fighters named in `serious` is marked serious: it
+    needs days to heal (R-LTL-6 amended). Raises IllegalAction for a name with no physical damage pending."""
     if conflict.open is not None:
         raise IllegalAction(
             "conflict/action_open",
             "an action is still being rolled",
             ruling=RULING,
             fix="settle the open action before ending the round",
+        )
+    wounded = wounded_this_round(conflict)
+    unhurt = [fid for fid in serious if fid not in wounded]
+    if unhurt:
+        raise IllegalAction(
+            "conflict/serious_no_wound",
+            f"{', '.join(unhurt)} take(s) no physical damage this round: nothing to mark serious",
+            ruling="R-LTL-6",
+            fix=f"mark only {', '.join(wounded)}" if wounded else "mark nothing serious this round",
         )
     out_before = {f.id for f in conflict.fighters if conflict.is_out(f.id)}
     fighters: list[Fighter] = []
@@ -371,7 +389,8 @@ def end_round(conflict: Conflict, rng: Rng, options: LtlOptions) -> tuple[Confli
         lost = 0
         for loss in conflict.pending:
             if loss.target == f.id:
-                hero = lose_levels(hero, loss.levels, loss.kind, note=f"round {conflict.round}")
+                grave = loss.kind is LossType.PHYSICAL and f.id in serious
+                hero = lose_levels(hero, loss.levels, loss.kind, note=f"round {conflict.round}", serious=grave)
                 lost += loss.levels if loss.kind is LossType.PHYSICAL else 0
         if options.stun_on_damage and lost and not hero.is_defeated(conflict.stakes):
             result = stun_check(hero, lost, rng, options)

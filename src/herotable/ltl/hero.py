@@ -39,7 +39,8 @@ LOWERS_ROLLS_BY_DEFAULT: dict[LossType, bool] = {
 
 
 class TimePassed(StrEnum):
-    """How much time the GM says has passed; each heals the loss types listed in HEALS (R-LTL-6)."""
+    """How much time the GM says has passed; each heals the loss types listed in HEALS (R-LTL-6), except that physical
+    damage the GM marked serious when it landed needs days (R-LTL-6 amended)."""
 
     MINUTES = "minutes"
     HOURS = "hours"
@@ -49,7 +50,7 @@ class TimePassed(StrEnum):
 
 HEALS: dict[TimePassed, frozenset[LossType]] = {
     TimePassed.MINUTES: frozenset({LossType.FATIGUE}),
-    TimePassed.HOURS: frozenset({LossType.FATIGUE, LossType.STRESS}),
+    TimePassed.HOURS: frozenset({LossType.FATIGUE, LossType.STRESS, LossType.PHYSICAL}),  # serious wounds: days
     TimePassed.DAYS: frozenset({LossType.FATIGUE, LossType.STRESS, LossType.PHYSICAL}),
     TimePassed.WEEKS: frozenset({LossType.FATIGUE, LossType.STRESS, LossType.PHYSICAL, LossType.SEVERE}),
 }
@@ -79,6 +80,7 @@ class Loss:
     kind: LossType
     lowers_rolls: bool
     note: str = ""
+    serious: bool = False  # physical damage the GM marked serious when it landed: it heals in days (R-LTL-6)
 
 
 @dataclass(frozen=True)
@@ -188,15 +190,31 @@ def require_able(hero: Hero, stakes: LossType | None = None, *, defending: bool 
         )
 
 
-def lose_levels(hero: Hero, levels: int, kind: LossType, *, lowers_rolls: bool | None = None, note: str = "") -> Hero:
+def lose_levels(
+    hero: Hero,
+    levels: int,
+    kind: LossType,
+    *,
+    lowers_rolls: bool | None = None,
+    note: str = "",
+    serious: bool = False,
+) -> Hero:
     """Record a loss of `levels` of the given type (R-LTL-3, R-LTL-6). `lowers_rolls` overrides the
-    type's default where the GM decides (bonds, mind control)."""
+    type's default where the GM decides (bonds, mind control); `serious` is the GM's mark on physical damage that
+    needs days rather than hours (R-LTL-6 amended). Raises IllegalAction for a serious loss of another kind."""
     if levels < 0:
         raise ValueError("levels lost must be zero or more")
+    if serious and kind is not LossType.PHYSICAL:
+        raise IllegalAction(
+            "loss/serious_kind",
+            f"only physical damage is marked serious, not {kind.value.replace('_', ' ')}",
+            ruling="R-LTL-6",
+            fix="mark a physical loss serious; severe damage already needs weeks",
+        )
     if levels == 0:
         return hero
     lowers = LOWERS_ROLLS_BY_DEFAULT[kind] if lowers_rolls is None else lowers_rolls
-    return replace(hero, losses=(*hero.losses, Loss(levels, kind, lowers, note)))
+    return replace(hero, losses=(*hero.losses, Loss(levels, kind, lowers, note, serious)))
 
 
 def record_defeat(hero: Hero, consequence: Defeat | str, stakes: LossType | None = None) -> Hero:
@@ -222,16 +240,26 @@ def record_defeat(hero: Hero, consequence: Defeat | str, stakes: LossType | None
 def clear_losses(hero: Hero, kinds: frozenset[LossType] | None = None) -> Hero:
     """Remove every loss of the given types (all losses when None); a recovered hero is no longer
     defeated or unconscious from defeat."""
-    kept = tuple(loss for loss in hero.losses if kinds is not None and loss.kind not in kinds)
+    return _keeping(hero, tuple(loss for loss in hero.losses if kinds is not None and loss.kind not in kinds))
+
+
+def _keeping(hero: Hero, kept: tuple[Loss, ...]) -> Hero:
     healed = replace(hero, losses=kept)
     if healed.defeat is not None and healed.sheet.base.lowered(healed.levels_lost()).usable:
         healed = replace(healed, defeat=None, unconscious=False)
     return healed
 
 
+def heals_within(loss: Loss, period: TimePassed) -> bool:
+    """Whether the loss heals within `period` (R-LTL-6): its kind is in HEALS, and a serious wound needs days."""
+    if loss.kind not in HEALS[period]:
+        return False
+    return not (loss.serious and period in (TimePassed.MINUTES, TimePassed.HOURS))
+
+
 def time_passes(hero: Hero, period: TimePassed) -> Hero:
     """The GM advances the healing clock (R-LTL-6): losses that heal within `period` are gone."""
-    return clear_losses(hero, HEALS[period])
+    return _keeping(hero, tuple(loss for loss in hero.losses if not heals_within(loss, period)))
 
 
 def end_scene(hero: Hero) -> Hero:

@@ -149,7 +149,11 @@ class Attempt(Command):
 
 @dataclass(frozen=True)
 class EndRound(Command):
+    """The GM ends the round; the physical damage landing on the fighters named in `serious` needs days to heal
+    (R-LTL-6 amended)."""
+
     type = "ltl.conflict.end_round"
+    serious: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -279,6 +283,7 @@ class Override(Command):
     lose: Annotated[int, OVERRIDE_LEVELS] = 0
     lose_kind: LossType = LossType.PHYSICAL
     clear_losses: bool = False
+    serious: bool = False  # the levels lost are physical damage that needs days (R-LTL-6 amended)
     unconscious: bool | None = None
     defeat: Annotated[str | None, Text(NAME_LENGTH)] = None
     try_again_tokens: Annotated[int | None, TOKENS] = None

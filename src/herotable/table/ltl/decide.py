@@ -582,7 +582,7 @@ def heroism_rolled(cid: str, use: str, result: HeroismResult) -> HeroismRolled |
 def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     table = table_of(state)
-    c, report = cf.end_round(_need_conflict(table), ctx.rng, table.options)
+    c, report = cf.end_round(_need_conflict(table), ctx.rng, table.options, serious=cmd.serious)
     after = from_rules(table, c)
     facts: list[Emitted] = []
     for fid, result in report.stun_checks:
@@ -879,8 +879,15 @@ def _override(state: TableState, cmd: Override, ctx: Ctx) -> Decision:
         hero = replace(hero, heroism=_die(cmd.heroism.value))
     if cmd.clear_losses:
         hero = replace(hero, losses=())
+    if cmd.serious and not cmd.lose:
+        raise TableError(
+            "ltl/serious_nothing",
+            "only levels that are lost now can be marked serious",
+            fix="give the levels lost with the mark",
+            ruling="R-LTL-6",
+        )
     if cmd.lose:
-        hero = lose_levels(hero, cmd.lose, cmd.lose_kind, note="GM override")
+        hero = lose_levels(hero, cmd.lose, cmd.lose_kind, note="GM override", serious=cmd.serious)
     if cmd.unconscious is not None:
         hero = replace(hero, unconscious=cmd.unconscious)
     if cmd.defeat is not None:

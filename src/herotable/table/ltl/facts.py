@@ -82,6 +82,17 @@ class LevelsLost(Fact):
 
 @fact
 @dataclass(frozen=True)
+class LossMarkedSerious(Fact):
+    """The GM marked a loss serious as it landed (its place in the hero's list of losses): physical damage that
+    needs days to heal, not hours (R-LTL-6 amended)."""
+
+    type = "ltl.loss_marked_serious"
+    character: str
+    loss: int
+
+
+@fact
+@dataclass(frozen=True)
 class LossesRecovered(Fact):
     """Losses gone (by their place in the hero's list of losses), `levels` in all."""
 
@@ -541,8 +552,11 @@ def hero_facts(cid: str, before: Hero, after: Hero, cause: str, **causes: str) -
         if removed:
             levels = sum(before.losses[i].levels for i in removed)
             out.append(LossesRecovered(cid, tuple(removed), levels, why["losses"]))
-        for loss in added:
+        first = len(after.losses) - len(added)
+        for i, loss in enumerate(added):
             out.append(LevelsLost(cid, loss.levels, loss.kind.value, loss.lowers_rolls, loss.note, why["losses"]))
+            if loss.serious:
+                out.append(LossMarkedSerious(cid, first + i))
     if after.try_again_tokens != before.try_again_tokens:
         out.append(TokensChanged(cid, after.try_again_tokens, why["tokens"]))
     for status in STATUSES:
@@ -580,6 +594,11 @@ def _lost(hero: Hero, f: LevelsLost) -> Hero:
     return evolved(hero, losses=(*hero.losses, loss))
 
 
+def _serious(hero: Hero, f: LossMarkedSerious) -> Hero:
+    losses = tuple(evolved(loss, serious=True) if i == f.loss else loss for i, loss in enumerate(hero.losses))
+    return evolved(hero, losses=losses)
+
+
 def _recovered(hero: Hero, f: LossesRecovered) -> Hero:
     gone = set(f.removed)
     return evolved(hero, losses=tuple(loss for i, loss in enumerate(hero.losses) if i not in gone))
@@ -602,6 +621,7 @@ HERO_STEPS: dict[str, Callable[[Hero, Any], Hero]] = {
     HeroismBurned.type: _heroism,
     HeroismRestored.type: _heroism,
     LevelsLost.type: _lost,
+    LossMarkedSerious.type: _serious,
     LossesRecovered.type: _recovered,
     TokensChanged.type: lambda hero, f: evolved(hero, try_again_tokens=f.tokens),
     StatusChanged.type: _status,
@@ -629,6 +649,7 @@ HERO_FACTS = frozenset(
         HeroismBurned,
         HeroismRestored,
         LevelsLost,
+        LossMarkedSerious,
         LossesRecovered,
         TokensChanged,
         StatusChanged,

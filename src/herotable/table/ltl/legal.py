@@ -352,7 +352,11 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
         if not me.gave_up and not in_open:
             out.append(LegalAction("ltl.conflict.give_up", f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
     if state.is_gm(user) and c.open is None:
-        out.append(LegalAction("ltl.conflict.end_round", "End the round", group=group, rule=rule))
+        wounded = cf.wounded_this_round(c)
+        end: dict[str, Domain] = {}
+        if wounded:  # physical damage the GM may mark serious as it lands (R-LTL-6)
+            end["serious"] = Subset(wounded, tuple(state.character(fid).name for fid in wounded))
+        out.append(LegalAction("ltl.conflict.end_round", "End the round", fields=end, group=group, rule=rule))
         out.append(LegalAction("ltl.conflict.end", "End the conflict", group=group, rule=rule))
     return out
 
@@ -414,6 +418,16 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                 },
                 "Override",
                 "R-T-2",
+            )
+        )
+        out.append(
+            LegalAction(
+                "ltl.override",
+                f"{c.name}: a serious wound (heals in days)",
+                {**fixed, "serious": True, "lose_kind": LossType.PHYSICAL.value},
+                {"reason": TextDomain(LABEL_LENGTH, required=True), "lose": IntRange(1, OVERRIDE_LEVELS.hi)},
+                "Override",
+                "R-LTL-6, R-T-2",
             )
         )
     if table.heroes:

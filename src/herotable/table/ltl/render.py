@@ -13,6 +13,7 @@ TITLES = {
     "ltl.heroism_burned": "Heroism",
     "ltl.heroism_restored": "Heroism",
     "ltl.levels_lost": "Levels lost",
+    "ltl.loss_marked_serious": "Levels lost",
     "ltl.losses_recovered": "Recovery",
     "ltl.try_again_tokens": "Karma: Try Again",
     "ltl.hero_points_awarded": "Hero Points",
@@ -100,6 +101,11 @@ def _lost(f: lf.LevelsLost, n: Names) -> str:
     kind = f.kind.replace("_", "-")
     why = f" ({_words(f.cause)})" if f.cause else ""
     return f"{_n(n, f.character)} loses {f.levels} level(s), {kind}{why}"
+
+
+@_says(lf.LossMarkedSerious)
+def _serious(f: lf.LossMarkedSerious, n: Names) -> str:
+    return f"the GM marks {_n(n, f.character)}'s wound serious: it needs days to heal, not hours"
 
 
 @_says(lf.LossesRecovered)
