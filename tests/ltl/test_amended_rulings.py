@@ -150,7 +150,6 @@ def test_hours_of_rest_heal_physical_damage_but_not_wounds_the_gm_marked_serious
     assert time_passes(hero, TimePassed.MINUTES) == hero
 
 
-@pytest.mark.xfail(strict=True, reason="last_chance believes the outcome its caller passes")
 def test_last_chance_reads_the_outcome_from_the_task_it_follows(hero_of):
     # R-LTL-10: Last Chance follows only a task that failed; the task says whether it did
     hero = hero_of(karma="d8")

@@ -142,13 +142,13 @@ def test_last_chance_once_per_adventure_on_a_must_succeed_task(hero_of):
     hero = hero_of(karma="d10")
     with ScriptedRng([(8, 2), (10, 9)]) as rng:
         hero, task = challenge(hero, Difficulty.named("Hard"), rng, OPTS, must_succeed=True)
-    task, result = settle(task, OPTS)
+    task, _ = settle(task, OPTS)
     with ScriptedRng([(10, 9), (12, 4)]) as rng:  # Karma die against Hard made Formidable
-        chance = last_chance(hero, task, result.outcome, rng, OPTS, harder=True)
+        chance = last_chance(hero, task, rng, OPTS, harder=True)
     assert chance.task is not None and chance.task.difficulty == Difficulty.named("Formidable")
     assert settle(chance.task, OPTS)[1].outcome is Outcome.WIN
     with pytest.raises(IllegalAction) as err, ScriptedRng([]) as rng:
-        last_chance(chance.hero, task, result.outcome, rng, OPTS)
+        last_chance(chance.hero, task, rng, OPTS)
     assert err.value.code == "karma/last_chance_used"
     fresh = end_adventure(chance.hero)
     assert not fresh.last_chance_used
@@ -159,9 +159,9 @@ def test_last_chance_by_burning_succeeds_outright(hero_of):
     hero = hero_of(karma="d10")
     with ScriptedRng([2, 9]) as rng:
         hero, task = challenge(hero, Difficulty.named("Hard"), rng, OPTS, must_succeed=True)
-    task, result = settle(task, OPTS)
+    task, _ = settle(task, OPTS)
     with ScriptedRng([]) as rng:
-        chance = last_chance(hero, task, result.outcome, rng, OPTS, burn=True)
+        chance = last_chance(hero, task, rng, OPTS, burn=True)
     assert chance.task is None and chance.hero.karma == Rating.of("d8") and chance.hero.last_chance_used
 
 
@@ -171,13 +171,13 @@ def test_last_chance_needs_a_failed_must_succeed_task(hero_of):
     with ScriptedRng([2, 9, 8, 2]) as rng:
         hero, plain = challenge(hero, Difficulty.named("Hard"), rng, OPTS)
         hero, won = challenge(hero, Difficulty.named("Hard"), rng, OPTS, must_succeed=True)
-    plain, plain_result = settle(plain, OPTS)
-    won, won_result = settle(won, OPTS)
+    plain, _ = settle(plain, OPTS)
+    won, _ = settle(won, OPTS)
     with pytest.raises(IllegalAction) as err:
-        last_chance(hero, plain, plain_result.outcome, ScriptedRng([]), OPTS)
+        last_chance(hero, plain, ScriptedRng([]), OPTS)
     assert err.value.code == "karma/not_must_succeed"
     with pytest.raises(IllegalAction) as err:
-        last_chance(hero, won, won_result.outcome, ScriptedRng([]), OPTS)
+        last_chance(hero, won, ScriptedRng([]), OPTS)
     assert err.value.code == "karma/not_failed"
 
 

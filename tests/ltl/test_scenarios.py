@@ -104,7 +104,7 @@ def test_seed_try_again_last_chance_and_automatic_success(hero_of):
         hero, task = reroll(hero, task, RerollSource.SPECIALTY, rng, OPTS, specialty="Gadgets")
     task, result = settle(task, OPTS)
     assert result.outcome is Outcome.LOSE
-    chance = last_chance(hero, task, result.outcome, ScriptedRng([]), OPTS, burn=True)
+    chance = last_chance(hero, task, ScriptedRng([]), OPTS, burn=True)
     assert chance.task is None and chance.hero.karma == d("d8")  # d12 -> d10 (Try Again) -> d8
 
 

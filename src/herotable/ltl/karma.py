@@ -13,7 +13,7 @@ from herotable.ltl.hero import Hero, require_able
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.resources import burn_karma, require_karma
 from herotable.ltl.roll import Outcome, throw
-from herotable.ltl.task import Phase, Settlement, Side, Task
+from herotable.ltl.task import Phase, Settlement, Side, Task, outcome_of
 
 
 def try_again(hero: Hero) -> Hero:
@@ -104,7 +104,6 @@ class LastChance:
 def last_chance(
     hero: Hero,
     failed: Task,
-    outcome: Outcome,
     rng: Rng,
     options: LtlOptions,
     *,
@@ -112,8 +111,9 @@ def last_chance(
     harder: bool = False,
 ) -> LastChance:
     """Once per adventure, after failing a task the GM marked must-succeed: one more attempt with Karma
-    (the GM may make it one level harder), or burn one level to succeed outright (R-LTL-10).
-    Raises IllegalAction when not allowed, NotEnough when Karma cannot pay."""
+    (the GM may make it one level harder), or burn one level to succeed outright (R-LTL-10). Whether the task
+    failed is read from the settled task itself. Raises IllegalAction when not allowed, NotEnough when Karma cannot
+    pay."""
     if hero.last_chance_used:
         raise IllegalAction(
             "karma/last_chance_used",
@@ -128,7 +128,7 @@ def last_chance(
             ruling="R-LTL-10",
             fix="ask the GM to mark the task must-succeed before it is rolled",
         )
-    if failed.phase is not Phase.SETTLED or outcome is Outcome.WIN:
+    if failed.phase is not Phase.SETTLED or outcome_of(failed) is Outcome.WIN:
         raise IllegalAction(
             "karma/not_failed",
             "Last Chance comes only after the task has failed",

@@ -338,6 +338,15 @@ class Settlement:
     next_round: tuple[tuple[str, NextRound], ...] = ()  # carried effects of criticals (R-LTL-8)
 
 
+def outcome_of(task: Task) -> Outcome:
+    """The task's result from the actor's side, as `settle` finds it: Automatic Success bought by one side only
+    decides it (R-LTL-10), else the kept dice (R-LTL-3). Used to read a settled task's result again."""
+    a, o = task.actor, task.opposition
+    if a.auto_success != o.auto_success:
+        return Outcome.WIN if a.auto_success else Outcome.LOSE
+    return compare(a.throw, o.throw).outcome
+
+
 def settle(
     task: Task,
     options: LtlOptions,

@@ -699,7 +699,6 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
     chance = last_chance(
         table.hero(cmd.character),
         failed.task,
-        Result(failed.outcome),
         ctx.rng,
         table.options,
         burn=cmd.burn,
