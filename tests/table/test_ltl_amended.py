@@ -8,9 +8,11 @@ from herotable.errors import RulesError
 from herotable.ltl.hero import LossType, TimePassed
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService
+from herotable.table.facts import upcast
 from herotable.table.legal import legal_actions
 from herotable.table.ltl.commands import (
     Attack,
+    Attempt,
     BuySuccess,
     CreateLtlCharacter,
     DieSetting,
@@ -162,3 +164,20 @@ def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: T
     assert [(loss.levels, loss.serious) for loss in hero(service, CID, "entropy").losses] == [(1, True)]
     service.execute(CID, "gm", TimePasses(TimePassed.DAYS))
     assert hero(service, CID, "comet").losses == () == hero(service, CID, "entropy").losses
+
+
+@pytest.mark.xfail(strict=True, reason="the GM cannot spare a series of challenges its fatigue")
+def test_the_gm_chooses_per_conflict_whether_failed_challenges_cost_fatigue(service: TableService, dice):
+    # R-LTL-12 (amended): "may" cost a level: the GM's choice when the conflict starts (default yes)
+    setup(service)
+    [start] = [a for a in legal_actions(service.state(CID), "gm") if a.type == "ltl.conflict.start"]
+    assert "fatigue" in start.fields
+    started = service.execute(CID, "gm", StartConflict((("comet", "heroes"),), fatigue=False))
+    assert next(p for t, _, p in facts(started) if t == "ltl.conflict_started")["fatigue"] is False
+    dice.faces = [2, 7]
+    service.execute(CID, "pat", Attempt("comet", DifficultyName.CHALLENGING, style="Fisticuffs"))
+    service.execute(CID, "pat", Settle())
+    service.execute(CID, "gm", EndRound())
+    assert hero(service, CID, "comet").losses == ()
+    # a conflict recorded before the choice existed cost fatigue, as the default still does
+    assert upcast("ltl.conflict_started", 2, {"fighters": [], "stakes": "physical"})["fatigue"] is True
