@@ -166,7 +166,6 @@ def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: T
     assert hero(service, CID, "comet").losses == () == hero(service, CID, "entropy").losses
 
 
-@pytest.mark.xfail(strict=True, reason="the GM cannot spare a series of challenges its fatigue")
 def test_the_gm_chooses_per_conflict_whether_failed_challenges_cost_fatigue(service: TableService, dice):
     # R-LTL-12 (amended): "may" cost a level: the GM's choice when the conflict starts (default yes)
     setup(service)

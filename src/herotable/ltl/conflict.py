@@ -80,6 +80,7 @@ class Conflict:
     initiative_rolls: tuple[tuple[str, DieRoll], ...] = ()
     pending: tuple[PendingLoss, ...] = ()
     open: OpenAction | None = None
+    fatigue: bool = True  # failed challenges cost a level of fatigue: the GM's choice per conflict (R-LTL-12)
 
     def fighter(self, fid: str) -> Fighter:
         for f in self.fighters:
@@ -132,9 +133,11 @@ def start_conflict(
     *,
     stakes: LossType = LossType.PHYSICAL,
     karma_initiative: Sequence[str] = (),
+    fatigue: bool = True,
 ) -> Conflict:
     """Start a conflict among (id, hero, side) fighters (R-LTL-12). With initiative on, everyone rolls
-    Power (or Karma, with the GM's leave: `karma_initiative`). Raises IllegalAction for duplicate ids."""
+    Power (or Karma, with the GM's leave: `karma_initiative`). `fatigue`: whether failed challenges cost a level,
+    the GM's choice (R-LTL-12 amended). Raises IllegalAction for duplicate ids."""
     ids = [f[0] for f in fighters]
     if len(set(ids)) != len(ids) or not ids:
         raise IllegalAction(
@@ -154,6 +157,7 @@ def start_conflict(
     conflict = Conflict(
         fighters=tuple(Fighter(i, h, s, karma_initiative=i in karma_initiative) for i, h, s in fighters),
         stakes=stakes,
+        fatigue=fatigue,
     )
     if options.initiative is not Initiative.SIMULTANEOUS:
         conflict = roll_initiative(conflict, rng, options)
@@ -265,7 +269,7 @@ def attempt(
     conflict: Conflict, actor: str, difficulty: Difficulty, rng: Rng, options: LtlOptions, *, stance: Stance = Stance()
 ) -> Conflict:
     """A challenge inside a conflict (a series of challenges): failure costs one level of fatigue at the
-    end of the round (R-LTL-12)."""
+    end of the round, if the GM chose so for this conflict; a tie is no failure (R-LTL-12 amended)."""
     f = _may_act(conflict, actor)
     hero, task = challenge(f.hero, difficulty, rng, options, stance=stance, who=actor, stakes=conflict.stakes)
     return replace(conflict.with_hero(actor, hero), open=OpenAction(actor, None, task))
@@ -318,7 +322,7 @@ def resolve(
     pending = list(conflict.pending)
     if act.target is not None and result.loser is not None and result.effect:
         pending.append(PendingLoss(result.loser, result.effect, conflict.stakes, result.winner))
-    elif act.target is None and result.outcome is not Outcome.WIN:
+    elif act.target is None and result.outcome is Outcome.LOSE and conflict.fatigue:
         pending.append(PendingLoss(act.actor, 1, LossType.FATIGUE, None))
     updated = replace(conflict, open=None, pending=tuple(pending))
     for fid in {act.actor, act.target} - {None}:

@@ -121,6 +121,7 @@ class StartConflict(Command):
     fighters: Annotated[tuple[tuple[str, str], ...], Text(NAME_LENGTH)]  # (character, side)
     stakes: LossType = LossType.PHYSICAL
     karma_initiative: tuple[str, ...] = ()
+    fatigue: bool = True  # failed challenges cost a level of fatigue (R-LTL-12 amended: the GM's choice)
 
 
 @dataclass(frozen=True)

@@ -495,9 +495,11 @@ def _start_conflict(state: TableState, cmd: StartConflict, ctx: Ctx) -> Decision
         if not side.strip():
             raise TableError("ltl/side", f"{cid} has no side", fix="name each fighter's side", ruling="R-LTL-12")
     fighters = [(cid, table.hero(cid), side.strip()) for cid, side in cmd.fighters]
-    c = cf.start_conflict(fighters, ctx.rng, table.options, stakes=cmd.stakes, karma_initiative=cmd.karma_initiative)
+    c = cf.start_conflict(
+        fighters, ctx.rng, table.options, stakes=cmd.stakes, karma_initiative=cmd.karma_initiative, fatigue=cmd.fatigue
+    )
     after = from_rules(table, c)
-    started = ConflictStarted(tuple((f.id, f.side, f.karma_initiative) for f in c.fighters), c.stakes.value)
+    started = ConflictStarted(tuple((f.id, f.side, f.karma_initiative) for f in c.fighters), c.stakes.value, c.fatigue)
     facts = [Emitted(started)]
     if c.order or c.initiative_rolls:
         facts += _initiative(state, c)

@@ -154,7 +154,7 @@ def _fighters(table: LtlTable, change: Callable[[Fighter], Fighter], who: str | 
 @_on(lf.ConflictStarted)
 def _started(table: LtlTable, f: lf.ConflictStarted) -> LtlTable:
     fighters = tuple(Fighter(cid, side, karma_initiative=karma) for cid, side, karma in f.fighters)
-    return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes)))
+    return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes), fatigue=f.fatigue))
 
 
 @_on(lf.InitiativeOrder)

@@ -15,7 +15,7 @@ from herotable.dice import Rating
 from herotable.ltl.hero import Hero, Loss, LossType, NextRound
 from herotable.ltl.sheet import sheet_to_dict, stored_sheet
 from herotable.table.codec import evolved, evolved_field
-from herotable.table.facts import Fact, fact
+from herotable.table.facts import Fact, fact, upcaster
 
 # --- heroes ---
 
@@ -309,9 +309,19 @@ class DieRevealed(Fact):
 @fact
 @dataclass(frozen=True)
 class ConflictStarted(Fact):
+    """A conflict began. `fatigue`: failed challenges in it cost a level of fatigue (R-LTL-12 amended)."""
+
     type = "ltl.conflict_started"
+    version = 3
     fighters: tuple[tuple[str, str, bool], ...]  # (character, side, may roll Karma for initiative)
     stakes: str
+    fatigue: bool
+
+
+@upcaster("ltl.conflict_started", 2)
+def _fatigue_chosen(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: the GM's choice whether failed challenges cost fatigue; every conflict before it did."""
+    return {**payload, "fatigue": True}
 
 
 @fact

@@ -286,6 +286,7 @@ def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
             "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
             "stakes": word_choice(tuple(k.value for k in LossType)),
             "karma_initiative": Subset(ids, names, within="fighters"),
+            "fatigue": Flag(),  # whether failed challenges cost a level (R-LTL-12 amended)
         },
         group="Conflict",
         rule="R-LTL-12",

@@ -258,7 +258,8 @@ def _conflict(f: lf.ConflictStarted, n: Names) -> str:
     for cid, side, _ in f.fighters:
         sides.setdefault(side, []).append(_n(n, cid))
     teams = " against ".join(f"{', '.join(who)} ({side})" for side, who in sides.items())
-    return f"A conflict begins ({f.stakes.replace('_', '-')} stakes): {teams}"
+    spared = "" if f.fatigue else "; failed challenges cost no fatigue"
+    return f"A conflict begins ({f.stakes.replace('_', '-')} stakes): {teams}{spared}"
 
 
 @_says(lf.InitiativeOrder)

@@ -68,6 +68,7 @@ class ConflictState:
     initiative_rolls: tuple[tuple[str, DieRoll], ...] = ()
     pending: tuple[cf.PendingLoss, ...] = ()
     open: OpenAction | None = None
+    fatigue: bool = True  # failed challenges cost a level of fatigue (R-LTL-12)
 
     def fighter(self, fid: str) -> Fighter:
         for f in self.fighters:
@@ -140,6 +141,7 @@ def rules_conflict(table: LtlTable) -> cf.Conflict:
         initiative_rolls=c.initiative_rolls,
         pending=c.pending,
         open=None if o is None else cf.OpenAction(o.actor, o.target, o.task),
+        fatigue=c.fatigue,
     )
 
 
@@ -162,5 +164,6 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         initiative_rolls=c.initiative_rolls,
         pending=c.pending,
         open=opened,
+        fatigue=c.fatigue,
     )
     return replace(table.with_heroes({f.id: f.hero for f in c.fighters}), conflict=state)
