@@ -19,7 +19,7 @@ from herotable.table.state import UNDO_DEPTH, Done, Ruleset, TableState
 UNDO_TYPE = "table.undo"
 UNDONE_TYPE = "action.undone"
 NOT_ACTIONS = frozenset({"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE})
-STATE_VERSION = 4  # the snapshot format; older snapshots are ignored, never misread
+STATE_VERSION = 5  # the snapshot format; older snapshots are ignored, never misread
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
 
