@@ -254,14 +254,27 @@ def _exchange_table_dyce() -> dict[tuple[int, int], WLT]:
     return table
 
 
+def _rolled_die(position: int, minus: int) -> tuple[int, int]:
+    """Sides of the die rolled at a ladder position and how much lower its face counts, under a critical failure's
+    -1 die type or not (R-LTL-1, R-LTL-8): a d20 (position 7 or 6) rolls d12, a d4 rolls d4 counted one lower."""
+    if not minus:
+        return SIDES_AT[position], 0
+    if position >= 6:
+        return 12, 0
+    if position == 1:
+        return 4, 1
+    return SIDES_AT[position - 1], 0
+
+
 def _duel_step(state: tuple[int, int, int, int], x: int, y: int) -> tuple[int, int, int, int]:
     """One round of a duel by the rules (R-LTL-3, R-LTL-8): the loser loses 1, 2 on a critical, and a critical
-    failure is -1 next round; written once here for icepool and dyce to compute with."""
+    failure is -1 die type next round (criticals on the natural faces); written once here for icepool and dyce to
+    compute with."""
     pa, pb, ma, mb = state
-    sa, sb = SIDES_AT[max(1, pa - ma)], SIDES_AT[max(1, pb - mb)]
-    if x == y:
+    (sa, da), (sb, db) = _rolled_die(pa, ma), _rolled_die(pb, mb)
+    if x - da == y - db:
         return (pa, pb, 0, 0)
-    if x > y:
+    if x - da > y - db:
         crit = int(x == sa and y == 1)
         return (pa, pb - 1 - crit, 0, crit) if pb - 1 - crit > 0 else (pa, 0, 0, 0)
     crit = int(y == sb and x == 1)
@@ -290,7 +303,7 @@ def _conflict_table_icepool() -> dict[tuple[int, int], Fraction]:
         pa, pb, ma, mb = state
         if pa <= 0 or pb <= 0:
             return state
-        sa, sb = SIDES_AT[max(1, pa - ma)], SIDES_AT[max(1, pb - mb)]
+        sa, sb = _rolled_die(pa, ma)[0], _rolled_die(pb, mb)[0]
         return icepool.map(lambda x, y: _duel_step(state, x, y), icepool.d(sa), icepool.d(sb))
 
     table = {}
@@ -313,7 +326,7 @@ def _conflict_table_dyce() -> dict[tuple[int, int], Fraction]:
         if pb <= 0 or pa <= 0:
             return Fraction(1 if pb <= 0 else 0)
         if state not in memo:
-            sa, sb = SIDES_AT[max(1, pa - ma)], SIDES_AT[max(1, pb - mb)]
+            sa, sb = _rolled_die(pa, ma)[0], _rolled_die(pb, mb)[0]
 
             def branch(x: Any, y: Any) -> Any:
                 nxt = _duel_step(state, x.outcome, y.outcome)

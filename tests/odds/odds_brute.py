@@ -59,13 +59,11 @@ def check_success(bonus: int, dc: int, reroll: bool, wit: bool) -> Fraction:
     return Fraction(ok, 400)
 
 
-def _rolled(position: int, minus: int, die_types: bool) -> tuple[int, int]:
-    """Sides and face shift of the die at a position under a -1: one die type (d20 -> d12, a d4 counts one lower),
-    or the old reading, one level never below d4."""
+def _rolled(position: int, minus: int) -> tuple[int, int]:
+    """Sides and face shift of the die at a position under a -1: one die type (R-LTL-8 amended: d20 -> d12, and a
+    d4 counts its face one lower)."""
     if not minus:
         return SIDES[position], 0
-    if not die_types:
-        return SIDES[max(1, position - minus)], 0
     if position >= 6:
         return 12, 0
     if position == 1:
@@ -73,9 +71,9 @@ def _rolled(position: int, minus: int, die_types: bool) -> tuple[int, int]:
     return SIDES[position - 1], 0
 
 
-def duel(a: int, b: int, cap: int = 3, *, die_types: bool = False) -> tuple[Fraction, Fraction]:
+def duel(a: int, b: int, cap: int = 3) -> tuple[Fraction, Fraction]:
     """P(A wins), E[rounds] of a plain duel by direct recursion over faces: loser -1, a critical success -2
-    (within the cap) and -1 on the critical failer's next roll; ties repeat the round."""
+    (within the cap) and -1 die type on the critical failer's next roll; ties repeat the round."""
 
     @cache
     def value(pa: int, pb: int, ma: int, mb: int) -> tuple[Fraction, Fraction]:
@@ -83,7 +81,7 @@ def duel(a: int, b: int, cap: int = 3, *, die_types: bool = False) -> tuple[Frac
             return Fraction(1), Fraction(0)
         if pa <= 0:
             return Fraction(0), Fraction(0)
-        (sa, da), (sb, db) = _rolled(pa, ma, die_types), _rolled(pb, mb, die_types)
+        (sa, da), (sb, db) = _rolled(pa, ma), _rolled(pb, mb)
         extra = 1 if cap >= 2 else 0
         stay = Fraction(0)
         win = rounds = Fraction(0)

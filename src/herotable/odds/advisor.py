@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from herotable.dice import Rating
+from herotable.dice import MAX_POSITION, Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.odds.check import QUOTABLE_WIT_BONUS, CheckOdds, check
 from herotable.odds.conflict import Choice, Contender, DuelState, Push, after_choice, round_odds
@@ -86,9 +86,10 @@ def advise(
                 )
             )
     base_rating = Rating(now.a.position)
+    style_rating = Rating(min(MAX_POSITION, now.a.position + you.offset))
     if now.a.heroism >= 1 and base_rating.sides != 20 and you.policy.push is not Push.ROLL:
         out.append(option("push_roll", "push: roll Heroism", Choice(push=Push.ROLL)))
-    cost = push_burn_cost(base_rating)
+    cost = push_burn_cost(base_rating, style_rating)  # R-LTL-11: priced by the highest die the Push creates
     if cost is not None and now.a.heroism >= cost and you.policy.push is not Push.BURN:
         out.append(option("push_burn", f"push: burn {cost} Heroism", Choice(push=Push.BURN), "Heroism", Fraction(cost)))
     if you.policy.push is not Push.NEVER:

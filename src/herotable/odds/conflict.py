@@ -3,14 +3,19 @@ R-LTL-11, R-LTL-12).
 
 A state holds, for each side, its base Power position (0..7; position 6 is a d20 that has lost one level, so a
 d20 survives one loss), its Heroism position, the rolled Recovery tries left, and the critical effects in force
-this round (+1, -1, a re-roll). One round is one exchange, settled exactly like `ltl.task.settle`: a Push is
-declared, Going For Broke is paid, the dice are rolled, the loser loses 1 + the winner's Broke levels within
-the cap, a critical adds its extra level (or the advantage chosen at the cap) and gives the loser -1 next
-round; losses land at the end of the round, then Recovery may be tried. Defeat (base below d4) absorbs.
+this round (+1, -1, a re-roll; each one die type, at most one of each, R-LTL-8 amended). One round is one
+exchange, settled exactly like `ltl.task.settle`: a Push is declared (priced by the highest die it creates, its
+roll's critical failure carrying -1), Going For Broke is paid, the dice are rolled, the loser loses 1 + the
+winner's Broke levels within the cap, a critical adds its extra level (or the advantage chosen at the cap) and
+gives the loser one -1 next round (never two: "opponent -1" then falls back to the advantage chosen at the cap);
+losses land at the end of the round, then Recovery may be tried (a critical failure carries -1 too). Defeat (base
+below d4) absorbs.
 
-Every transition but a tie lowers a position, spends Heroism or a Recovery try, or clears a carried effect,
-so apart from a tie's self-loop the chain is acyclic. A tie repeats the state with probability p, a geometric
-factor summed exactly: V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). Results are exact Fractions.
+Every transition but a tie lowers a position or spends Heroism or a Recovery try, so the states with the same
+positions, Heroism and tries (a *key*) are the only ones a round can return to: a tie clears the carried effects
+and a fumbled Push roll sets a -1. Those few states are solved together, exactly, as one small linear system
+(I - Q) V = R, R holding what leaves the key; a plain tie's self-loop is its 1x1 case,
+V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). Results are exact Fractions.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.task import CritBonus, CritPenalty
 from herotable.odds.distributions import ONE, ZERO, ExchangeOdds
-from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_chance, rolled_rating
+from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_odds, rolled_rating
 
 
 class Push(StrEnum):
@@ -185,24 +190,28 @@ class _Chain:
     def declare(self, who: int, st: SideState, choice: Choice | None) -> list[_Declared]:
         static = self.sides[who]
         base = Rating(st.position)
+        style = Rating(min(MAX_POSITION, st.position + static.offset))
         mode = choice.push if choice is not None and choice.push is not None else static.policy.push
-        pushes: list[tuple[Fraction, bool, int]] = [(ONE, False, st.heroism)]
+        # (weight, pushed, Heroism left, -1 next round from the Push roll's critical failure)
+        pushes: list[tuple[Fraction, bool, int, int]] = [(ONE, False, st.heroism, 0)]
         if mode is Push.BURN:
-            cost = push_burn_cost(base)
+            cost = push_burn_cost(base, style)
             if cost is not None and st.heroism >= cost:
-                pushes = [(ONE, True, st.heroism - cost)]
+                pushes = [(ONE, True, st.heroism - cost, 0)]
         elif mode is Push.ROLL:
-            p = push_chance(Rating(st.heroism), base, self.options)
-            if p:
-                pushes = [(p, True, st.heroism), (ONE - p, False, st.heroism)]
+            roll = push_odds(Rating(st.heroism), base, self.options, style=style)
+            if roll.win:
+                fumble = roll.crit_failure
+                pushes = [(roll.win, True, st.heroism, 0), (ONE - roll.win - fumble, False, st.heroism, 0)]
+                if fumble:
+                    pushes.append((fumble, False, st.heroism, 1))
         wanted = choice.broke if choice is not None and choice.broke is not None else static.policy.broke
         broke = max(0, min(wanted, self.options.effect_cap - 1, st.position - 1))
-        style = Rating(min(MAX_POSITION, st.position + static.offset))
         auto = choice is not None and choice.auto_success
         out = []
-        for weight, pushed, heroism in pushes:
+        for weight, pushed, heroism, fumbled in pushes:
             rating = rolled_rating(style, broke=broke, pushed=pushed, plus_one=st.plus_one, minus_one=st.minus_one)
-            paid = SideState(st.position - broke, heroism, st.tries)
+            paid = SideState(st.position - broke, heroism, st.tries, minus_one=fumbled)
             out.append(_Declared(weight, paid, Roll(rating, st.reroll, auto), broke))
         return out
 
@@ -218,14 +227,16 @@ class _Chain:
                     effect += 1
                 else:
                     bonus = self.sides[who_won].policy.crit_bonus_at_cap
+            penalised = self.sides[1 - who_won].policy.crit_penalty is CritPenalty.MINUS_ONE_NEXT
+            if bonus is CritBonus.OPPONENT_MINUS_ONE and penalised:
+                # the loser carries one -1 from the exchange: the roller picks the fallback advantage instead
+                bonus = self.sides[who_won].policy.crit_bonus_at_cap
             if bonus is CritBonus.PLUS_ONE_NEXT:
                 w = replace(w, plus_one=1)
             elif bonus is CritBonus.REROLL_NEXT:
                 w = replace(w, reroll=1)
-            elif bonus is CritBonus.OPPONENT_MINUS_ONE:
-                lo = replace(lo, minus_one=lo.minus_one + 1)
-            if self.sides[1 - who_won].policy.crit_penalty is CritPenalty.MINUS_ONE_NEXT:
-                lo = replace(lo, minus_one=lo.minus_one + 1)
+            if bonus is CritBonus.OPPONENT_MINUS_ONE or penalised:
+                lo = replace(lo, minus_one=1)
         return w, replace(lo, position=lo.position - effect)
 
     def _recover(self, who: int, st: SideState) -> list[tuple[Fraction, SideState]]:
@@ -245,9 +256,13 @@ class _Chain:
             return [(ONE, st)]
         difficulty = Difficulty.named("inconceivable") if down else Difficulty.levels(sheet - st.position + 1)
         assert difficulty.rating is not None
-        p = exchange(Roll(Rating(st.heroism)), Roll(difficulty.rating), self.options).win
+        roll = exchange(Roll(Rating(st.heroism)), Roll(difficulty.rating), self.options)
         spent = replace(st, tries=st.tries - 1)
-        return [(p, replace(restored, tries=st.tries - 1)), (ONE - p, spent)]
+        # a critical failure is -1 die type next round (R-LTL-8)
+        out = [(roll.win, replace(restored, tries=st.tries - 1)), (ONE - roll.win - roll.crit_failure, spent)]
+        if roll.crit_failure:
+            out.append((roll.crit_failure, replace(spent, minus_one=1)))
+        return out
 
     def transitions(self, state: DuelState, choice: Choice | None = None) -> dict[DuelState, Fraction]:
         """Where one round leads from `state`, with A's policy overridden by `choice` for this round."""
@@ -285,30 +300,71 @@ class _Chain:
     # --- values ---------------------------------------------------------------------------------------------
 
     def value(self, state: DuelState) -> Vector:
-        """P(each final outcome) and E[rounds] from `state`, exactly (self-loops summed as geometric series)."""
+        """P(each final outcome) and E[rounds] from `state`, exactly. A round that changes neither side's position,
+        Heroism nor Recovery tries (a tie) only moves among the few states of the same key that differ in carried
+        effects; those are solved together as one small linear system (a plain tie's self-loop is its 1x1 case)."""
         if state.over:
             return _terminal(state)
         known = self.values.get(state)
         if known is not None:
             return known
-        if state in self._open:
+        group = self._group(state)
+        if self._open.intersection(group):
             raise ArithmeticError(f"the duel chain has a cycle through {state}")  # guarded by the design above
-        self._open.add(state)
-        steps = self.transitions(state)
-        stay = steps.get(state, ZERO)
-        acc = [ZERO] * _WIDTH
-        for nxt, p in steps.items():
-            if nxt == state:
-                continue
-            v = self.value(nxt)
-            for i in range(_WIDTH):
-                acc[i] += p * v[i]
-        scale = ONE / (ONE - stay)
-        acc[-1] += ONE  # this round
-        result = tuple(x * scale for x in acc)
-        self._open.discard(state)
-        self.values[state] = result
-        return result
+        self._open.update(group)
+        index = {s: i for i, s in enumerate(group)}
+        n = len(group)
+        matrix = [[ONE if i == j else ZERO for j in range(n)] for i in range(n)]
+        rhs = [[ZERO] * (_WIDTH - 1) + [ONE] for _ in range(n)]  # this round
+        for i, s in enumerate(group):
+            for nxt, p in self.transitions(s).items():
+                j = index.get(nxt)
+                if j is not None:
+                    matrix[i][j] -= p
+                    continue
+                v = self.value(nxt)
+                row = rhs[i]
+                for k in range(_WIDTH):
+                    row[k] += p * v[k]
+        for s, result in zip(group, _solve(matrix, rhs), strict=True):
+            self.values[s] = tuple(result)
+        self._open.difference_update(group)
+        return self.values[state]
+
+    def _group(self, state: DuelState) -> list[DuelState]:
+        """`state` and the unsolved states one or more rounds away with the same key (`_key`)."""
+        key = _key(state)
+        group, todo = [state], [state]
+        members = {state}
+        while todo:
+            for nxt in self.transitions(todo.pop()):
+                if nxt not in members and not nxt.over and nxt not in self.values and _key(nxt) == key:
+                    members.add(nxt)
+                    group.append(nxt)
+                    todo.append(nxt)
+        return group
+
+
+def _key(state: DuelState) -> tuple[int, ...]:
+    """What every round but a tie lowers: positions, Heroism and Recovery tries (carried effects left out)."""
+    a, b = state.a, state.b
+    return (a.position, a.heroism, a.tries, b.position, b.heroism, b.tries)
+
+
+def _solve(matrix: list[list[Fraction]], rhs: list[list[Fraction]]) -> list[list[Fraction]]:
+    """Solve matrix · X = rhs exactly by Gaussian elimination (the matrix is I - Q of a few transient states)."""
+    n = len(matrix)
+    a = [row[:] + rhs_row[:] for row, rhs_row in zip(matrix, rhs, strict=True)]
+    for col in range(n):
+        pivot = next(r for r in range(col, n) if a[r][col])
+        a[col], a[pivot] = a[pivot], a[col]
+        inv = ONE / a[col][col]
+        a[col] = [x * inv for x in a[col]]
+        for r in range(n):
+            if r != col and a[r][col]:
+                factor = a[r][col]
+                a[r] = [x - factor * y for x, y in zip(a[r], a[col], strict=True)]
+    return [row[n:] for row in a]
 
 
 def _normalise(state: DuelState) -> DuelState:

@@ -5,8 +5,9 @@ space is small, else Monte Carlo; the result always says which, with a confidenc
 A round follows the table's reading of R-LTL-12: fighters act in list order (side A, then side B); each one
 still to act picks a standing opponent and rolls an exchange with it, which is the target's action too unless
 the target has acted already (then it only defends). The loser of each exchange loses one level, two on a
-critical success within the cap, and a critical failure gives -1 on every roll next round (R-LTL-8, the
-engine's defaults). All losses land at the end of the round; a side with nobody standing has lost.
+critical success within the cap, and a critical failure gives -1 die type on every roll next round (R-LTL-8, the
+engine's defaults; one -1 a round however many criticals, a d20 rolling d12 and a d4 counting one lower). All
+losses land at the end of the round; a side with nobody standing has lost.
 """
 
 from __future__ import annotations

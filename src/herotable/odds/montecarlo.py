@@ -22,7 +22,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from herotable.dice import DIE_SIDES, Rating
+from herotable.dice import Rating, penalty_at, rolled_sides, step_down
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.roll import MAX_EXPLOSIONS
 from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
@@ -31,7 +31,10 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 Int8Array = npt.NDArray[np.int8]
 UInt8Array = npt.NDArray[np.uint8]
-_SIDES = np.array([1] + [DIE_SIDES[p] for p in range(1, 8)], dtype=np.int64)  # index 0 is never rolled
+# rolled positions: 1..7 as on the ladder, 0 a d4 under a -1 die type, which counts its face one lower (R-LTL-8)
+_SIDES = np.array([rolled_sides(p) for p in range(8)], dtype=np.int64)
+_PENALTY = np.array([penalty_at(p) for p in range(8)], dtype=np.int64)
+_STEP_DOWN = np.array([0] + [step_down(p) for p in range(1, 8)], dtype=np.int8)  # the die rolled under a -1
 MAX_ROUNDS = 10_000
 
 _FACES = 120  # lcm of the ladder's sides: every side divides it
@@ -74,10 +77,10 @@ def _outcome_table() -> UInt8Array:
     x = np.arange(_DRAW, dtype=np.int64)
     u_a, u_t = x % _FACES, x // _FACES
     table = np.zeros((8, 8, _DRAW), dtype=np.uint8)
-    for ra in range(1, 8):
-        for rt in range(1, 8):
+    for ra in range(8):
+        for rt in range(8):
             nat_a, nat_t = faces[ra][u_a], faces[rt][u_t]
-            table[ra, rt] = _code(nat_a, nat_a, _SIDES[ra], nat_t, nat_t, _SIDES[rt])
+            table[ra, rt] = _code(nat_a - _PENALTY[ra], nat_a, _SIDES[ra], nat_t - _PENALTY[rt], nat_t, _SIDES[rt])
     return table.reshape(-1)
 
 
@@ -99,7 +102,7 @@ def _duel_code(pa: int, pb: int, ma: int, mb: int) -> int:
 @cache
 def _duel_table(extra: int) -> UInt8Array:
     """Flat `[state * 14400 + draw]` → next state: one round of a duel (R-LTL-3, R-LTL-8; losses land at the
-    end of the round, a critical success takes `1 + extra` levels, a critical failure is -1 next round)."""
+    end of the round, a critical success takes `1 + extra` levels, a critical failure is -1 die type next round)."""
     outcome = _outcome_table().reshape(64, _DRAW)
     after = np.zeros((256, 5), dtype=np.uint8)
     pair = np.zeros(256, dtype=np.int64)
@@ -108,7 +111,7 @@ def _duel_table(extra: int) -> UInt8Array:
         for pb in range(1, 8):
             for ma, mb in ((0, 0), (1, 0), (0, 1)):
                 s = _duel_code(pa, pb, ma, mb)
-                pair[s] = max(1, pa - ma) * 8 + max(1, pb - mb)
+                pair[s] = (step_down(pa) if ma else pa) * 8 + (step_down(pb) if mb else pb)
                 after[s] = (
                     _duel_code(pa, pb, 0, 0),
                     _duel_code(pa, pb - 1, 0, 0),
@@ -192,8 +195,8 @@ def _exchange(gen: np.random.Generator, r_a: Int8Array, r_t: Int8Array, explodin
     faces = _face_table()
     nat_a, nat_t = faces[ra, x % _FACES], faces[rt, x // _FACES]
     s_a, s_t = _SIDES[ra], _SIDES[rt]
-    tot_a = _explode(gen, nat_a, s_a)
-    tot_t = _explode(gen, nat_t, s_t)
+    tot_a = _explode(gen, nat_a, s_a) - _PENALTY[ra]
+    tot_t = _explode(gen, nat_t, s_t) - _PENALTY[rt]
     return _code(tot_a, nat_a, s_a, tot_t, nat_t, s_t)
 
 
@@ -247,7 +250,7 @@ def _melee(
             return tally
         tally.running(round_no, n)
         standing = pos > 0
-        rolled = np.maximum(pos - minus, 1).astype(np.int8)
+        rolled = np.where(minus > 0, _STEP_DOWN[np.clip(pos, 1, 7)], np.clip(pos, 1, 7)).astype(np.int8)
         aim = _targets(pos, standing, n_a, targeting)
         acted = np.zeros((count, n), dtype=bool)
         loss = np.zeros((count, n), dtype=np.int8)
