@@ -182,7 +182,7 @@ def test_players_create_only_their_own_heroes_and_names_are_unique(svc: TableSer
     refused(svc, ANA, CreateCvCharacter("kes2", sheet("kestrel")), TableError)  # the engine knows heroes by name
     refused(svc, ANA, CreateCvCharacter("kes", sheet("Other")), TableError)
     err = refused(svc, ANA, CreateCvCharacter("x", sheet("X", level=0)))
-    assert err.code == "sheet/invalid"  # R-CV-2
+    assert (err.code, err.field) == ("table/out_of_range", "sheet.level")  # R-CV-2, R-T-5: a level is 1..20
 
 
 def test_an_ltl_campaign_refuses_conviction_commands() -> None:

@@ -200,6 +200,13 @@ def _enter(state: TableState, cmd: EnterContest, ctx: Ctx) -> Decision:
             ruling=RULING,
         )
     rating = table.hero(cmd.character).rating_for(cmd.style)
+    if not rating.usable:
+        raise TableError(
+            "contest/below_d4",
+            f"{state.character(cmd.character).name}'s {cmd.style or 'base Power'} is below d4: there is no die to roll",
+            fix="declare another Style, or ask the GM to call the contest off",
+            ruling=RULING,
+        )
     declared = ContestDeclared(contest.id, cmd.character, rating.position, cmd.style)
     facts = [Emitted(ContestEntered(contest.id, cmd.character)), Emitted(declared, audience(state, cmd.character))]
     waiting = tuple(cid for cid in contest.waiting if cid != cmd.character)
@@ -369,10 +376,13 @@ def contest_actions(state: TableState, user: str) -> list[LegalAction]:
         if not controls(state, user, cid):
             continue
         hero = table.hero(cid)
-        styles = hero.sheet.styles
-        style = Choice(
-            (None, *(s.name for s in styles)), ("base Power", *(f"{s.name} ({s.rating.name})" for s in styles))
-        )
+        usable = [s for s in hero.sheet.styles if hero.rating_for(s.name).usable]
+        options: list[tuple[str | None, str]] = [(s.name, f"{s.name} ({s.rating.name})") for s in usable]
+        if hero.rating_for(None).usable:
+            options.insert(0, (None, "base Power"))
+        if not options:
+            continue  # nothing left to roll: the GM calls the contest off
+        style = Choice(tuple(v for v, _ in options), tuple(label for _, label in options))
         out.append(
             LegalAction(
                 EnterContest.type,
