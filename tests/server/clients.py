@@ -16,6 +16,9 @@ SECRET = "test-secret-key-0123456789abcdef"
 
 
 def make_app(store: EventStore | None = None, rng: Rng | None = None, **settings: Any) -> Any:
+    """The app; one test client registers many users from one address, so registrations are not limited unless
+    the test sets `register_attempts` itself."""
+    settings.setdefault("register_attempts", 1000)
     return create_app(
         Settings(secret_key=SECRET, **settings), store=store or MemoryEventStore(), rng=rng or SeededRng(1)
     )

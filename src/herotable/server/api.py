@@ -11,12 +11,13 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Res
 from pydantic import BaseModel, Field
 
 from herotable.server import odds_panel
+from herotable.server.auth import replace_password, stamp, start_session
 from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
 from herotable.server.live import seen_json
 from herotable.server.schemas import CommandBody, body_json, command_model
-from herotable.server.security import SESSION_MAX_AGE_S, check_password, hash_password
+from herotable.server.security import SESSION_MAX_AGE_S, digest
 from herotable.service import LegacyCampaign, utc_now
-from herotable.store.accounts import Invite, User
+from herotable.store.accounts import Invite, InviteRefused, User
 from herotable.store.export import export_campaign
 from herotable.table.commands import COMMANDS, command_from_json
 from herotable.table.state import Role, Ruleset, TableState
@@ -39,8 +40,15 @@ class NewCampaign(BaseModel):
     ruleset: Ruleset
 
 
+class NewPassword(BaseModel):
+    current_password: str = Field(min_length=1, max_length=200)
+    new_password: str = Field(min_length=8, max_length=200)
+
+
 class NewInvite(BaseModel):
     role: Role = Role.PLAYER
+    days: int = Field(default=7, ge=1, le=30, description="days the link works")
+    max_uses: int | None = Field(default=None, ge=1, le=100, description="joins it allows; none: no limit")
 
 
 class JoinRequest(BaseModel):
@@ -52,10 +60,21 @@ def user_json(user: User) -> dict[str, str]:
 
 
 def login_session(request: Request, response: Response, svc: ServicesDep, user: User | None) -> None:
-    """Start a fresh session (a new id, so a pre-login CSRF token dies with the old one)."""
+    """Start a fresh session (a new id, so a pre-login CSRF token dies with the old one); a logged-in one is
+    recorded in the store, and the session it replaces is revoked there."""
+    old = request.state.session
+    if old is not None and old.user_id is not None:
+        svc.accounts.revoke_session(digest(old.sid), stamp())
     new = svc.sessions.new(user.user_id if user else None)
+    if user is not None:
+        start_session(svc.accounts, new.sid, user.user_id)
     request.state.session = new
     set_session_cookie(response, svc, new)
+
+
+def sessions_ended(request: Request, user_id: str) -> None:
+    """Close the live sockets of `user_id`'s ended sessions, on every server process."""
+    request.app.state.hub.sessions_ended(user_id)
 
 
 def set_session_cookie(response: Response, svc: ServicesDep, session: Any) -> None:
@@ -69,27 +88,41 @@ def set_session_cookie(response: Response, svc: ServicesDep, session: Any) -> No
     )
 
 
-def register_user(svc: ServicesDep, body: Registration) -> User:
-    user = User(
-        uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), hash_password(body.password), utc_now()
-    )
+def register_user(svc: ServicesDep, body: Registration, request: Request | None = None) -> User:
+    """A new account. Registrations through a request are limited per address (429); the password is hashed
+    before the name is looked at, so a taken name answers no faster than a free one."""
+    if request is not None:
+        svc.guard.registering(svc.guard.address_of(request))
+    hashed = svc.guard.gate.hash(body.password)
+    user = User(uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), hashed, utc_now())
     return svc.accounts.add_user(user)
 
 
 def authenticate(request: Request, svc: ServicesDep, username: str, password: str) -> User:
-    """The user with these credentials; refuses (429) after too many failures for this name and address."""
-    key = f"{username.lower()}|{request.client.host if request.client else '-'}"
-    wait = svc.limiter.retry_after(key)
-    if wait > 0:
-        raise HTTPException(
-            429, f"too many failed logins; try again in {int(wait) + 1} s", headers={"Retry-After": str(int(wait) + 1)}
-        )
-    user = svc.accounts.user_by_name(username.lower())
-    if user is None or not check_password(user.password_hash, password):
-        svc.limiter.failed(key)
+    """The user with these credentials. Attempts are limited per account and per address, with growing waits
+    (429 while waiting); an unknown name costs as much as a wrong password."""
+    user = svc.guard.login(svc.accounts, username, password, svc.guard.address_of(request))
+    if user is None:
         raise HTTPException(401, "unknown username or wrong password")
-    svc.limiter.succeeded(key)
     return user
+
+
+def change_password(request: Request, svc: ServicesDep, user: User, body: NewPassword) -> int:
+    """Check the current password (limited like a login), set the new one, end every other session of the user;
+    how many ended. Raises 401 on a wrong current password, changing nothing."""
+    if svc.guard.login(svc.accounts, user.username, body.current_password, svc.guard.address_of(request)) is None:
+        raise HTTPException(401, "the current password is wrong; nothing was changed")
+    ended = replace_password(svc.accounts, svc.guard.gate, user, body.new_password, keep=request.state.session.sid)
+    sessions_ended(request, user.user_id)
+    return ended
+
+
+def logout_everywhere(request: Request, response: Response, svc: ServicesDep, user: User) -> int:
+    """End every session of the user, this one too; how many ended."""
+    ended = svc.accounts.revoke_sessions(user.user_id, stamp())
+    login_session(request, response, svc, None)
+    sessions_ended(request, user.user_id)
+    return ended
 
 
 def member_state(svc: ServicesDep, campaign_id: str, user: User) -> TableState:
@@ -111,7 +144,7 @@ def csrf(request: Request, svc: ServicesDep) -> dict[str, str]:
 
 @router.post("/auth/register", status_code=201)
 def register(body: Registration, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
-    user = register_user(svc, body)
+    user = register_user(svc, body, request)
     login_session(request, response, svc, user)
     return {"user": user_json(user), "csrf_token": svc.sessions.csrf_token(request.state.session)}
 
@@ -125,8 +158,25 @@ def login(body: Credentials, request: Request, response: Response, svc: Services
 
 @router.post("/auth/logout")
 def logout(request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+    """End this session: its cookie, even if saved elsewhere, no longer logs anyone in."""
+    old = request.state.session
     login_session(request, response, svc, None)
+    if old is not None and old.user_id is not None:
+        sessions_ended(request, old.user_id)
     return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/logout-everywhere")
+def logout_everywhere_api(request: Request, response: Response, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """End every session of this account, on every device, this one too."""
+    ended = logout_everywhere(request, response, svc, user)
+    return {"ended": ended, "csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/password")
+def password(body: NewPassword, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Change the password (the current one is required); every other session of the account ends."""
+    return {"other_sessions_ended": change_password(request, svc, user, body)}
 
 
 @router.get("/me")
@@ -238,26 +288,60 @@ def command_types() -> dict[str, Any]:
     return out
 
 
-@router.post("/campaigns/{campaign_id}/invites", status_code=201)
-def invite(campaign_id: str, body: NewInvite, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, str]:
+def invite_json(invite: Invite, request: Request, joined: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {
+        "code": invite.code,
+        "role": invite.role,
+        "link": str(request.url_for("join_page", code=invite.code)),
+        "created_at": invite.created_at,
+        "expires_at": invite.expires_at,
+        "max_uses": invite.max_uses,
+        "uses": invite.uses,
+        **({"joined": joined} if joined is not None else {}),
+    }
+
+
+def invites_with_uses(svc: ServicesDep, state: TableState, request: Request) -> list[dict[str, Any]]:
+    """The campaign's invitations, each with who joined through it and when (for the GM)."""
+    names = state.names()
+    joined: dict[str, list[dict[str, str]]] = {}
+    for use in svc.accounts.invite_uses(state.campaign_id):
+        who = {"user_id": use.user_id, "name": names.get(use.user_id, use.user_id), "joined_at": use.joined_at}
+        joined.setdefault(use.code, []).append(who)
+    return [invite_json(i, request, joined.get(i.code, [])) for i in svc.accounts.invites_for(state.campaign_id)]
+
+
+def make_invite(campaign_id: str, body: NewInvite, svc: ServicesDep, user: User) -> Invite:
     state = member_state(svc, campaign_id, user)
     if not state.is_gm(user.user_id):
         raise HTTPException(403, "only the GM invites")
     if body.role is Role.GM:
         raise HTTPException(422, "a campaign has one GM; invite players or spectators")
-    code = secrets.token_urlsafe(9)
     now = datetime.now(UTC)
-    expires = (now + timedelta(days=7)).isoformat(timespec="microseconds")
-    svc.accounts.add_invite(Invite(code, campaign_id, body.role.value, now.isoformat(timespec="microseconds"), expires))
-    return {"code": code, "role": body.role.value, "link": str(request.url_for("join_page", code=code))}
+    made = Invite(
+        secrets.token_urlsafe(9),
+        campaign_id,
+        body.role.value,
+        stamp(now),
+        stamp(now + timedelta(days=body.days)),
+        body.max_uses,
+    )
+    return svc.accounts.add_invite(made)
+
+
+@router.post("/campaigns/{campaign_id}/invites", status_code=201)
+def invite(campaign_id: str, body: NewInvite, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """A new invitation link: it works for `days` days and admits at most `max_uses` people (none: no limit)."""
+    return invite_json(make_invite(campaign_id, body, svc, user), request)
 
 
 @router.get("/campaigns/{campaign_id}/invites")
-def invites(campaign_id: str, svc: ServicesDep, user: UserDep) -> list[dict[str, str]]:
+def invites(campaign_id: str, request: Request, svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
+    """The invitations, with their expiry, uses, and who joined through each."""
     state = member_state(svc, campaign_id, user)
     if not state.is_gm(user.user_id):
         raise HTTPException(403, "only the GM sees the invitations")
-    return [{"code": i.code, "role": i.role} for i in svc.accounts.invites_for(campaign_id)]
+    return invites_with_uses(svc, state, request)
 
 
 @router.delete("/campaigns/{campaign_id}/invites/{code}")
@@ -273,11 +357,26 @@ def withdraw_invite(campaign_id: str, code: str, svc: ServicesDep, user: UserDep
     return {"withdrawn": code}
 
 
+INVITE_STATUS = {"unknown": 404, "expired": 410, "used_up": 410, "removed": 403}
+
+
 def join_with_code(svc: ServicesDep, code: str, user: User, display_name: str | None) -> str:
+    """Join through an invitation: it must be unexpired, have a use left, and (for a removed member) be newer
+    than their removal. A member already in the campaign uses nothing up."""
     found = svc.accounts.invite(code)
     if found is None:
-        raise HTTPException(404, "this invitation is unknown or was withdrawn; ask the GM for a new link")
-    svc.table.execute(found.campaign_id, user.user_id, Join(display_name or user.display_name, Role(found.role)))
+        raise HTTPException(404, InviteRefused.MESSAGES["unknown"])
+    if svc.table.state(found.campaign_id).role_of(user.user_id) is not None:
+        return found.campaign_id
+    try:
+        svc.accounts.claim_invite(code, user.user_id, stamp())
+    except InviteRefused as refused:
+        raise HTTPException(INVITE_STATUS[refused.why], refused.reason) from None
+    try:
+        svc.table.execute(found.campaign_id, user.user_id, Join(display_name or user.display_name, Role(found.role)))
+    except BaseException:
+        svc.accounts.unclaim_invite(code, user.user_id)
+        raise
     return found.campaign_id
 
 

@@ -11,13 +11,12 @@ from fastapi.staticfiles import StaticFiles
 
 from herotable.dice import Rng
 from herotable.server import api, errors, live_routes, pages
-from herotable.server.deps import Services
+from herotable.server.deps import make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
-from herotable.server.security import SESSION_COOKIE, LoginLimiter, Sessions
+from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
 from herotable.service import TableService
-from herotable.store.accounts import accounts_for
 from herotable.store.port import EventStore
 from herotable.store.sql import open_store
 
@@ -29,14 +28,8 @@ def create_app(settings: Settings | None = None, *, store: EventStore | None = N
     settings = settings or Settings.from_env()
     store = store or open_store(settings.database_url)
     table = TableService(store, rng=rng)
-    services = Services(
-        settings=settings,
-        table=table,
-        accounts=accounts_for(store),
-        sessions=Sessions(settings.secret_key),
-        limiter=LoginLimiter(settings.login_attempts, settings.login_window_s),
-    )
-    hub = Hub(table, settings.redis_url)
+    services = make_services(settings, table)
+    hub = Hub(table, settings.redis_url, services.accounts)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -7,10 +7,12 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
-from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, LoginLimiter, Session, Sessions
+from herotable.server.auth import Guard, session_user, stamp
+from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
 from herotable.service import TableService
-from herotable.store.accounts import AccountStore, User
+from herotable.store.accounts import AccountStore, User, accounts_for
+from herotable.store.port import StoredEvent
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -21,7 +23,22 @@ class Services:
     table: TableService
     accounts: AccountStore
     sessions: Sessions
-    limiter: LoginLimiter
+    guard: Guard
+
+
+def make_services(settings: Settings, table: TableService) -> Services:
+    """The services of one app: accounts beside the table's store, limits, and removals remembered so that an
+    invitation made before a member's removal no longer admits them."""
+    accounts = accounts_for(table.store)
+
+    def removals(campaign_id: str, events: list[StoredEvent]) -> None:
+        for e in events:
+            removed = e.data.get("user")
+            if e.type == "member.left" and isinstance(removed, str) and removed != e.actor:
+                accounts.record_removal(campaign_id, removed, stamp())
+
+    table.subscribe(removals)
+    return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts))
 
 
 def services(request: Request) -> Services:
@@ -35,10 +52,11 @@ def session(request: Request) -> Session | None:
 
 
 def current_user(request: Request, svc: Annotated[Services, Depends(services)]) -> User | None:
+    """The logged-in user: the cookie's session must be alive in the store (not logged out, revoked or expired)."""
     s: Session | None = request.state.session
     if s is None or s.user_id is None:
         return None
-    return svc.accounts.user(s.user_id)
+    return session_user(svc.accounts, s.sid, s.user_id)
 
 
 def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:

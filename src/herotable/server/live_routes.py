@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from herotable.server.auth import session_user
 from herotable.server.deps import Services
 from herotable.server.live import Hub, Viewer
 from herotable.server.security import SESSION_COOKIE
@@ -23,7 +25,10 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
         return
     hub: Hub = socket.app.state.hub
     session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
-    if session is None or session.user_id is None:
+    user = None
+    if session is not None and session.user_id is not None:
+        user = await asyncio.to_thread(session_user, svc.accounts, session.sid, session.user_id)
+    if session is None or user is None:
         await socket.close(code=4401, reason="log in first")
         return
     try:
@@ -31,16 +36,16 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
     except Exception:
         await socket.close(code=4404, reason="no such campaign")
         return
-    if state.role_of(session.user_id) is None:
+    if state.role_of(user.user_id) is None:
         await socket.close(code=4403, reason="not a member of this campaign")
         return
     await socket.accept()
-    viewer = Viewer(socket, campaign_id, session.user_id)
+    viewer = Viewer(socket, campaign_id, user.user_id, session.sid)
     await hub.join(viewer)
     try:
         while True:
             await socket.receive_text()  # the client only listens; anything it sends is ignored
-    except WebSocketDisconnect:
+    except (WebSocketDisconnect, RuntimeError):  # RuntimeError: the hub closed it (removed, logged out)
         pass
     finally:
         hub.leave(viewer)

@@ -19,7 +19,9 @@ from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import InvalidSheet, Problem, RulesError
 from herotable.server import actions, api, board, odds_panel, sheets
+from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.server.security import digest
 from herotable.service import LegacyCampaign
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
@@ -134,7 +136,13 @@ def register_form(
 ) -> Response:
     try:
         body = api.Registration(username=username, password=password, display_name=display_name)
-        user = api.register_user(svc, body)
+        user = api.register_user(svc, body, request)
+    except HTTPException as err:  # too many registrations from here (429), or too busy hashing (503)
+        refused = render(
+            request, "login.html", svc, None, status=err.status_code, register_error=err.detail, new_username=username
+        )
+        refused.headers.update(err.headers or {})
+        return refused
     except ValidationError as err:
         first = err.errors()[0]
         message = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
@@ -152,9 +160,88 @@ def register_form(
 
 @router.post("/logout")
 def logout_form(request: Request, svc: ServicesDep) -> Response:
+    """End this session: the cookie, even a copy saved before, no longer logs anyone in."""
+    old = request.state.session
     response = RedirectResponse("/", status_code=303)
     api.login_session(request, response, svc, None)
+    if old is not None and old.user_id is not None:
+        api.sessions_ended(request, old.user_id)
     return response
+
+
+@router.get("/account", response_class=HTMLResponse)
+@page
+def account_page(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    return render(request, "account.html", svc, user)
+
+
+@router.post("/account/password")
+@page
+def password_form(
+    request: Request,
+    svc: ServicesDep,
+    user: MaybeUserDep,
+    current_password: str = Form(""),
+    new_password: str = Form(""),
+) -> Response:
+    """Change the password; every other session of the account ends. Errors show on the form, nothing changed."""
+    assert user is not None
+    try:
+        body = api.NewPassword(current_password=current_password, new_password=new_password)
+        ended = api.change_password(request, svc, user, body)
+    except ValidationError as err:
+        field = str(err.errors()[0]["loc"][0])
+        message = (
+            "The new password needs 8 to 200 characters; nothing was changed."
+            if field == "new_password"
+            else "Give your current password; nothing was changed."
+        )
+        return render(request, "account.html", svc, user, status=422, error=message)
+    except HTTPException as err:
+        text = str(err.detail)
+        return render(request, "account.html", svc, user, status=err.status_code, error=text[0].upper() + text[1:])
+    others = f"{ended} other session{'' if ended == 1 else 's'}" if ended else "no other session"
+    return render(request, "account.html", svc, user, notice=f"Your password is changed; {others} ended.")
+
+
+@router.post("/account/logout-everywhere")
+@page
+def logout_everywhere_form(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    assert user is not None
+    response = RedirectResponse("/login", status_code=303)
+    api.logout_everywhere(request, response, svc, user)
+    return response
+
+
+def _reset_refused(request: Request, svc: Services) -> Response:
+    message = "This password link is unknown, used or expired. Ask the server's owner for a new one."
+    return render(request, "message.html", svc, None, status=410, message=message)
+
+
+@router.get("/reset/{token}", response_class=HTMLResponse)
+def reset_page(token: str, request: Request, svc: ServicesDep) -> Response:
+    user = svc.accounts.reset_user(digest(token), stamp())
+    if user is None:
+        return _reset_refused(request, svc)
+    return render(request, "reset.html", svc, None, token=token, username=user.username)
+
+
+@router.post("/reset/{token}")
+def reset_form(token: str, request: Request, svc: ServicesDep, new_password: str = Form("")) -> Response:
+    """Set a new password through a one-time link; every session of the account ends. A short password is
+    refused beside the form and the link stays usable."""
+    user = svc.accounts.reset_user(digest(token), stamp())
+    if user is None:
+        return _reset_refused(request, svc)
+    if not 8 <= len(new_password) <= 200:
+        message = "The new password needs 8 to 200 characters; nothing was changed."
+        return render(request, "reset.html", svc, None, status=422, token=token, username=user.username, error=message)
+    if svc.accounts.use_reset(digest(token), stamp()) is None:  # spent by a request a moment ago
+        return _reset_refused(request, svc)
+    replace_password(svc.accounts, svc.guard.gate, user, new_password, keep=None)
+    api.sessions_ended(request, user.user_id)
+    notice = "Your password is set and every session of the account ended. Log in with the new password."
+    return render(request, "login.html", svc, None, notice=notice, username=user.username)
 
 
 @router.get("/join/{code}", response_class=HTMLResponse, name="join_page")
@@ -185,7 +272,11 @@ def join_form(
 ) -> Response:
     if user is None:
         return RedirectResponse(f"/join/{code}", status_code=303)
-    campaign_id = api.join_with_code(svc, code, user, display_name.strip() or None)
+    try:
+        campaign_id = api.join_with_code(svc, code, user, display_name.strip() or None)
+    except HTTPException as err:
+        text = str(err.detail)
+        return render(request, "message.html", svc, user, status=err.status_code, message=text[0].upper() + text[1:])
     return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
 
 
@@ -224,12 +315,7 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     assert user is not None
     state = member(svc, campaign_id, user)
     gm = state.is_gm(user.user_id)
-    invites = []
-    if gm:
-        invites = [
-            {"code": i.code, "role": i.role, "link": str(request.url_for("join_page", code=i.code))}
-            for i in svc.accounts.invites_for(campaign_id)
-        ]
+    invites = api.invites_with_uses(svc, state, request) if gm else []
     return render(
         request,
         "campaign.html",
@@ -261,16 +347,33 @@ def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
 @router.post("/campaigns/{campaign_id}/invites")
 @page
 def invite_form(
-    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, role: str = Form("player")
+    campaign_id: str,
+    request: Request,
+    svc: ServicesDep,
+    user: MaybeUserDep,
+    role: str = Form("player"),
+    days: str = Form("7"),
+    max_uses: str = Form(""),
 ) -> Response:
     assert user is not None
     member(svc, campaign_id, user)
     try:
-        api.invite(campaign_id, api.NewInvite(role=cast(Role, role)), request, svc, user)
+        body = api.NewInvite.model_validate(
+            {"role": role, "days": days or "7", "max_uses": max_uses.strip() or None}, strict=False
+        )
+        api.make_invite(campaign_id, body, svc, user)
     except (HTTPException, ValidationError) as err:
-        detail = err.detail if isinstance(err, HTTPException) else "invite a player or a spectator"
+        detail = err.detail if isinstance(err, HTTPException) else _invite_problem(err)
         raise Refused(getattr(err, "status_code", 422), f"No invitation was made: {detail}.") from None
     return RedirectResponse(f"/campaigns/{campaign_id}#invites", status_code=303)
+
+
+def _invite_problem(err: ValidationError) -> str:
+    field = str(err.errors()[0]["loc"][0])
+    return {
+        "days": "a link works for 1 to 30 days",
+        "max_uses": "allow 1 to 100 joins, or leave it empty for no limit",
+    }.get(field, "invite a player or a spectator")
 
 
 @router.post("/campaigns/{campaign_id}/invites/{code}/withdraw")

@@ -1,14 +1,10 @@
-"""Passwords (argon2), signed session cookies, CSRF tokens and the login rate limit."""
+"""Passwords (argon2), signed session cookies and CSRF tokens. Limits and session records: see `auth`."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import secrets
-import threading
-import time
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -21,6 +17,11 @@ CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 
 _hasher = PasswordHasher()
+
+
+def digest(secret: str) -> str:
+    """What the database keeps of a session id or a reset token: its SHA-256, never the secret itself."""
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def hash_password(password: str) -> str:
@@ -74,37 +75,3 @@ class Sessions:
 
     def csrf_ok(self, session: Session, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(self.csrf_token(session), token or "")
-
-
-class LoginLimiter:
-    """At most `attempts` failed logins per key within `window_s` seconds."""
-
-    def __init__(self, attempts: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.attempts = attempts
-        self.window_s = window_s
-        self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def _recent(self, key: str) -> deque[float]:
-        now = self._clock()
-        q = self._failures.setdefault(key, deque())
-        while q and now - q[0] > self.window_s:
-            q.popleft()
-        return q
-
-    def retry_after(self, key: str) -> float:
-        """Seconds until `key` may try again; 0 when it may try now."""
-        with self._lock:
-            q = self._recent(key)
-            if len(q) < self.attempts:
-                return 0.0
-            return max(0.0, self.window_s - (self._clock() - q[0]))
-
-    def failed(self, key: str) -> None:
-        with self._lock:
-            self._recent(key).append(self._clock())
-
-    def succeeded(self, key: str) -> None:
-        with self._lock:
-            self._failures.pop(key, None)

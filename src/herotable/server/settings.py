@@ -16,8 +16,18 @@ class Settings:
     secret_key: str = ""
     redis_url: str | None = None
     secure_cookies: bool = False  # set when served over HTTPS
-    login_attempts: int = 5  # failed logins per username and address …
-    login_window_s: float = 300.0  # … within this many seconds before further tries are refused
+    # Login and registration limits (see docs/web.md, "Security"): after the free attempts, each further one
+    # must wait 1 s, then 2 s, 4 s … up to the cap; a key with no attempt for its window starts again.
+    login_attempts: int = 5  # free login attempts per account name
+    login_max_wait_s: float = 60.0
+    address_attempts: int = 20  # free login attempts per client address, whatever the account
+    address_max_wait_s: float = 600.0
+    login_window_s: float = 900.0
+    register_attempts: int = 5  # free registrations per client address; then 1 min, 2 min … up to the window
+    register_window_s: float = 3600.0
+    trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For is believed; none by default
+    hash_slots: int = 4  # password hashes computed at once (64 MiB each) …
+    hash_wait_s: float = 5.0  # … and how long a request waits for a slot before a 503
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -26,7 +36,22 @@ class Settings:
             secret_key=os.environ.get("HEROTABLE_SECRET_KEY") or _stored_secret(),
             redis_url=os.environ.get("HEROTABLE_REDIS_URL") or None,
             secure_cookies=os.environ.get("HEROTABLE_SECURE_COOKIES", "") == "1",
+            trusted_proxies=tuple(p for p in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if p.strip()),
+            hash_slots=_whole(HASH_SLOTS_ENV, 4),
         )
+
+
+TRUSTED_PROXIES_ENV = "HEROTABLE_TRUSTED_PROXIES"
+HASH_SLOTS_ENV = "HEROTABLE_HASH_SLOTS"
+
+
+def _whole(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name}={raw!r} is not a whole number of at least 1. Tip: e.g. {name}={default}")
+    return int(raw)
 
 
 def _stored_secret() -> str:

@@ -1,0 +1,285 @@
+"""Guards around accounts: who is asking (the client's address, proxies trusted only when configured), how many
+login and registration attempts they may make (shared by every process), how many password hashes run at once,
+and the server-side session and password-reset records.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from fastapi import HTTPException
+from starlette.requests import HTTPConnection
+
+from herotable.server.security import SESSION_MAX_AGE_S, digest
+from herotable.server.settings import Settings
+from herotable.store.accounts import AccountStore, User
+from herotable.store.throttle import Keyed, Policy, Throttle
+
+RESET_VALID = timedelta(hours=1)
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+_hasher = PasswordHasher()
+
+
+def stamp(moment: datetime | None = None) -> str:
+    """A time as the account tables keep it (ISO 8601 in UTC, microseconds), so text order is time order."""
+    return (moment or datetime.now(UTC)).isoformat(timespec="microseconds")
+
+
+# --- who is asking ---
+
+
+def parse_proxies(entries: Sequence[str]) -> tuple[Network, ...]:
+    """Addresses or networks (`10.0.0.0/8`) of the reverse proxies whose X-Forwarded-For is believed."""
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ValueError(
+                f"trusted proxy {entry.strip()!r} is not an IP address or network. Tip: list addresses like "
+                "127.0.0.1 or networks like 10.0.0.0/8, separated by commas"
+            ) from None
+    return tuple(networks)
+
+
+def _trusted(host: str, proxies: tuple[Network, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in proxies)
+
+
+def client_address(connection: HTTPConnection, proxies: tuple[Network, ...]) -> str:
+    """The address limits are counted under. X-Forwarded-For is read only when the peer is a trusted proxy, and
+    then from the right: the first address that is not itself a trusted proxy is the client."""
+    peer = connection.client.host if connection.client else "-"
+    if not proxies or not _trusted(peer, proxies):
+        return peer
+    hops = [h.strip() for h in ",".join(connection.headers.getlist("x-forwarded-for")).split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _trusted(hop, proxies):
+            return hop
+    return hops[0] if hops else peer
+
+
+# --- password hashing, a few at a time ---
+
+
+class Busy(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            503,
+            "the server is busy checking other passwords; nothing was changed. Tip: try again in a few seconds",
+            headers={"Retry-After": "2"},
+        )
+
+
+class HashGate:
+    """Argon2 takes 64 MiB per hash: at most `slots` run at once; a caller waits up to `wait_s` for a slot,
+    then gets `Busy` (503)."""
+
+    def __init__(self, slots: int, wait_s: float) -> None:
+        if slots < 1:
+            raise ValueError(f"password hashing needs at least one slot (got {slots})")
+        self._slots = threading.BoundedSemaphore(slots)
+        self.wait_s = wait_s
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        if not self._slots.acquire(timeout=self.wait_s):
+            raise Busy()
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    def hash(self, password: str) -> str:
+        with self.slot():
+            return _hasher.hash(password)
+
+    def check(self, hashed: str | None, password: str) -> bool:
+        """Whether `password` matches `hashed`. With no hash (an unknown user) a dummy one is checked, so an
+        unknown name takes as long as a wrong password."""
+        with self.slot():
+            try:
+                return _hasher.verify(hashed or _dummy_hash(), password) and hashed is not None
+            except (VerificationError, InvalidHashError):
+                return False
+
+
+@cache
+def _dummy_hash() -> str:
+    return _hasher.hash(secrets.token_urlsafe(16))
+
+
+# --- attempt limits ---
+
+
+class RedisThrottle:
+    """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic."""
+
+    PREFIX = "herotable:throttle:"
+    _ATTEMPT = """
+local now = tonumber(ARGV[1])
+local counts, wait = {}, 0
+for i, key in ipairs(KEYS) do
+  local o = 1 + (i - 1) * 4
+  local forget = tonumber(ARGV[o + 4])
+  local v = redis.call('HMGET', key, 'count', 'last', 'blocked')
+  local count, last, blocked = tonumber(v[1]) or 0, tonumber(v[2]) or now, tonumber(v[3]) or 0
+  if now - last > forget then count, blocked = 0, 0 end
+  counts[i] = count
+  if blocked - now > wait then wait = blocked - now end
+end
+if wait > 0 then return tostring(wait) end
+for i, key in ipairs(KEYS) do
+  local o = 1 + (i - 1) * 4
+  local free, base, cap, forget = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3]),
+    tonumber(ARGV[o + 4])
+  local n = counts[i] + 1
+  local delay = 0
+  if n >= free then delay = math.min(base * 2 ^ math.min(n - free, 64), cap) end
+  redis.call('HSET', key, 'count', n, 'last', tostring(now), 'blocked', tostring(now + delay))
+  redis.call('EXPIRE', key, math.ceil(forget + delay))
+end
+return '0'
+"""
+    _UNCOUNT = """
+local now, free, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local v = redis.call('HMGET', KEYS[1], 'count', 'blocked')
+if not v[1] then return 0 end
+local n = math.max(tonumber(v[1]) - 1, 0)
+local delay = 0
+if n >= free then delay = math.min(base * 2 ^ math.min(n - free, 64), cap) end
+redis.call('HSET', KEYS[1], 'count', n, 'blocked', tostring(math.min(tonumber(v[2]), now + delay)))
+return 1
+"""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self._redis: Any = redis.Redis.from_url(url)
+        self._attempt = self._redis.register_script(self._ATTEMPT)
+        self._uncount = self._redis.register_script(self._UNCOUNT)
+
+    def attempt(self, keys: Keyed, now: float) -> float:
+        ordered = sorted(dict(keys).items())
+        args: list[float] = [now]
+        for _, policy in ordered:
+            args += [policy.free, policy.base_s, policy.cap_s, policy.forget_s]
+        return float(self._attempt(keys=[self.PREFIX + k for k, _ in ordered], args=[repr(a) for a in args]))
+
+    def forgive(self, key: str, policy: Policy, now: float, *, clear: bool) -> None:
+        if clear:
+            self._redis.delete(self.PREFIX + key)
+        else:
+            args = [now, policy.free, policy.base_s, policy.cap_s]
+            self._uncount(keys=[self.PREFIX + key], args=[repr(float(a)) for a in args])
+
+
+def _too_many(wait: float, what: str) -> HTTPException:
+    seconds = max(1, int(wait + 0.999))
+    return HTTPException(
+        429,
+        f"too many {what} from here or for this account; nothing was checked. Tip: try again in {seconds} s",
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+@dataclass
+class Guard:
+    """Everything that limits account requests, built from the settings."""
+
+    throttle: Throttle
+    account: Policy  # login attempts per account name
+    address: Policy  # login attempts per address, whatever the account
+    register: Policy  # registrations per address
+    gate: HashGate
+    proxies: tuple[Network, ...]
+
+    @classmethod
+    def build(cls, settings: Settings, accounts: AccountStore) -> Guard:
+        throttle: Throttle = RedisThrottle(settings.redis_url) if settings.redis_url else accounts.throttle
+        window = settings.login_window_s  # a wait never outlasts the window that remembers it
+        return cls(
+            throttle=throttle,
+            account=Policy(settings.login_attempts, 1.0, min(settings.login_max_wait_s, window), window),
+            address=Policy(settings.address_attempts, 1.0, min(settings.address_max_wait_s, window), window),
+            register=Policy(settings.register_attempts, 60.0, settings.register_window_s, settings.register_window_s),
+            gate=HashGate(settings.hash_slots, settings.hash_wait_s),
+            proxies=parse_proxies(settings.trusted_proxies),
+        )
+
+    def address_of(self, connection: HTTPConnection) -> str:
+        return client_address(connection, self.proxies)
+
+    def _login_keys(self, username: str, address: str) -> list[tuple[str, Policy]]:
+        return [(f"login-account:{username.lower()}", self.account), (f"login-address:{address}", self.address)]
+
+    def login(self, accounts: AccountStore, username: str, password: str, address: str) -> User | None:
+        """The user, when the password is right; None when it is wrong. Raises 429 while this account or address
+        must wait (the password is then not even checked), 503 when too many hashes are running."""
+        keys = self._login_keys(username, address)
+        wait = self.throttle.attempt(keys, time.time())
+        if wait > 0:
+            raise _too_many(wait, "failed logins")
+        user = accounts.user_by_name(username.lower())
+        try:
+            right = self.gate.check(user.password_hash if user else None, password)
+        except Busy:
+            for key, policy in keys:  # nothing was tried: the attempt does not count
+                self.throttle.forgive(key, policy, time.time(), clear=False)
+            raise
+        if not right or user is None:
+            return None
+        account_key, address_key = keys
+        self.throttle.forgive(account_key[0], self.account, time.time(), clear=True)
+        self.throttle.forgive(address_key[0], self.address, time.time(), clear=False)
+        return user
+
+    def registering(self, address: str) -> None:
+        """Count a registration from `address`; raises 429 while it must wait."""
+        wait = self.throttle.attempt([(f"register-address:{address}", self.register)], time.time())
+        if wait > 0:
+            raise _too_many(wait, "registrations")
+
+
+# --- sessions and password resets in the store ---
+
+
+def start_session(accounts: AccountStore, sid: str, user_id: str) -> None:
+    now = datetime.now(UTC)
+    accounts.add_session(digest(sid), user_id, stamp(now), stamp(now + timedelta(seconds=SESSION_MAX_AGE_S)))
+
+
+def session_user(accounts: AccountStore, sid: str, user_id: str) -> User | None:
+    """The user of a live (neither revoked nor expired) session whose cookie names `user_id`."""
+    user = accounts.session_user(digest(sid), stamp())
+    return user if user is not None and user.user_id == user_id else None
+
+
+def new_reset_link(accounts: AccountStore, user: User, base_url: str) -> str:
+    """A one-time link, good for an hour, that lets `user` choose a new password."""
+    token = secrets.token_urlsafe(32)
+    now = datetime.now(UTC)
+    accounts.add_reset(digest(token), user.user_id, stamp(now), stamp(now + RESET_VALID))
+    return f"{base_url.rstrip('/')}/reset/{token}"
+
+
+def replace_password(accounts: AccountStore, gate: HashGate, user: User, password: str, *, keep: str | None) -> int:
+    """Set `user`'s password and end their sessions but `keep` (a session id); how many sessions ended."""
+    accounts.set_password(user.user_id, gate.hash(password))
+    return accounts.revoke_sessions(user.user_id, stamp(), keep=digest(keep) if keep else None)
