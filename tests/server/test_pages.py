@@ -365,6 +365,8 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
         "table.undo",
     ):
         assert f'data-action="{action}"' in gm, action
+    gm_panel = gm[gm.index('id="gm"') :]
+    assert 'data-action="ltl.contest.call"' in gm_panel  # R-T-3: the GM calls contests, from the GM's panel
     dice.faces = [5, 4, 3]  # initiative
     started = act(
         t.gm,

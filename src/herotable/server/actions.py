@@ -36,7 +36,16 @@ Options = tuple[tuple[str, str], ...]
 ROLL_KEYS = ("task", "check")
 WHO_KEYS = ("character", "actor", "healer")
 GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds"}
-GM_TYPES = {"ltl.conflict.start", "ltl.conflict.end_round", "ltl.conflict.end", "cv.rest"}
+GM_TYPES = {
+    "ltl.conflict.start",
+    "ltl.conflict.end_round",
+    "ltl.conflict.end",
+    "ltl.contest.call",
+    "ltl.contest.cancel",
+    "cv.rest",
+    "cv.check.call",
+    "cv.level.raise",
+}
 SKIPPED = {"character.create_ltl", "character.create_cv", "member.set_role", "member.remove"}
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
 SIDES: Options = (("", "not in it"), ("heroes", "heroes"), ("villains", "villains"), ("third", "a third side"))
