@@ -63,7 +63,17 @@ from herotable.conviction.regain import (
     gain_from_setback,
     regain_check,
 )
-from herotable.conviction.rounds import ActionKind, ActionsLeft, end_scene, remaining_actions, start_round, take_action
+from herotable.conviction.rounds import (
+    ActionKind,
+    ActionsLeft,
+    Initiative,
+    end_scene,
+    initiative_order,
+    remaining_actions,
+    roll_initiative,
+    start_round,
+    take_action,
+)
 from herotable.conviction.spending import (
     ShakeOff,
     can_spend,
@@ -107,6 +117,7 @@ __all__ = [
     "Feat",
     "FeatCategory",
     "Hero",
+    "Initiative",
     "Lasts",
     "Lethal",
     "Nature",
@@ -140,6 +151,7 @@ __all__ = [
     "gain_from_setback",
     "gm_override",
     "heroic_feat",
+    "initiative_order",
     "interfere",
     "load_catalogue_file",
     "new_character",
@@ -155,6 +167,7 @@ __all__ = [
     "reroll",
     "rest",
     "roll_check",
+    "roll_initiative",
     "sample_catalogue",
     "second_roll_counts",
     "shake_off",

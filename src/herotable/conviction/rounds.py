@@ -1,4 +1,5 @@
-"""Rounds and scenes: the action budget, strenuous actions while disabled, and what expires when (R-CV-5, R-CV-8).
+"""Rounds and scenes: the initiative order, the action budget, strenuous actions while disabled, and what expires
+when (R-CV-5, R-CV-8, R-CV-14).
 
 A round is six seconds of game time; the table starts one for every character whenever the GM moves time on,
 in a conflict or outside one, so the one-point spending limit (R-CV-3) always has a round to count in.
@@ -6,12 +7,14 @@ in a conflict or outside one, so the one-point spending limit (R-CV-3) always ha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from herotable.conviction.conditions import Lethal, action_slots, next_round
 from herotable.conviction.hero import Hero, Lasts, Turn
 from herotable.conviction.options import CampaignOptions
+from herotable.dice import D20, Rng
 from herotable.errors import IllegalAction
 
 
@@ -28,6 +31,31 @@ class ActionsLeft:
     standard: int
     move: int
     full_round: bool
+
+
+@dataclass(frozen=True)
+class Initiative:
+    """One character's initiative roll: d20 + Dexterity modifier (R-CV-14)."""
+
+    name: str
+    face: int
+    dexterity: int
+
+    @property
+    def total(self) -> int:
+        return self.face + self.dexterity
+
+
+def roll_initiative(rng: Rng, heroes: Sequence[Hero]) -> tuple[Initiative, ...]:
+    """Each hero rolls d20 + Dexterity modifier, one d20 each in the order given (R-CV-14)."""
+    return tuple(Initiative(h.name, rng.roll(D20), h.sheet.abilities.dexterity) for h in heroes)
+
+
+def initiative_order(rolls: Sequence[Initiative]) -> tuple[str, ...]:
+    """The names from the highest total down; a tie goes to the higher Dexterity, then to the order the rolls are
+    given in, which is the GM's (R-CV-14)."""
+    ranked = sorted(range(len(rolls)), key=lambda i: (-rolls[i].total, -rolls[i].dexterity, i))
+    return tuple(rolls[i].name for i in ranked)
 
 
 def _slots(hero: Hero, options: CampaignOptions) -> tuple[int, int]:
