@@ -1,7 +1,8 @@
 """Teamwork: heroes (and villains) acting together on one task roll one die (R-LTL-14).
 
 The team rolls its highest member's rating raised one level for every two members, at most two levels; the
-raise follows the ladder, so one level on a d12 is wasted and d12 -> d20 takes both (R-LTL-1).
+raise follows the ladder, so one level on a d12 is wasted and d12 -> d20 takes both (R-LTL-1). Every member must be
+within one die type of every other (amended 2026-12-01: a d12 and a d20 may team, though two levels apart).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class TeamRating:
 
 def team_rating(members: Sequence[tuple[str, Rating]]) -> TeamRating:
     """The team's rating (R-LTL-14). Raises IllegalAction with fewer than two members, a member twice,
-    a member below d4, or members more than one level apart."""
+    a member below d4, or members more than one die type apart."""
     team = tuple(members)
     if len(team) < 2:
         raise IllegalAction(
@@ -60,13 +61,13 @@ def team_rating(members: Sequence[tuple[str, Rating]]) -> TeamRating:
         listing = ", ".join(f"{member} ({rating})" for member, rating in team)
         raise IllegalAction(
             "teamwork/out_of_range",
-            f"team members must be within one level of each other; out of range: {', '.join(outliers)} "
+            f"team members must be within one die type of each other; out of range: {', '.join(outliers)} "
             f"(team: {listing})",
             ruling=RULING,
             fix=(
                 f"leave out {' or '.join(outliers)}"
                 if one_fixes_it
-                else "leave out members until the rest are within one level of each other"
+                else "leave out members until the rest are within one die type of each other"
             ),
         )
     highest = max(rating for _, rating in team)
@@ -86,9 +87,15 @@ def ratings_of(
     return tuple(rated)
 
 
+def die_type(rating: Rating) -> int:
+    """The rung of the die a rating rolls, d4 = 1 … d12 = 5, d20 = 6 (a d20 that lost one level still rolls d20):
+    "within one" counts die types, so a d12 and a d20 are one apart (R-LTL-14 amended, R-LTL-1)."""
+    return min(rating.position, 6)
+
+
 def _within_one(team: Sequence[tuple[str, Rating]]) -> bool:
-    positions = [rating.position for _, rating in team]
-    return max(positions) - min(positions) <= 1
+    types = [die_type(rating) for _, rating in team]
+    return max(types) - min(types) <= 1
 
 
 def _without(team: tuple[tuple[str, Rating], ...], i: int) -> tuple[tuple[str, Rating], ...]:
