@@ -8,11 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from herotable.dice import Rating
+from herotable.dice import Rating, ScriptedRng
 from herotable.errors import IllegalAction
+from herotable.ltl.conflict import Conflict, PendingLoss, resolve, start_conflict
+from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, LossType, lose_levels
+from herotable.ltl.options import LtlOptions
+from herotable.ltl.roll import Outcome
 from herotable.ltl.sheet import HeroSheet, Style
-from herotable.ltl.teamwork import TeamRating, ratings_of, team_rating
+from herotable.ltl.task import Stance, settle
+from herotable.ltl.teamwork import TeamRating, base_ratings, ratings_of, team_attack, team_challenge, team_rating
 
 
 def d(die: str) -> Rating:
@@ -170,3 +175,109 @@ def test_any_team_is_either_legal_or_refused_as_out_of_range(positions: list[int
         with pytest.raises(IllegalAction) as err:
             team_rating(members)
         assert err.value.code == "teamwork/out_of_range"
+
+
+# --- the team's die, its rolling member, Going For Broke, the loss (R-LTL-14 amended) ---
+
+
+def test_members_count_with_their_current_base_power_not_a_style_nor_a_push() -> None:
+    # R-LTL-14 amended: each member's current base Power counts (a Style of d12 does not; a Push does not)
+    brawler = replace(lose_levels(hero("Brawler", "d10", Fisticuffs="d12"), 1, LossType.PHYSICAL), pushed=True)
+    flyer = hero("Flyer", "d10")
+    assert base_ratings([("brawler", brawler), ("flyer", flyer)]) == (("brawler", d("d8")), ("flyer", d("d10")))
+
+
+def test_the_highest_member_rolls_the_first_named_among_equals() -> None:
+    # R-LTL-14 amended: only the member whose die is rolled; the GM's order breaks a tie
+    assert team_rating([("Ace", d("d8")), ("Bolt", d("d10")), ("Comet", d("d10"))]).leader == "Bolt"
+    assert team_rating([("Ace", d("d12")), ("Bolt", d("d20"))]).leader == "Bolt"
+
+
+def test_a_team_challenge_rolls_the_team_die_for_its_highest_member() -> None:
+    # R-LTL-14, R-LTL-2: two d8 members and a d6 roll d10 against the GM's die, as the d8 named first
+    members = [("ace", hero("Ace", "d6")), ("bolt", hero("Bolt", "d8")), ("comet", hero("Comet", "d8"))]
+    with ScriptedRng([(10, 7), (8, 3)]) as rng:
+        roll = team_challenge(members, Difficulty.named("Challenging"), rng, LtlOptions())
+    assert roll.leader == "bolt"
+    assert roll.task.actor.who == "bolt"
+    assert roll.task.actor.rating == d("d10")
+    assert roll.team.bonus_levels == 1
+    _, result = settle(roll.task, LtlOptions())
+    assert result.outcome is Outcome.WIN
+
+
+def test_no_going_for_broke_on_a_team_challenge_and_no_style() -> None:
+    # R-LTL-7: Going For Broke needs an opponent; R-LTL-14: the team rolls Power
+    members = [("ace", hero("Ace", "d8")), ("bolt", hero("Bolt", "d8"))]
+    with pytest.raises(IllegalAction) as err:
+        team_challenge(members, Difficulty.named("Hard"), ScriptedRng([]), LtlOptions(), stance=Stance(broke=1))
+    assert err.value.code == "broke/unopposed"
+    with pytest.raises(IllegalAction) as err:
+        team_challenge(members, Difficulty.named("Hard"), ScriptedRng([]), LtlOptions(), stance=Stance("Flight"))
+    assert err.value.code == "teamwork/style"
+
+
+def _fight(*fighters: tuple[str, Hero, str]) -> Conflict:
+    return start_conflict(list(fighters), ScriptedRng([]), LtlOptions())
+
+
+def test_a_team_attack_pays_broke_from_the_rolling_member_who_takes_the_loss() -> None:
+    # R-LTL-14 amended, R-LTL-7: the rolling member pays from their own base Power; the team's die is raised from
+    # what they have left; a lost exchange is theirs; every member's action is spent
+    c = _fight(
+        ("ace", hero("Ace", "d8"), "heroes"),
+        ("bolt", hero("Bolt", "d10"), "heroes"),
+        ("doom", hero("Doom", "d20"), "villains"),
+    )
+    with ScriptedRng([(10, 2), (20, 15)]) as rng:  # d10 paid one level to d8, +1 level: d10 (unpaid it were d12)
+        c, team = team_attack(c, ["ace", "bolt"], "doom", rng, LtlOptions(), stance=Stance(broke=1))
+    assert team.leader == "bolt"
+    assert c.open is not None and c.open.actor == "bolt" and c.open.target == "doom"
+    assert c.open.task.actor.rating == d("d10")
+    assert c.open.task.actor.broke == 1
+    assert c.fighter("bolt").hero.base_now() == d("d8")  # paid by Bolt alone
+    assert c.fighter("ace").hero.base_now() == d("d8")
+    assert c.fighter("ace").acted  # the member who does not roll has spent the action already
+    c, result = resolve(c, LtlOptions())
+    assert result.loser == "bolt"
+    assert c.pending == (PendingLoss("bolt", 1, LossType.PHYSICAL, "doom"),)
+    assert all(c.fighter(f).acted for f in ("ace", "bolt", "doom"))
+
+
+def test_a_team_acts_when_every_member_s_turn_has_come() -> None:
+    # R-LTL-12, R-LTL-14: each member spends its action, so each must be free to act now; nobody else is jumped
+    c = replace(
+        _fight(
+            ("ace", hero("Ace", "d8"), "heroes"),
+            ("bolt", hero("Bolt", "d8"), "heroes"),
+            ("doom", hero("Doom", "d8"), "villains"),
+        ),
+        order=(("ace",), ("doom",), ("bolt",)),
+    )
+    with pytest.raises(IllegalAction) as err:
+        team_attack(c, ["ace", "bolt"], "doom", ScriptedRng([]), LtlOptions())
+    assert err.value.code == "conflict/not_your_turn"
+    c = replace(c, order=(("ace", "bolt"), ("doom",)))
+    with ScriptedRng([(10, 4), (8, 4)]) as rng:
+        c, _ = team_attack(c, ["bolt", "ace"], "doom", rng, LtlOptions())
+    assert c.open is not None and c.open.actor == "bolt"  # the first named among equals rolls
+
+
+def test_a_team_attack_needs_members_of_one_side_able_to_act() -> None:
+    # R-LTL-14, R-LTL-12
+    c = _fight(
+        ("ace", hero("Ace", "d8"), "heroes"),
+        ("bolt", hero("Bolt", "d8"), "heroes"),
+        ("doom", hero("Doom", "d8"), "villains"),
+        ("imp", hero("Imp", "d8"), "villains"),
+    )
+    with pytest.raises(IllegalAction) as err:
+        team_attack(c, ["ace", "imp"], "doom", ScriptedRng([]), LtlOptions())
+    assert err.value.code == "teamwork/sides"
+    acted = c._with(replace(c.fighter("ace"), acted=True))
+    with pytest.raises(IllegalAction) as err:
+        team_attack(acted, ["ace", "bolt"], "doom", ScriptedRng([]), LtlOptions())
+    assert err.value.code == "conflict/already_acted"
+    with pytest.raises(IllegalAction) as err:
+        team_attack(c, ["ace", "bolt"], "bolt", ScriptedRng([]), LtlOptions())
+    assert err.value.code == "conflict/bad_target"  # a teammate is no opponent
