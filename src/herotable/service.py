@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
+import random
 import re
 import threading
+import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,6 +23,7 @@ from herotable.store.memory import MemoryEventStore
 from herotable.store.port import (
     CampaignRow,
     ConcurrencyError,
+    DuplicateCommand,
     EventStore,
     InvalidExport,
     NewEvent,
@@ -51,7 +56,11 @@ from herotable.table.views import view_for
 
 SNAPSHOT_EVERY = 200
 MAX_RETRIES = 20
+RETRY_WAIT_S = 2.0  # at most this long retrying clashes with other writers before answering "busy"
+CACHED_CAMPAIGNS = 256  # current states kept in memory, the most recently used
 PAGE = 200
+
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> str:
@@ -76,10 +85,36 @@ class BrokenLog(StoreError):
 
 @dataclass(frozen=True)
 class Applied:
-    """A command that took effect: its stored events and the campaign state after them."""
+    """A command that took effect: its stored events and the campaign state after them. `repeated`: the command id
+    was already in the log, so nothing was written and these are the events it recorded the first time."""
 
     events: list[StoredEvent]
     state: TableState
+    repeated: bool = False
+
+
+class CommandIdReused(StoreError):
+    """A command id already in the log names another command, or another member's."""
+
+    def __init__(self, command_id: str) -> None:
+        super().__init__(
+            f"command id {command_id!r} was already used for a different command. Tip: send a new id for a new "
+            "command, and the same id only to retry the very same one"
+        )
+
+
+class TableBusy(ConcurrencyError):
+    """Other commands kept landing first for the whole retry window."""
+
+    def __init__(self, campaign_id: str, tries: int, waited_s: float) -> None:
+        StoreError.__init__(
+            self,
+            f"campaign {campaign_id!r} is busy: {tries} tries over {waited_s:.1f} s each found another command "
+            "recorded first; nothing was changed. Tip: send it again (with the same command id it can never land "
+            "twice)",
+        )
+        self.campaign_id = campaign_id
+        self.expected_seq = self.actual_seq = -1
 
 
 @dataclass(frozen=True)
@@ -159,7 +194,8 @@ class TableService:
         self.rng = rng or SystemRng()
         self.clock = clock
         self.snapshot_every = snapshot_every
-        self._cache: dict[str, TableState] = {}
+        self._cache: OrderedDict[str, TableState] = OrderedDict()
+        self._jitter = random.Random()  # spreads the retries of clashing writers
         self._lock = threading.Lock()
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
 
@@ -178,6 +214,8 @@ class TableService:
         UnknownCampaign, LegacyCampaign, BrokenLog."""
         with self._lock:
             base = self._cache.get(campaign_id)
+            if base is not None:
+                self._cache.move_to_end(campaign_id)
         if base is None:
             row = self.store.campaign(campaign_id)
             if row.log_version < 2:
@@ -199,6 +237,9 @@ class TableService:
             current = self._cache.get(campaign_id)
             if current is None or current.seq <= state.seq:
                 self._cache[campaign_id] = state
+                self._cache.move_to_end(campaign_id)
+                while len(self._cache) > CACHED_CAMPAIGNS:
+                    self._cache.popitem(last=False)
 
     def view(self, campaign_id: str, user: str | None) -> dict[str, Any]:
         return view_for(self.state(campaign_id), user)
@@ -317,19 +358,47 @@ class TableService:
         return self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id).state
 
     def execute(self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None) -> Applied:
-        """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state; a refusal by the rules
-        raises RulesError and writes nothing."""
-        command_id = command_id or uuid.uuid4().hex
+        """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state, after a short random
+        wait, for at most RETRY_WAIT_S (then TableBusy); a refusal by the rules raises RulesError and writes nothing.
+
+        A `command_id` already in the log makes this a retry: when it names the same command by the same member,
+        nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused."""
         cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
-        for _ in range(MAX_RETRIES):
+        if command_id is not None:
+            first = self._recorded(campaign_id, user, cmd, command_id)
+            if first is not None:
+                return first
+        command_id = command_id or uuid.uuid4().hex
+        started = time.monotonic()
+        for attempt in range(1, MAX_RETRIES + 1):
             state = self.state(campaign_id)
             decided = decide(state, cmd, user, self.rng, command_id)
             try:
                 return self._append(campaign_id, state, cmd, user, decided.facts, decided.dice, command_id)
+            except DuplicateCommand:  # the same retry landed meanwhile, from another request
+                first = self._recorded(campaign_id, user, cmd, command_id)
+                if first is None:
+                    raise
+                return first
             except ConcurrencyError:
                 with self._lock:
                     self._cache.pop(campaign_id, None)
-        raise ConcurrencyError(campaign_id, -1, -1)
+                waited = time.monotonic() - started
+                if waited >= RETRY_WAIT_S:
+                    raise TableBusy(campaign_id, attempt, waited) from None
+                # full jitter: a random wait up to a doubling cap, so clashing writers spread out
+                time.sleep(min(RETRY_WAIT_S - waited, self._jitter.uniform(0, 0.005 * 2**attempt)))
+        raise TableBusy(campaign_id, MAX_RETRIES, time.monotonic() - started)
+
+    def _recorded(self, campaign_id: str, user: str, cmd: Command, command_id: str) -> Applied | None:
+        """The first result of a command id already in the log, if it names this command by this member."""
+        events = self.store.command_events(campaign_id, command_id)
+        if not events:
+            return None
+        body = (events[0].command or {}).get("body")
+        if events[0].actor != user or body != command_to_json(cmd):
+            raise CommandIdReused(command_id)
+        return Applied(events, self.state(campaign_id), repeated=True)
 
     def _append(
         self,
@@ -374,7 +443,10 @@ class TableService:
         if new.seq // self.snapshot_every > state.seq // self.snapshot_every:
             self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
         for listener in self._listeners:
-            listener(campaign_id, stored)
+            try:
+                listener(campaign_id, stored)
+            except Exception:  # the command is recorded: a listener that fails (live updates) must not undo that
+                log.exception("a listener failed after campaign %s recorded command %s", campaign_id, command_id)
         return Applied(stored, new)
 
 

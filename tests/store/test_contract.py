@@ -82,6 +82,7 @@ def test_every_read_and_write_names_an_unknown_campaign(store: EventStore) -> No
         lambda: store.append("ghost", 0, [event("k1")]),
         lambda: store.save_snapshot("ghost", 0, {}, 1),
         lambda: store.latest_snapshot("ghost", 1),
+        lambda: store.command_events("ghost", "k1"),
     ]
     for call in calls:
         with pytest.raises(UnknownCampaign, match="'ghost'") as raised:
@@ -173,6 +174,15 @@ def test_a_command_is_recorded_once(store: EventStore) -> None:
     with pytest.raises(DuplicateCommand, match="'k1' is already recorded"):
         store.append("c1", 2, [event("k2"), event("k1")])
     assert store.head("c1") == 2
+
+
+def test_a_command_s_events_are_found_by_its_id(store: EventStore) -> None:
+    new_campaign(store)
+    first = store.append("c1", 0, command("k1", 2))
+    second = store.append("c1", 2, command("k2", 3))
+    assert store.command_events("c1", "k1") == first
+    assert store.command_events("c1", "k2") == second
+    assert store.command_events("c1", "k3") == []
 
 
 def test_load_after_seq_gives_only_newer_events(store: EventStore) -> None:

@@ -253,22 +253,46 @@ def actions(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]
     return {"actions": [a.to_json() for a in svc.table.legal_actions(campaign_id, user.user_id)]}
 
 
+COMMAND_ID = Query(
+    pattern=r"^[A-Za-z0-9_-]{8,64}$",
+    description="Your own id for this command (8 to 64 letters, digits, - or _): send the same id to retry a command "
+    "whose answer you did not get, and it is recorded once.",
+)
+
+
 @router.post("/campaigns/{campaign_id}/commands")
-def command(campaign_id: str, svc: ServicesDep, user: UserDep, body: Annotated[CommandBody, Body()]) -> dict[str, Any]:
+def command(
+    campaign_id: str,
+    svc: ServicesDep,
+    user: UserDep,
+    body: Annotated[CommandBody, Body()],
+    command_id: Annotated[str | None, COMMAND_ID] = None,
+) -> dict[str, Any]:
     """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now.
 
     The answer holds the command's id, everything new in your own stream since just before it (the command's facts
     you may see, and any another member's command landed meanwhile, each with its `command_id`), the cursor after
     them to catch up from, and your view. A command whose facts are all hidden from you (a roll against a hidden
-    villain's sheet) has no events for you."""
+    villain's sheet) has no events for you.
+
+    A retry with a `command_id` already recorded writes nothing: the answer says `"repeated": true` and holds that
+    command's facts as you see them, with the cursor of your stream's end. The same id for another command is
+    refused (409)."""
     member_state(svc, campaign_id, user)
     start = svc.table.head_cursor(campaign_id, user.user_id)
-    command_id = uuid.uuid4().hex
-    applied = svc.table.execute(campaign_id, user.user_id, command_from_json(body_json(body)), command_id=command_id)
-    page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500)
+    chosen = command_id or uuid.uuid4().hex
+    cmd = command_from_json(body_json(body))
+    applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen)
+    if applied.repeated:
+        page = svc.table.stream(campaign_id, user.user_id, limit=500)
+        seen = [s for s in page.seen if s.command_id == chosen]
+    else:
+        page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500)
+        seen = page.seen
     return {
-        "command_id": command_id,
-        "events": [seen_json(applied.state, s) for s in page.seen],
+        "command_id": chosen,
+        "repeated": applied.repeated,
+        "events": [seen_json(applied.state, s) for s in seen],
         "cursor": page.last,
         "view": svc.table.view(campaign_id, user.user_id),
     }

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
-from herotable.service import LegacyCampaign
+from herotable.service import CommandIdReused, LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
 from herotable.table.commands import COMMANDS, InvalidCommand
 from herotable.table.state import Forbidden
@@ -69,6 +69,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(InvalidExport)
     async def _export(request: Request, err: InvalidExport) -> JSONResponse:
         return JSONResponse(error_body("export/invalid", err.reason), status_code=422)
+
+    @app.exception_handler(CommandIdReused)
+    async def _reused(request: Request, err: CommandIdReused) -> JSONResponse:
+        return JSONResponse(error_body("command/id_reused", err.reason), status_code=409)
 
     @app.exception_handler(ConcurrencyError)
     async def _busy(request: Request, err: ConcurrencyError) -> JSONResponse:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,9 @@ from herotable.table.state import Role, TableState
 log = logging.getLogger(__name__)
 CHANNEL = "herotable:campaign-events"
 HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API pages through older ones
+RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
+RECONNECT_MOST_S = 5.0  # … up to this
+START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
 
 
 def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
@@ -75,21 +79,22 @@ class Hub:
         self._viewers: dict[str, set[Viewer]] = {}
         self._guard = threading.Lock()
         self._listener: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
         self._publisher: Any = None
         if redis_url:
             import redis
 
-            self._publisher = redis.Redis.from_url(redis_url)
+            # a Redis that is down must not hold a command's answer: fail fast, the command is recorded anyway
+            self._publisher = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=1)
         service.subscribe(self._appended)
 
     async def start(self) -> None:
-        """Listen for other processes' appends (with Redis); called by the app's lifespan."""
+        """Listen for other processes' appends (with Redis), reconnecting for as long as the server runs; called by
+        the app's lifespan. Waits briefly for the first subscription, and serves without it if Redis is down."""
         if self.redis_url:
-            import redis.asyncio as aioredis
-
-            pubsub = aioredis.Redis.from_url(self.redis_url).pubsub()
-            await pubsub.subscribe(CHANNEL)
-            self._listener = asyncio.create_task(self._listen(pubsub))
+            self._listener = asyncio.create_task(self._listen_forever(self.redis_url))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._subscribed.wait(), START_WAIT_S)
 
     async def stop(self) -> None:
         if self._listener is not None:
@@ -98,6 +103,37 @@ class Hub:
                 await self._listener
         if self._publisher is not None:
             self._publisher.close()
+
+    async def _listen_forever(self, url: str) -> None:
+        """Subscribe and listen; when Redis goes away, wait (a doubling, jittered delay) and subscribe again. After
+        any gap every viewer of this process catches up from the store by its own cursor: frames missed while Redis
+        was away arrive then, once, in order."""
+        import redis.asyncio as aioredis
+
+        delay = RECONNECT_FIRST_S
+        gap = False
+        while True:
+            client = aioredis.Redis.from_url(url)
+            try:
+                pubsub = client.pubsub()
+                await pubsub.subscribe(CHANNEL)
+                self._subscribed.set()
+                if gap:
+                    log.info("listening to Redis again; every live viewer catches up")
+                    self.catch_up()
+                delay = RECONNECT_FIRST_S
+                await self._listen(pubsub)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis down or gone: keep serving, and try again
+                if not gap:
+                    log.warning("lost Redis (%s); live frames from other processes wait until it is back", error)
+                gap = True
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, RECONNECT_MOST_S)
 
     async def _listen(self, pubsub: Any) -> None:
         async for message in pubsub.listen():
@@ -115,10 +151,22 @@ class Hub:
                 self.check_sessions(data["sessions_of"])
 
     def _appended(self, campaign_id: str, events: list[StoredEvent]) -> None:
-        """Called by the service (in whatever thread ran the command) after an append."""
+        """Called by the service (in whatever thread ran the command) after an append: the command is recorded
+        whatever happens here. Without Redis (or when it is down) this process's viewers are told directly; the other
+        processes' viewers catch up when their listener is back."""
         if self._publisher is not None:
-            self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id}))
-        else:
+            try:
+                self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id}))
+                return
+            except Exception:
+                log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
+        self.notify(campaign_id)
+
+    def catch_up(self) -> None:
+        """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
+        with self._guard:
+            campaigns = [cid for cid, viewers in self._viewers.items() if viewers]
+        for campaign_id in campaigns:
             self.notify(campaign_id)
 
     def notify(self, campaign_id: str) -> None:

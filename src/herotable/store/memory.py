@@ -142,6 +142,12 @@ class MemoryEventStore:
             tail = self._log(campaign_id).events[after_seq:]
         return [_decoded(event, data, command) for event, data, command in tail]
 
+    def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
+        """The events `command_id` recorded, in order (none when it is not in the log). Raises `UnknownCampaign`."""
+        with self._lock:
+            found = [e for e in self._log(campaign_id).events if e[0].command_id == command_id]
+        return [_decoded(event, data, command) for event, data, command in found]
+
     def read_stream(
         self,
         campaign_id: str,

@@ -180,6 +180,11 @@ class EventStore(Protocol):
         """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
         ...
 
+    def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
+        """The events command `command_id` recorded, in order; none when it is not in the log. Raises
+        `UnknownCampaign`."""
+        ...
+
     def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
         """Keep `state`, the fold of events 1..`seq` in state format `version` (replaces an equal one)."""
         ...

@@ -277,6 +277,18 @@ class SqlEventStore:
             )
             return [_stored(row) for row in found]
 
+    def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
+        """The events `command_id` recorded, in order (none when it is not in the log). Raises `UnknownCampaign`."""
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            found = connection.execute(
+                select(*_EVENT_COLUMNS)
+                .where(EventRecord.campaign_id == campaign_id)
+                .where(EventRecord.command_id == command_id)
+                .order_by(EventRecord.seq)
+            )
+            return [_stored(row) for row in found]
+
     def read_stream(
         self,
         campaign_id: str,
