@@ -150,3 +150,18 @@ def test_after_an_outage_every_viewer_on_another_process_catches_up_once(tmp_pat
     ]
     seen = positions(frames)
     assert seen == list(range(seen[0], seen[0] + len(seen)))  # nothing missed, nothing twice
+
+
+def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatch):
+    from herotable import service as service_module
+    from herotable.service import TableService
+    from herotable.store import MemoryEventStore
+    from herotable.table.state import Ruleset
+
+    monkeypatch.setattr(service_module, "CACHED_CAMPAIGNS", 2)
+    svc = TableService(MemoryEventStore())
+    ids = [svc.create_campaign("gm", "GM", f"C{n}", Ruleset.LTL).campaign_id for n in range(3)]
+    svc.state(ids[0])  # used again: the oldest is now the second
+    assert list(svc._cache) == [ids[2], ids[0]]
+    assert svc.state(ids[1]).name == "C1"  # rebuilt from the store when needed
+    assert list(svc._cache) == [ids[0], ids[1]]
