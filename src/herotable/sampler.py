@@ -219,8 +219,12 @@ MEMBERS = {"gm": "Gwen", "ana": "Ana", "ben": "Ben", "sly": "Sly"}
 
 
 def new_table(rng: Rng, ruleset: Ruleset, campaign_id: str = "c") -> Table:
-    """A new campaign with a GM, two players and a spectator (see MEMBERS)."""
+    """A new campaign with a GM, two players and a spectator (see MEMBERS). A Larger Than Life campaign draws how
+    initiative goes (R-LTL-12: simultaneous, rolled each round or once), so random play meets all three."""
     table = Table(rng)
+    options = {}
+    if ruleset is Ruleset.LTL:
+        options["initiative"] = ("simultaneous", "each_round", "once")[rng.roll(3) - 1]
     table.run(
         "gm",
         {
@@ -230,6 +234,7 @@ def new_table(rng: Rng, ruleset: Ruleset, campaign_id: str = "c") -> Table:
             "ruleset": ruleset.value,
             "gm": "gm",
             "gm_name": "Gwen",
+            "options": options,
         },
     )
     table.run("ana", {"type": "member.join", "display_name": "Ana"})

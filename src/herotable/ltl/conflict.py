@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from herotable.dice import Rng
-from herotable.errors import IllegalAction
+from herotable.dice import Rating, Rng, rolled_sides, step_up
+from herotable.errors import IllegalAction, NotEnough
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Defeat, Hero, LossType, finish_action, lose_levels
 from herotable.ltl.heroism import HeroismResult, stun_check
-from herotable.ltl.options import Initiative, LtlOptions
+from herotable.ltl.options import Initiative, LtlOptions, RerollMode
+from herotable.ltl.resources import burn_karma
 from herotable.ltl.roll import DieRoll, Outcome, RerollSource, roll_die
 from herotable.ltl.task import (
     CritBonus,
@@ -43,6 +44,7 @@ class Fighter:
     acted: bool = False
     gave_up: bool = False
     karma_initiative: bool = False  # the GM lets this fighter roll Karma for initiative (R-LTL-10)
+    initiative_power: bool = False  # a Power the GM allows (superspeed) gives initiative +1 die type (R-LTL-12)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,10 @@ class Conflict:
     stakes: LossType = LossType.PHYSICAL
     round: int = 1
     order: tuple[tuple[str, ...], ...] = ()  # initiative groups, first to act first; ties act together
-    initiative_rolls: tuple[tuple[str, DieRoll], ...] = ()
+    initiative_rolls: tuple[tuple[str, DieRoll], ...] = ()  # the result that counts for each fighter
+    # this round's initiative re-rolls: (fighter, source, Specialty or ""), and who bought acting first with Karma
+    initiative_used: tuple[tuple[str, str, str], ...] = ()
+    initiative_first: tuple[str, ...] = ()
     pending: tuple[PendingLoss, ...] = ()
     open: OpenAction | None = None
     fatigue: bool = True  # failed challenges cost a level of fatigue: the GM's choice per conflict (R-LTL-12)
@@ -134,10 +139,12 @@ def start_conflict(
     stakes: LossType = LossType.PHYSICAL,
     karma_initiative: Sequence[str] = (),
     fatigue: bool = True,
+    initiative_power: Sequence[str] = (),
 ) -> Conflict:
     """Start a conflict among (id, hero, side) fighters (R-LTL-12). With initiative on, everyone rolls
-    Power (or Karma, with the GM's leave: `karma_initiative`). `fatigue`: whether failed challenges cost a level,
-    the GM's choice (R-LTL-12 amended). Raises IllegalAction for duplicate ids."""
+    Power (or Karma, with the GM's leave: `karma_initiative`); a Power the GM allows (`initiative_power`, e.g.
+    superspeed) rolls it one die type higher. `fatigue`: whether failed challenges cost a level, the GM's choice
+    (R-LTL-12 amended). Raises IllegalAction for duplicate ids or a grant to someone not fighting."""
     ids = [f[0] for f in fighters]
     if len(set(ids)) != len(ids) or not ids:
         raise IllegalAction(
@@ -146,22 +153,41 @@ def start_conflict(
             ruling=RULING,
             fix="give every fighter a unique id",
         )
-    unknown = set(karma_initiative) - set(ids)
-    if unknown:
-        raise IllegalAction(
-            "conflict/unknown_fighter",
-            f"{', '.join(sorted(unknown))} not in this conflict",
-            ruling=RULING,
-            fix="grant Karma initiative only to fighters in the conflict",
-        )
+    for granted, what in ((karma_initiative, "Karma initiative"), (initiative_power, "a Power's initiative bonus")):
+        unknown = set(granted) - set(ids)
+        if unknown:
+            raise IllegalAction(
+                "conflict/unknown_fighter",
+                f"{', '.join(sorted(unknown))} not in this conflict",
+                ruling=RULING,
+                fix=f"grant {what} only to fighters in the conflict",
+            )
     conflict = Conflict(
-        fighters=tuple(Fighter(i, h, s, karma_initiative=i in karma_initiative) for i, h, s in fighters),
+        fighters=tuple(
+            Fighter(
+                i,
+                h,
+                s,
+                karma_initiative=i in karma_initiative,
+                initiative_power=i in initiative_power,
+            )
+            for i, h, s in fighters
+        ),
         stakes=stakes,
         fatigue=fatigue,
     )
     if options.initiative is not Initiative.SIMULTANEOUS:
         conflict = roll_initiative(conflict, rng, options)
     return conflict
+
+
+def initiative_die(f: Fighter, stakes: LossType | None) -> int:
+    """The sides of the die a fighter rolls for initiative: Power, or Karma with the GM's leave (R-LTL-10); a Power
+    the GM allows moves it one die type up (R-LTL-12 amended: superspeed, +1 die type; d12 rolls d20)."""
+    rating = f.hero.karma if f.karma_initiative and f.hero.karma.usable else f.hero.rating_for(None, stakes)
+    if f.initiative_power and rating.usable:
+        rating = Rating(step_up(rating.position))
+    return rolled_sides(rating.position)
 
 
 def roll_initiative(conflict: Conflict, rng: Rng, options: LtlOptions) -> Conflict:
@@ -171,14 +197,160 @@ def roll_initiative(conflict: Conflict, rng: Rng, options: LtlOptions) -> Confli
     for f in conflict.fighters:
         if conflict.is_out(f.id):
             continue
-        rating = (
-            f.hero.karma if f.karma_initiative and f.hero.karma.usable else f.hero.rating_for(None, conflict.stakes)
+        rolls.append((f.id, roll_die(initiative_die(f, conflict.stakes), rng, options)))
+    return replace(
+        conflict,
+        order=initiative_order(tuple(rolls)),
+        initiative_rolls=tuple(rolls),
+        initiative_used=(),
+        initiative_first=(),
+    )
+
+
+def initiative_order(
+    rolls: tuple[tuple[str, DieRoll], ...], first: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], ...]:
+    """Initiative groups: who bought acting first with Karma (together), then everyone else by their rolls, highest
+    first; ties act together (R-LTL-12)."""
+    bought = tuple(fid for fid, _ in rolls if fid in first)
+    rest = [(fid, r) for fid, r in rolls if fid not in first]
+    totals = sorted({r.total for _, r in rest}, reverse=True)
+    by_roll = tuple(tuple(fid for fid, r in rest if r.total == t) for t in totals)
+    return ((bought,) if bought else ()) + by_roll
+
+
+def initiative_open(conflict: Conflict) -> bool:
+    """Whether this round's initiative may still change: it was rolled, and nobody has acted, passed or opened an
+    action since (R-LTL-12 amended)."""
+    return (
+        bool(conflict.initiative_rolls)
+        and conflict.open is None
+        and not conflict.over
+        and not any(f.acted and not f.gave_up for f in conflict.fighters)
+    )
+
+
+def _initiative_roller(conflict: Conflict, fid: str) -> tuple[Fighter, DieRoll]:
+    f = conflict.fighter(fid)
+    if not initiative_open(conflict):
+        raise IllegalAction(
+            "initiative/closed",
+            "this round's initiative is settled: it was not rolled, or someone has already acted",
+            ruling=RULING,
+            fix="change initiative right after it is rolled, before anyone acts",
         )
-        assert rating.sides is not None
-        rolls.append((f.id, roll_die(rating.sides, rng, options)))
-    totals = sorted({r.total for _, r in rolls}, reverse=True)
-    order = tuple(tuple(fid for fid, r in rolls if r.total == t) for t in totals)
-    return replace(conflict, order=order, initiative_rolls=tuple(rolls))
+    roll = next((r for i, r in conflict.initiative_rolls if i == fid), None)
+    if roll is None or conflict.is_out(fid):
+        raise IllegalAction(
+            "initiative/not_rolled",
+            f"{fid} rolled no initiative this round",
+            ruling=RULING,
+            fix="only a fighter who rolled initiative changes it",
+        )
+    return f, roll
+
+
+def initiative_reroll(
+    conflict: Conflict,
+    fid: str,
+    source: RerollSource,
+    rng: Rng,
+    options: LtlOptions,
+    *,
+    specialty: str | None = None,
+) -> tuple[Conflict, DieRoll, bool]:
+    """Re-roll a fighter's initiative die (R-LTL-12 amended, R-LTL-17, R-LTL-9): a Specialty that applies (one re-roll
+    each), Motivation (once a scene), or a Karma Try Again token (never on a Karma roll, never two on one roll). The
+    same die is rolled again; the better result counts (or the new one, by the campaign option), and the order is
+    found again. Returns the conflict, the new roll and whether it counts. Raises IllegalAction or NotEnough when the
+    source is not available."""
+    f, roll = _initiative_roller(conflict, fid)
+    hero = f.hero
+    used = [(src, name) for i, src, name in conflict.initiative_used if i == fid]
+    name = ""
+    if source is RerollSource.TRY_AGAIN:
+        if f.karma_initiative and f.hero.karma.usable:
+            raise IllegalAction(
+                "reroll/karma_on_karma",
+                f"{fid} rolled Karma for initiative; a Karma roll cannot be re-rolled with Karma",
+                ruling="R-LTL-9",
+                fix="use a Specialty or Motivation re-roll instead",
+            )
+        if any(src == RerollSource.TRY_AGAIN.value for src, _ in used):
+            raise IllegalAction(
+                "reroll/try_again_twice",
+                "both Try Again re-rolls cannot be used on the same roll",
+                ruling="R-LTL-10",
+                fix="save the other token for another roll",
+            )
+        if hero.try_again_tokens < 1:
+            raise NotEnough(
+                "reroll/no_token",
+                f"{hero.name} has no Try Again token",
+                ruling="R-LTL-10",
+                fix="burn one level of Karma for two Try Again tokens first",
+            )
+        hero = replace(hero, try_again_tokens=hero.try_again_tokens - 1)
+    elif source is RerollSource.SPECIALTY:
+        known = {s.lower(): s for s in hero.sheet.specialties}
+        if specialty is None or specialty.lower() not in known:
+            raise IllegalAction(
+                "reroll/no_specialty",
+                f"{hero.name} has no Specialty {specialty!r}",
+                ruling="R-LTL-17",
+                fix=f"name one of the hero's Specialties ({', '.join(hero.sheet.specialties) or 'none'})",
+            )
+        name = known[specialty.lower()]
+        if (source.value, name) in used:
+            raise IllegalAction(
+                "reroll/specialty_used",
+                f"the Specialty {name!r} has already given its re-roll on this initiative",
+                ruling="R-LTL-17",
+                fix="a Specialty gives one re-roll per roll",
+            )
+    elif source is RerollSource.MOTIVATION:
+        if hero.motivation_used:
+            raise IllegalAction(
+                "reroll/motivation_used",
+                f"{hero.name} has used Motivation's re-roll this scene",
+                ruling="R-LTL-17",
+                fix="Motivation gives one re-roll per scene",
+            )
+        hero = replace(hero, motivation_used=True)
+    else:
+        raise IllegalAction(
+            "initiative/no_critical_reroll",
+            "a critical success's re-roll is for the next round's action, not for initiative",
+            ruling="R-LTL-8",
+            fix="re-roll initiative with a Specialty, Motivation or a Try Again token",
+        )
+    new = roll_die(roll.sides, rng, options)
+    better = options.reroll_mode is RerollMode.NEW_STANDS or new.total > roll.total
+    rolls = tuple((i, new if i == fid and better else r) for i, r in conflict.initiative_rolls)
+    updated = replace(
+        conflict.with_hero(fid, hero),
+        initiative_rolls=rolls,
+        initiative_used=(*conflict.initiative_used, (fid, source.value, name)),
+    )
+    return replace(updated, order=initiative_order(rolls, conflict.initiative_first)), new, better
+
+
+def initiative_first(conflict: Conflict, fid: str) -> Conflict:
+    """Automatic Success on initiative: the fighter acts first (R-LTL-12 amended, R-LTL-10). The roll has been seen, so
+    it costs two levels of Karma; several who buy it act first together. Raises NotEnough when Karma cannot pay,
+    IllegalAction when the fighter already bought it."""
+    f, _ = _initiative_roller(conflict, fid)
+    if fid in conflict.initiative_first:
+        raise IllegalAction(
+            "initiative/already_first",
+            f"{fid} already acts first this round",
+            ruling="R-LTL-10",
+            fix="nothing more to buy",
+        )
+    paid = burn_karma(f.hero, 2)
+    first = (*conflict.initiative_first, fid)
+    updated = replace(conflict.with_hero(fid, paid), initiative_first=first)
+    return replace(updated, order=initiative_order(conflict.initiative_rolls, first))
 
 
 def _may_act(conflict: Conflict, fid: str) -> Fighter:

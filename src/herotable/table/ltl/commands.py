@@ -122,6 +122,7 @@ class StartConflict(Command):
     stakes: LossType = LossType.PHYSICAL
     karma_initiative: tuple[str, ...] = ()
     fatigue: bool = True  # failed challenges cost a level of fatigue (R-LTL-12 amended: the GM's choice)
+    initiative_power: tuple[str, ...] = ()  # fighters a Power the GM allows gives initiative +1 die type (R-LTL-12)
 
 
 @dataclass(frozen=True)
@@ -288,3 +289,23 @@ class Override(Command):
     unconscious: bool | None = None
     defeat: Annotated[str | None, Text(NAME_LENGTH)] = None
     try_again_tokens: Annotated[int | None, TOKENS] = None
+
+
+@dataclass(frozen=True)
+class InitiativeReroll(Command):
+    """Re-roll a fighter's initiative die before anyone acts this round (R-LTL-12 amended, R-LTL-17): a Specialty
+    that applies, Motivation, or a Karma Try Again token (R-LTL-10)."""
+
+    type = "ltl.initiative.reroll"
+    character: str
+    source: RerollSource
+    specialty: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class InitiativeFirst(Command):
+    """Automatic Success on initiative: burn two levels of Karma after the roll to act first this round (R-LTL-12
+    amended, R-LTL-10)."""
+
+    type = "ltl.initiative.first"
+    character: str

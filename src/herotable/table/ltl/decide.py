@@ -77,6 +77,8 @@ from herotable.table.ltl.commands import (
     GiveUp,
     Heal,
     Improvement,
+    InitiativeFirst,
+    InitiativeReroll,
     KarmaPurpose,
     KarmaRoll,
     LastChance,
@@ -103,7 +105,10 @@ from herotable.table.ltl.facts import (
     FighterPassed,
     HealingRolled,
     HeroismRolled,
+    InitiativeBought,
     InitiativeOrder,
+    InitiativeReordered,
+    InitiativeRerolled,
     InitiativeRolled,
     LastChanceTaken,
     LossPending,
@@ -480,8 +485,47 @@ def _initiative(state: TableState, c: cf.Conflict) -> list[Emitted]:
     for fid, die in c.initiative_rolls:
         f = c.fighter(fid)
         karma = f.karma_initiative and f.hero.karma.usable
-        facts.append(Emitted(InitiativeRolled(fid, die.sides, die.faces, karma), audience(state, fid)))
+        rolled = InitiativeRolled(fid, die.sides, die.faces, karma, f.initiative_power)
+        facts.append(Emitted(rolled, audience(state, fid)))
     return facts
+
+
+@handles(InitiativeReroll, LTL)
+def _initiative_reroll(state: TableState, cmd: InitiativeReroll, ctx: Ctx) -> Decision:
+    """A Specialty, Motivation or a Try Again token re-rolls a fighter's initiative (R-LTL-12 amended, R-LTL-17)."""
+    require_controls(state, ctx.user, cmd.character)
+    if cmd.specialty is not None and cmd.source is not RerollSource.SPECIALTY:
+        raise TableError(
+            "ltl/specialty_unused",
+            f"a {cmd.source.value.replace('_', ' ')} re-roll names no Specialty",
+            fix="leave the Specialty out, or re-roll with the Specialty as the source",
+            ruling="R-LTL-17",
+        )
+    table = table_of(state)
+    c, new, kept = cf.initiative_reroll(
+        _need_conflict(table), cmd.character, cmd.source, ctx.rng, table.options, specialty=cmd.specialty
+    )
+    after = from_rules(table, c)
+    name = c.initiative_used[-1][2] or None
+    rerolled = InitiativeRerolled(cmd.character, cmd.source.value, name, new.sides, new.faces, kept)
+    facts = changes(state, table, after, f"initiative_{cmd.source.value}")
+    facts.append(Emitted(rerolled, audience(state, cmd.character)))
+    facts.append(Emitted(InitiativeReordered(c.round, c.order)))
+    return Decision(facts, after)
+
+
+@handles(InitiativeFirst, LTL)
+def _initiative_first(state: TableState, cmd: InitiativeFirst, ctx: Ctx) -> Decision:
+    """Automatic Success on initiative: two levels of Karma after the roll, and the fighter acts first (R-LTL-12
+    amended, R-LTL-10)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    c = cf.initiative_first(_need_conflict(table), cmd.character)
+    after = from_rules(table, c)
+    facts = changes(state, table, after, "initiative_first")
+    facts.append(Emitted(InitiativeBought(cmd.character), audience(state, cmd.character)))
+    facts.append(Emitted(InitiativeReordered(c.round, c.order)))
+    return Decision(facts, after)
 
 
 @handles(StartConflict, LTL)
@@ -496,10 +540,21 @@ def _start_conflict(state: TableState, cmd: StartConflict, ctx: Ctx) -> Decision
             raise TableError("ltl/side", f"{cid} has no side", fix="name each fighter's side", ruling="R-LTL-12")
     fighters = [(cid, table.hero(cid), side.strip()) for cid, side in cmd.fighters]
     c = cf.start_conflict(
-        fighters, ctx.rng, table.options, stakes=cmd.stakes, karma_initiative=cmd.karma_initiative, fatigue=cmd.fatigue
+        fighters,
+        ctx.rng,
+        table.options,
+        stakes=cmd.stakes,
+        karma_initiative=cmd.karma_initiative,
+        fatigue=cmd.fatigue,
+        initiative_power=cmd.initiative_power,
     )
     after = from_rules(table, c)
-    started = ConflictStarted(tuple((f.id, f.side, f.karma_initiative) for f in c.fighters), c.stakes.value, c.fatigue)
+    started = ConflictStarted(
+        tuple((f.id, f.side, f.karma_initiative) for f in c.fighters),
+        c.stakes.value,
+        c.fatigue,
+        tuple(f.id for f in c.fighters if f.initiative_power),
+    )
     facts = [Emitted(started)]
     if c.order or c.initiative_rolls:
         facts += _initiative(state, c)

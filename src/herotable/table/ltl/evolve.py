@@ -153,13 +153,17 @@ def _fighters(table: LtlTable, change: Callable[[Fighter], Fighter], who: str | 
 
 @_on(lf.ConflictStarted)
 def _started(table: LtlTable, f: lf.ConflictStarted) -> LtlTable:
-    fighters = tuple(Fighter(cid, side, karma_initiative=karma) for cid, side, karma in f.fighters)
+    fighters = tuple(
+        Fighter(cid, side, karma_initiative=karma, initiative_power=cid in f.initiative_power)
+        for cid, side, karma in f.fighters
+    )
     return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes), fatigue=f.fatigue))
 
 
 @_on(lf.InitiativeOrder)
 def _order(table: LtlTable, f: lf.InitiativeOrder) -> LtlTable:
-    return evolved(table, conflict=evolved(_conflict(table), order=f.order, initiative_rolls=()))
+    c = evolved(_conflict(table), order=f.order, initiative_rolls=(), initiative_used=(), initiative_first=())
+    return evolved(table, conflict=c)
 
 
 @_on(lf.InitiativeRolled)
@@ -167,6 +171,26 @@ def _initiative(table: LtlTable, f: lf.InitiativeRolled) -> LtlTable:
     c = _conflict(table)
     rolls = (*c.initiative_rolls, (f.character, DieRoll(f.die, f.faces)))
     return evolved(table, conflict=evolved(c, initiative_rolls=rolls))
+
+
+@_on(lf.InitiativeRerolled)
+def _initiative_rerolled(table: LtlTable, f: lf.InitiativeRerolled) -> LtlTable:
+    c = _conflict(table)
+    new = DieRoll(f.die, f.faces)
+    rolls = tuple((cid, new if cid == f.character and f.kept else r) for cid, r in c.initiative_rolls)
+    used = (*c.initiative_used, (f.character, f.source, f.specialty or ""))
+    return evolved(table, conflict=evolved(c, initiative_rolls=rolls, initiative_used=used))
+
+
+@_on(lf.InitiativeBought)
+def _initiative_bought(table: LtlTable, f: lf.InitiativeBought) -> LtlTable:
+    c = _conflict(table)
+    return evolved(table, conflict=evolved(c, initiative_first=(*c.initiative_first, f.character)))
+
+
+@_on(lf.InitiativeReordered)
+def _reordered(table: LtlTable, f: lf.InitiativeReordered) -> LtlTable:
+    return evolved(table, conflict=evolved(_conflict(table), order=f.order))
 
 
 @_on(lf.LossPending)

@@ -309,19 +309,27 @@ class DieRevealed(Fact):
 @fact
 @dataclass(frozen=True)
 class ConflictStarted(Fact):
-    """A conflict began. `fatigue`: failed challenges in it cost a level of fatigue (R-LTL-12 amended)."""
+    """A conflict began. `fatigue`: failed challenges in it cost a level of fatigue (R-LTL-12 amended).
+    `initiative_power`: the fighters a Power the GM allows (superspeed) gives initiative +1 die type (R-LTL-12)."""
 
     type = "ltl.conflict_started"
-    version = 3
+    version = 4
     fighters: tuple[tuple[str, str, bool], ...]  # (character, side, may roll Karma for initiative)
     stakes: str
     fatigue: bool
+    initiative_power: tuple[str, ...] = ()
 
 
 @upcaster("ltl.conflict_started", 2)
 def _fatigue_chosen(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: the GM's choice whether failed challenges cost fatigue; every conflict before it did."""
     return {**payload, "fatigue": True}
+
+
+@upcaster("ltl.conflict_started", 3)
+def _no_initiative_power(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 → 4: the GM's grant of a Power's initiative bonus (R-LTL-12 amended); nobody had one before it."""
+    return {**payload, "initiative_power": []}
 
 
 @fact
@@ -338,15 +346,64 @@ class InitiativeOrder(Fact):
 @dataclass(frozen=True)
 class InitiativeRolled(Fact):
     type = "ltl.initiative_rolled"
+    version = 3
     commit = True
     rolled = True
     character: str
     die: int
     faces: tuple[int, ...]
     karma: bool = False
+    power: bool = False  # one die type up for a Power the GM allows (R-LTL-12 amended)
 
     def dice_faces(self) -> tuple[tuple[int, int], ...]:
         return tuple((self.die, face) for face in self.faces)
+
+
+@upcaster("ltl.initiative_rolled", 2)
+def _initiative_without_power(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: whether a Power the GM allows raised the die; none did before it."""
+    return {**payload, "power": False}
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeRerolled(Fact):
+    """A fighter re-rolled this round's initiative die (R-LTL-12 amended, R-LTL-17, R-LTL-10); `kept`: the new result
+    is the one that counts. Any spend is a fact of its own."""
+
+    type = "ltl.initiative_rerolled"
+    commit = True
+    rolled = True
+    character: str
+    source: str
+    specialty: str | None
+    die: int
+    faces: tuple[int, ...]
+    kept: bool
+
+    def dice_faces(self) -> tuple[tuple[int, int], ...]:
+        return tuple((self.die, face) for face in self.faces)
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeBought(Fact):
+    """A fighter bought Automatic Success on initiative: first this round (R-LTL-12 amended, R-LTL-10). The Karma
+    is a fact of its own."""
+
+    type = "ltl.initiative_first"
+    commit = True
+    character: str
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeReordered(Fact):
+    """This round's order after a re-roll or a purchase changed initiative; the rolls stay as they are."""
+
+    type = "ltl.initiative_reordered"
+    round: int
+    order: tuple[tuple[str, ...], ...]
 
 
 @fact

@@ -287,6 +287,8 @@ def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
             "stakes": word_choice(tuple(k.value for k in LossType)),
             "karma_initiative": Subset(ids, names, within="fighters"),
             "fatigue": Flag(),  # whether failed challenges cost a level (R-LTL-12 amended)
+            # a Power the GM allows (superspeed) rolls initiative one die type up (R-LTL-12 amended)
+            "initiative_power": Subset(ids, names, within="fighters"),
         },
         group="Conflict",
         rule="R-LTL-12",
@@ -349,6 +351,7 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
                 )
             )
             out.append(LegalAction("ltl.conflict.pass", f"{ref.name}: wait this round", fixed, group=group, rule=rule))
+        out += _initiative(c, ref)
         in_open = c.open is not None and ref.id in (c.open.actor, c.open.target)
         if not me.gave_up and not in_open:
             out.append(LegalAction("ltl.conflict.give_up", f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
@@ -359,6 +362,46 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
             end["serious"] = Subset(wounded, tuple(state.character(fid).name for fid in wounded))
         out.append(LegalAction("ltl.conflict.end_round", "End the round", fields=end, group=group, rule=rule))
         out.append(LegalAction("ltl.conflict.end", "End the conflict", group=group, rule=rule))
+    return out
+
+
+def _initiative(c: cf.Conflict, ref: CharacterRef) -> list[LegalAction]:
+    """Changing this round's initiative before anyone acts (R-LTL-12 amended): a Specialty's, Motivation's or a Try
+    Again token's re-roll, or Automatic Success (two levels of Karma after the roll) to act first."""
+    if not cf.initiative_open(c) or c.is_out(ref.id) or not any(fid == ref.id for fid, _ in c.initiative_rolls):
+        return []
+    me = c.fighter(ref.id)
+    hero = me.hero
+    used = [(src, name) for fid, src, name in c.initiative_used if fid == ref.id]
+    fixed = {"character": ref.id}
+    group, rule = "Initiative", "R-LTL-12, R-LTL-17"
+    sources: list[tuple[RerollSource, dict[str, Domain]]] = []
+    unused = [s for s in hero.sheet.specialties if (RerollSource.SPECIALTY.value, s) not in used]
+    if unused:
+        sources.append((RerollSource.SPECIALTY, {"specialty": Choice(tuple(unused))}))
+    if not hero.motivation_used:
+        sources.append((RerollSource.MOTIVATION, {}))
+    karma_roll = me.karma_initiative and hero.karma.usable
+    if (
+        hero.try_again_tokens >= 1
+        and not karma_roll
+        and not any(src == RerollSource.TRY_AGAIN.value for src, _ in used)
+    ):
+        sources.append((RerollSource.TRY_AGAIN, {}))
+    out = [
+        LegalAction(
+            "ltl.initiative.reroll",
+            f"{ref.name}: re-roll initiative ({source.value.replace('_', ' ')})",
+            {**fixed, "source": source.value},
+            fields,
+            group,
+            rule,
+        )
+        for source, fields in sources
+    ]
+    if ref.id not in c.initiative_first and hero.karma.position >= 2:
+        label = f"{ref.name}: act first (burn 2 Karma)"
+        out.append(LegalAction("ltl.initiative.first", label, fixed, group=group, rule="R-LTL-12, R-LTL-10"))
     return out
 
 

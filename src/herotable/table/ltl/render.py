@@ -27,6 +27,9 @@ TITLES = {
     "ltl.conflict_started": "Conflict",
     "ltl.initiative_order": "Initiative",
     "ltl.initiative_rolled": "Initiative",
+    "ltl.initiative_rerolled": "Initiative",
+    "ltl.initiative_first": "Initiative",
+    "ltl.initiative_reordered": "Initiative",
     "ltl.fighter_passed": "Conflict",
     "ltl.fighter_gave_up": "Conflict",
     "ltl.round_ended": "End of round",
@@ -259,7 +262,12 @@ def _conflict(f: lf.ConflictStarted, n: Names) -> str:
         sides.setdefault(side, []).append(_n(n, cid))
     teams = " against ".join(f"{', '.join(who)} ({side})" for side, who in sides.items())
     spared = "" if f.fatigue else "; failed challenges cost no fatigue"
-    return f"A conflict begins ({f.stakes.replace('_', '-')} stakes): {teams}{spared}"
+    fast = (
+        f"; {', '.join(_n(n, cid) for cid in f.initiative_power)} roll(s) initiative one die type up for a Power"
+        if f.initiative_power
+        else ""
+    )
+    return f"A conflict begins ({f.stakes.replace('_', '-')} stakes): {teams}{spared}{fast}"
 
 
 @_says(lf.InitiativeOrder)
@@ -269,9 +277,27 @@ def _order(f: lf.InitiativeOrder, n: Names) -> str:
 
 @_says(lf.InitiativeRolled)
 def _initiative(f: lf.InitiativeRolled, n: Names) -> str:
-    return (
-        f"{_n(n, f.character)} rolls d{f.die}" + (" (Karma)" if f.karma else "") + f" for initiative: {_faces(f.faces)}"
-    )
+    how = " (Karma)" if f.karma else ""
+    if f.power:
+        how += " (one die type up for a Power)"
+    return f"{_n(n, f.character)} rolls d{f.die}{how} for initiative: {_faces(f.faces)}"
+
+
+@_says(lf.InitiativeRerolled)
+def _initiative_rerolled(f: lf.InitiativeRerolled, n: Names) -> str:
+    source = f"the {f.specialty} Specialty" if f.specialty else _words(f.source)
+    counts = "it counts" if f.kept else "the first result stands"
+    return f"{_n(n, f.character)} re-rolls initiative ({source}): d{f.die} {_faces(f.faces)}, {counts}"
+
+
+@_says(lf.InitiativeBought)
+def _initiative_first(f: lf.InitiativeBought, n: Names) -> str:
+    return f"{_n(n, f.character)} buys Automatic Success on initiative and acts first"
+
+
+@_says(lf.InitiativeReordered)
+def _reordered(f: lf.InitiativeReordered, n: Names) -> str:
+    return f"Round {f.round} initiative now: " + " · ".join(", ".join(_n(n, c) for c in group) for group in f.order)
 
 
 @_says(lf.LossPending)

@@ -47,6 +47,7 @@ class Fighter:
     acted: bool = False
     gave_up: bool = False
     karma_initiative: bool = False
+    initiative_power: bool = False  # a Power the GM allows: initiative +1 die type (R-LTL-12 amended)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class ConflictState:
     pending: tuple[cf.PendingLoss, ...] = ()
     open: OpenAction | None = None
     fatigue: bool = True  # failed challenges cost a level of fatigue (R-LTL-12)
+    initiative_used: tuple[tuple[str, str, str], ...] = ()  # this round's initiative re-rolls (R-LTL-12 amended)
+    initiative_first: tuple[str, ...] = ()  # who bought acting first this round with Karma
 
     def fighter(self, fid: str) -> Fighter:
         for f in self.fighters:
@@ -133,7 +136,8 @@ def rules_conflict(table: LtlTable) -> cf.Conflict:
     o = c.open
     return cf.Conflict(
         fighters=tuple(
-            cf.Fighter(f.id, table.heroes[f.id], f.side, f.acted, f.gave_up, f.karma_initiative) for f in c.fighters
+            cf.Fighter(f.id, table.heroes[f.id], f.side, f.acted, f.gave_up, f.karma_initiative, f.initiative_power)
+            for f in c.fighters
         ),
         stakes=c.stakes,
         round=c.round,
@@ -142,6 +146,8 @@ def rules_conflict(table: LtlTable) -> cf.Conflict:
         pending=c.pending,
         open=None if o is None else cf.OpenAction(o.actor, o.target, o.task),
         fatigue=c.fatigue,
+        initiative_used=c.initiative_used,
+        initiative_first=c.initiative_first,
     )
 
 
@@ -157,7 +163,9 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         else:
             opened = OpenAction(open_id, c.open.actor, c.open.target, c.open.task)
     state = ConflictState(
-        fighters=tuple(Fighter(f.id, f.side, f.acted, f.gave_up, f.karma_initiative) for f in c.fighters),
+        fighters=tuple(
+            Fighter(f.id, f.side, f.acted, f.gave_up, f.karma_initiative, f.initiative_power) for f in c.fighters
+        ),
         stakes=c.stakes,
         round=c.round,
         order=c.order,
@@ -165,5 +173,7 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         pending=c.pending,
         open=opened,
         fatigue=c.fatigue,
+        initiative_used=c.initiative_used,
+        initiative_first=c.initiative_first,
     )
     return replace(table.with_heroes({f.id: f.hero for f in c.fighters}), conflict=state)
