@@ -263,7 +263,66 @@ def serve(
         typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
-    uvicorn.run(web, host=host, port=port, log_level="info")
+    # X-Forwarded-For is believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
+    proxies = list(web.state.services.settings.trusted_proxies)
+    uvicorn.run(
+        web, host=host, port=port, log_level="info", proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None
+    )
+
+
+user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
+app.add_typer(user_app, name="user")
+
+
+@user_app.command("reset-password")
+def reset_password_cmd(
+    username: Annotated[str, typer.Argument(help="The account's username.")],
+    set_password: Annotated[
+        bool, typer.Option("--set-password", help="Type a new password here instead of printing a link.")
+    ] = False,
+    base_url: Annotated[
+        str, typer.Option("--base-url", envvar="HEROTABLE_PUBLIC_URL", help="The address users open herotable at.")
+    ] = "http://127.0.0.1:8000",
+    database: DatabaseOption = None,
+) -> None:
+    """Let a user back into their account: print a one-time link (good for an hour) where they choose a new
+    password, or set one now. Either way every session of the account ends."""
+    from herotable.server.auth import HashGate, new_reset_link, replace_password
+    from herotable.store import StoreError, open_store
+    from herotable.store.accounts import accounts_for
+
+    try:
+        accounts = accounts_for(open_store(database))
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    user = accounts.user_by_name(username.lower())
+    if user is None:
+        raise _fail(f"there is no user {username!r}. Tip: check the spelling; usernames are not case-sensitive")
+    if not set_password:
+        link = new_reset_link(accounts, user, base_url)
+        typer.echo(f"Send this to {user.username}; it works once, within the hour:\n{link}")
+        return
+    password = typer.prompt(f"New password for {user.username}", hide_input=True, confirmation_prompt=True)
+    if not 8 <= len(password) <= 200:
+        raise _fail("the password needs 8 to 200 characters; nothing was changed")
+    ended = replace_password(accounts, HashGate(1, 60.0), user, password, keep=None)
+    _announce_sessions_ended(user.user_id)
+    typer.echo(f"The password of {user.username} is set; {ended} session{'' if ended == 1 else 's'} ended.")
+
+
+def _announce_sessions_ended(user_id: str) -> None:
+    """Tell running servers (through Redis, when HEROTABLE_REDIS_URL is set) to close the user's live sockets."""
+    url = os.environ.get("HEROTABLE_REDIS_URL")
+    if not url:
+        return
+    import redis
+
+    from herotable.server.live import CHANNEL
+
+    try:
+        redis.Redis.from_url(url).publish(CHANNEL, json.dumps({"sessions_of": user_id}))
+    except redis.exceptions.RedisError as err:
+        typer.echo(f"warning: could not tell the servers through Redis ({err}); open live tables close on reload")
 
 
 def legacy_notice(service: TableService) -> str | None:

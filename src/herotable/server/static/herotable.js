@@ -17,8 +17,14 @@
       if (window.htmx) { window.htmx.trigger(document.body, "live"); }
     };
     socket.onclose = function (event) {
-      status("reconnecting…");
-      if (event.code < 4000) { setTimeout(function () { connect(root); }, 1000); }
+      if (event.code < 4000) {
+        status("reconnecting…");
+        setTimeout(function () { connect(root); }, 1000);
+      } else {
+        // refused or ended by the server (removed, logged out): say why; a session that ended goes to log in
+        status(event.reason || "closed");
+        if (event.code === 4401) { setTimeout(function () { location.reload(); }, 1500); }
+      }
     };
   }
 
