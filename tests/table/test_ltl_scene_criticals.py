@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService
 from herotable.table.ltl.commands import Challenge, DifficultyName, KarmaRoll, Push, Settle, StartConflict
@@ -14,7 +12,6 @@ from .test_ltl_amended import setup_with
 from .test_ltl_table import CID
 
 HARD = DifficultyName.HARD
-DEFECT = "criticals outside a conflict were not carried to the hero's next roll (R-LTL-8 amended)"
 
 
 def _challenge(service: TableService, dice, faces: list[int], **settle: object) -> int:
@@ -26,7 +23,6 @@ def _challenge(service: TableService, dice, faces: list[int], **settle: object) 
     return int(die)
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT)
 def test_a_critical_failure_outside_a_conflict_lowers_the_next_roll_in_the_scene(service: TableService, dice):
     # R-LTL-8 (amended): outside a conflict "next round" means the hero's next roll in the same scene
     setup_with(service)
@@ -35,7 +31,6 @@ def test_a_critical_failure_outside_a_conflict_lowers_the_next_roll_in_the_scene
     assert _challenge(service, dice, [5, 3]) == 12  # used up by that roll
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT)
 def test_a_critical_success_outside_a_conflict_gives_its_advantage_to_the_next_roll(service: TableService, dice):
     # R-LTL-8 (amended): the roller chooses the advantage; +1 die type on a d12 rolls d20
     setup_with(service)
@@ -43,7 +38,6 @@ def test_a_critical_success_outside_a_conflict_gives_its_advantage_to_the_next_r
     assert _challenge(service, dice, [15, 3]) == 20
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT)
 def test_the_scene_s_end_clears_what_a_critical_left_for_the_next_roll(service: TableService, dice):
     # R-LTL-8 (amended): cleared when the scene ends
     setup_with(service)
@@ -55,7 +49,6 @@ def test_the_scene_s_end_clears_what_a_critical_left_for_the_next_roll(service: 
     assert _challenge(service, dice, [5, 3]) == 12
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT)
 def test_karma_and_heroism_criticals_against_a_difficulty_reach_the_next_roll(service: TableService, dice):
     # R-LTL-8 (amended): criticals apply to Heroism and Karma rolls against a difficulty; a Push's -1 is not lost
     setup_with(service)
@@ -68,7 +61,6 @@ def test_karma_and_heroism_criticals_against_a_difficulty_reach_the_next_roll(se
     assert _challenge(service, dice, [5, 3]) == 10
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT)
 def test_a_critical_earned_before_a_conflict_counts_in_its_first_round(service: TableService, dice):
     # R-LTL-8 (amended): the hero's next roll in the scene is the first round's
     setup_with(service)

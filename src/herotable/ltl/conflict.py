@@ -166,7 +166,7 @@ def start_conflict(
         fighters=tuple(
             Fighter(
                 i,
-                h,
+                _into_first_round(h),
                 s,
                 karma_initiative=i in karma_initiative,
                 initiative_power=i in initiative_power,
@@ -179,6 +179,14 @@ def start_conflict(
     if options.initiative is not Initiative.SIMULTANEOUS:
         conflict = roll_initiative(conflict, rng, options)
     return conflict
+
+
+def _into_first_round(hero: Hero) -> Hero:
+    """Critical effects earned earlier in the scene are for the hero's next roll (R-LTL-8 amended): in a conflict,
+    its first round."""
+    if not hero.next_round:
+        return hero
+    return replace(hero, this_round=hero.next_round, next_round=())
 
 
 def initiative_die(f: Fighter, stakes: LossType | None) -> int:

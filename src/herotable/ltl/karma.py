@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from herotable.dice import Rng
+from herotable.dice import Rng, penalty_at, rolled_sides
 from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, require_able
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.resources import burn_karma, require_karma
 from herotable.ltl.roll import Outcome, throw
-from herotable.ltl.task import Phase, Settlement, Side, Task, outcome_of
+from herotable.ltl.task import Phase, Settlement, Side, Task, outcome_of, round_rating
 
 
 def try_again(hero: Hero) -> Hero:
@@ -27,9 +27,11 @@ def karma_task(hero: Hero, difficulty: Difficulty, rng: Rng, options: LtlOptions
     but never Karma's own (R-LTL-9). Raises IllegalAction against Impossible, NotEnough below d4."""
     gm_sides = difficulty.sides
     require_karma(hero)
-    sides = hero.karma.sides
-    assert sides is not None and difficulty.rating is not None
-    mine = Side(who or hero.name, hero.karma, throw(sides, rng, options), karma_roll=True)
+    assert difficulty.rating is not None
+    # a critical's +1 or -1 in force moves the Karma die one type too (R-LTL-8 amended)
+    rating = round_rating(hero.karma, hero.this_round)
+    rolled = throw(rolled_sides(rating.position), rng, options, penalty=penalty_at(rating.position))
+    mine = Side(who or hero.name, rating, rolled, karma_roll=True)
     gm = Side(None, difficulty.rating, throw(gm_sides, rng, options))
     return Task(mine, gm, difficulty=difficulty)
 

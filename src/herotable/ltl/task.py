@@ -405,6 +405,12 @@ def settle(
                             fix="choose another advantage: the extra level, +1 die type or a re-roll next round",
                         )
                     carried.append((str(lose_side.who), NextRound.MINUS_ONE))
+        elif win_side is a and mine.critical is Critical.SUCCESS and a.who is not None:
+            # against a difficulty there is no opponent: the roller's advantage is for its next round (R-LTL-8)
+            if crit_bonus is CritBonus.REROLL_NEXT:
+                carried.append((a.who, NextRound.REROLL))
+            elif crit_bonus is CritBonus.PLUS_ONE_NEXT:
+                carried.append((a.who, NextRound.PLUS_ONE))
     for side, crit in ((a, mine.critical), (o, theirs)):
         if crit is Critical.FAILURE and side.who is not None and crit_penalty is CritPenalty.MINUS_ONE_NEXT:
             carried.append((side.who, NextRound.MINUS_ONE))
@@ -419,6 +425,21 @@ def settle(
         next_round=tuple(carried),
     )
     return replace(task, phase=Phase.SETTLED), result
+
+
+def scene_roll(hero: Hero) -> Hero:
+    """Outside a conflict "next round" means the hero's next roll in the same scene (R-LTL-8 amended): as the hero
+    rolls, the effects earned so far come into force for this roll, and those in force for an earlier roll are used
+    up. Call it before rolling a task outside a conflict; the scene's end clears them (`hero.end_scene`)."""
+    if not hero.next_round and not hero.this_round:
+        return hero
+    return replace(hero, this_round=hero.next_round, next_round=())
+
+
+def scene_settled(hero: Hero, who: str, settlement: Settlement) -> Hero:
+    """A roll outside a conflict is settled (R-LTL-8 amended): what was in force for it is used up, and what its
+    criticals carry waits for the hero's next roll in the scene."""
+    return carry_effects(replace(hero, this_round=()) if hero.this_round else hero, who, settlement)
 
 
 def carry_effects(hero: Hero, who: str, settlement: Settlement) -> Hero:

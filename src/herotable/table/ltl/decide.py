@@ -47,6 +47,8 @@ from herotable.ltl.task import (
     buy_success_after,
     challenge,
     reroll,
+    scene_roll,
+    scene_settled,
     settle,
 )
 from herotable.table.commands import (
@@ -230,6 +232,18 @@ def _opened(
     ]
 
 
+def _scene_effects(state: TableState, cid: str, secret: bool) -> bool:
+    """Whether a roll outside a conflict takes up and leaves critical effects for the hero's next roll (R-LTL-8
+    amended): every roll but a GM secret one on a character the players see, which spends nothing of it (R-T-3)."""
+    return not secret or state.character(cid).hidden
+
+
+def _scene_roll(state: TableState, hero: Hero, cid: str, secret: bool) -> Hero:
+    """The hero as it rolls outside a conflict: the critical effects waiting for its next roll come into force
+    (R-LTL-8 amended)."""
+    return scene_roll(hero) if _scene_effects(state, cid, secret) else hero
+
+
 def _side_of(t: Task, cid: str) -> str:
     return "actor" if t.actor.who == cid else "opposition"
 
@@ -290,7 +304,7 @@ def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
         secret_spends_nothing(state, cmd.character)
     table = table_of(state)
     paid, task = challenge(
-        table.hero(cmd.character),
+        _scene_roll(state, table.hero(cmd.character), cmd.character, cmd.secret),
         difficulty(cmd.difficulty),
         ctx.rng,
         table.options,
@@ -452,6 +466,8 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     bonus, penalty = _crit_choices(state, table, ctx.user, roll.task, cmd)
     task, result = settle(roll.task, table.options, crit_bonus=bonus, crit_penalty=penalty)
     hero = table.hero(roll.character)
+    if _scene_effects(state, roll.character, roll.secret):
+        hero = scene_settled(hero, roll.character, result)
     if roll.purpose == "stunt" and result.outcome is Result.WIN:
         power, stunt = roll.detail.split(": ", 1)
         hero = stunt_pulled_off(hero, power, stunt, result)
@@ -555,7 +571,7 @@ def _start_conflict(state: TableState, cmd: StartConflict, ctx: Ctx) -> Decision
         c.fatigue,
         tuple(f.id for f in c.fighters if f.initiative_power),
     )
-    facts = [Emitted(started)]
+    facts = [Emitted(started), *changes(state, table, after, "conflict_started")]
     if c.order or c.initiative_rolls:
         facts += _initiative(state, c)
     return Decision(facts, after)
@@ -710,7 +726,7 @@ def _fortune(state: TableState, cmd: FortuneBurn, ctx: Ctx) -> Decision:
 def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
-    hero = table.hero(cmd.character)
+    hero = _scene_roll(state, table.hero(cmd.character), cmd.character, False)
     detail = ""
     if cmd.purpose is KarmaPurpose.STUNT:
         task = power_stunt(hero, cmd.power, cmd.stunt, difficulty(cmd.difficulty), ctx.rng, table.options)
@@ -727,8 +743,9 @@ def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
         task = karma_task(hero, difficulty(cmd.difficulty), ctx.rng, table.options)
     task = replace(task, actor=replace(task.actor, who=cmd.character))
     opened = OpenTask(ctx.command_id, cmd.character, task, cmd.purpose.value, detail=detail)
-    after = replace(table, tasks=(*table.tasks, opened))
-    return Decision(_opened(state, ctx.command_id, cmd.purpose.value, task, detail=detail), after)
+    after = replace(table.with_hero(cmd.character, hero), tasks=(*table.tasks, opened))
+    effects = changes(state, table, after, "next_roll")  # effects waiting for this roll come into force
+    return Decision(effects + _opened(state, ctx.command_id, cmd.purpose.value, task, detail=detail), after)
 
 
 def failed_task(state: TableState, table: LtlTable, cid: str, user: str) -> FailedTask | None:
@@ -754,7 +771,9 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
             ruling="R-LTL-10",
         )
     chance = last_chance(
-        table.hero(cmd.character),
+        table.hero(cmd.character)
+        if cmd.burn
+        else _scene_roll(state, table.hero(cmd.character), cmd.character, failed.secret),
         failed.task,
         ctx.rng,
         table.options,
