@@ -203,7 +203,12 @@ def lose_levels(
     type's default where the GM decides (bonds, mind control); `serious` is the GM's mark on physical damage that
     needs days rather than hours (R-LTL-6 amended). Raises IllegalAction for a serious loss of another kind."""
     if levels < 0:
-        raise ValueError("levels lost must be zero or more")
+        raise IllegalAction(
+            "loss/negative",
+            f"{hero.name} cannot lose {levels} levels: levels lost are zero or more",
+            ruling="R-T-5",
+            fix="give the levels lost as 0 or more; recovering levels is Recovery, healing or time passing",
+        )
     if serious and kind is not LossType.PHYSICAL:
         raise IllegalAction(
             "loss/serious_kind",

@@ -137,7 +137,12 @@ def stun_check(hero: Hero, levels_just_lost: int, rng: Rng, options: LtlOptions)
             fix="the GM can turn on stun_on_damage in the campaign options",
         )
     if levels_just_lost < 1:
-        raise ValueError("a stun check follows the loss of at least one level")
+        raise IllegalAction(
+            "stun/no_loss",
+            f"a stun check follows the loss of at least one level, not {levels_just_lost}",
+            ruling="R-T-5",
+            fix="make the stun check only after physical damage of one level or more",
+        )
     if not hero.heroism.usable:
         return HeroismResult(replace(hero, stunned=True), False)
     rolled = _roll(hero, Difficulty.levels(levels_just_lost), rng, options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from herotable.dice import Rating
-from herotable.errors import NotEnough
+from herotable.errors import IllegalAction, NotEnough
 from herotable.ltl.hero import Hero
 
 
@@ -21,9 +21,14 @@ def _usable(hero: Hero, what: str, rating: Rating, ruling: str) -> None:
 
 def burn_karma(hero: Hero, levels: int) -> Hero:
     """Burn `levels` of Karma (R-LTL-10): d20 -> d12 is two levels; at d4 only one level may be burned.
-    Raises NotEnough below d4 or when the levels are not there."""
+    Raises NotEnough below d4 or when the levels are not there, IllegalAction for fewer than one level."""
     if levels < 1:
-        raise ValueError("burn at least one level")
+        raise IllegalAction(
+            "karma/burn_nothing",
+            f"burning {levels} levels of Karma burns nothing",
+            ruling="R-T-5",
+            fix="burn one level or more",
+        )
     _usable(hero, "karma", hero.karma, "R-LTL-10")
     if levels > hero.karma.position:
         raise NotEnough(
@@ -38,9 +43,15 @@ def burn_karma(hero: Hero, levels: int) -> Hero:
 
 def burn_heroism(hero: Hero, levels: int) -> Hero:
     """Burn `levels` of Heroism (R-LTL-11). Unlike Karma, a d4 may burn two levels, and then the hero falls
-    unconscious when the action ends. Raises NotEnough below d4 or when the levels are not there."""
+    unconscious when the action ends. Raises NotEnough below d4 or when the levels are not there, IllegalAction for
+    fewer than one level."""
     if levels < 1:
-        raise ValueError("burn at least one level")
+        raise IllegalAction(
+            "heroism/burn_nothing",
+            f"burning {levels} levels of Heroism burns nothing",
+            ruling="R-T-5",
+            fix="burn one level or more",
+        )
     _usable(hero, "heroism", hero.heroism, "R-LTL-11")
     at_d4_double = hero.heroism.position == 1 and levels == 2
     if levels > hero.heroism.position and not at_d4_double:

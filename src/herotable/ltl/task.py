@@ -83,7 +83,12 @@ class Task:
 
 def _check_broke(hero: Hero, stance: Stance, options: LtlOptions, stakes: LossType | None, opposed: bool) -> None:
     if stance.broke < 0:
-        raise ValueError("Going For Broke levels must be zero or more")
+        raise IllegalAction(
+            "broke/negative",
+            f"Going For Broke pays levels of base Power; {stance.broke} is fewer than none",
+            ruling="R-T-5",
+            fix=f"go for broke with 0 to {options.effect_cap - 1} level(s)",
+        )
     if stance.broke == 0:
         return
     if not opposed:
