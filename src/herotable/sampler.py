@@ -118,6 +118,13 @@ def sample(r: random.Random, d: Domain, chosen: Mapping[str, Any], taken_names: 
     if isinstance(d, KeyedValues):
         keys = r.sample(list(d.keys), r.randint(max(d.min_keys, 1 if d.min_keys else 0), len(d.keys)))
         values = {k: sample(r, d.value, chosen, taken_names) for k in keys}
+        if isinstance(d.value, TextDomain) and len(keys) > 2:
+            # a text shared among keys now and then (a conflict's sides, so that a side holds a team, R-LTL-14),
+            # drawn apart so the play's own draws stay as they were
+            apart = random.Random(repr(keys))
+            if apart.random() < 0.8:
+                shared = values[keys[0]]
+                values = {k: shared if i < 2 or apart.random() < 0.3 else v for i, (k, v) in enumerate(values.items())}
         return [[k, v] for k, v in values.items()] if d.pairs else values
     if isinstance(d, SheetDomain):
         name = f"Hero {uuid.uuid4().hex[:6]}"

@@ -13,7 +13,7 @@ from herotable.ltl.options import LtlOptions
 from herotable.table.commands import Decision
 from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, IntRange, KeyedValues, LegalAction, PackagedGame, register
-from herotable.table.ltl import contests, decide, evolve, legal, present, render
+from herotable.table.ltl import contests, decide, evolve, legal, present, render, teamwork
 from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import FailuresForgotten
 from herotable.table.ltl.state import LtlTable
@@ -35,7 +35,11 @@ class LtlGame(PackagedGame):
     evolve = staticmethod(evolve.evolve)  # the fold's hot path: no wrapper call
 
     def legal_actions(self, state: TableState, user: str) -> list[LegalAction]:
-        return legal.legal_actions(state, user) + contests.contest_actions(state, user)
+        return (
+            legal.legal_actions(state, user)
+            + contests.contest_actions(state, user)
+            + teamwork.team_actions(state, user)
+        )
 
     mask = staticmethod(present.mask)
     board = staticmethod(present.board)
@@ -43,8 +47,8 @@ class LtlGame(PackagedGame):
 
     def busy(self, state: TableState) -> str | None:
         table = decide.table_of(state)
-        if table.conflict is not None or table.tasks or table.contest is not None:
-            return "a conflict, a contest or a roll is still open"
+        if table.conflict is not None or table.tasks or table.contest is not None or table.team is not None:
+            return "a conflict, a contest, a team task or a roll is still open"
         return None
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:

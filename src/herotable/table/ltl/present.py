@@ -16,6 +16,7 @@ from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.ltl.contests import contest_view
 from herotable.table.ltl.decide import table_of
 from herotable.table.ltl.state import LtlTable, OpenAction
+from herotable.table.ltl.teamwork import team_view
 from herotable.table.state import TableState
 from herotable.table.views import may_see_sheet
 
@@ -85,6 +86,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         ],
         "conflict": None,
         "contest": contest_view(state, user),
+        "team": team_view(state, user),  # R-LTL-14
     }
     c = table.conflict
     if c is not None:

@@ -101,6 +101,18 @@ class OpenContest:
 
 
 @dataclass(frozen=True)
+class OpenTeam:
+    """A team task the GM called (R-LTL-14, R-T-3), not yet rolled: a challenge against `difficulty` (a ladder
+    position) outside a conflict, or an attack on `target` inside one. The team's highest member rolls it."""
+
+    id: str  # the command that called it
+    members: tuple[str, ...]
+    difficulty: int | None = None
+    target: str | None = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class LtlTable(Roster[Hero]):
     game_title = "Larger Than Life"
 
@@ -110,6 +122,7 @@ class LtlTable(Roster[Hero]):
     tasks: tuple[OpenTask, ...] = ()
     failed: tuple[FailedTask, ...] = ()
     contest: OpenContest | None = None
+    team: OpenTeam | None = None  # a team task called and not yet rolled (R-LTL-14)
 
     @property
     def stakes(self) -> LossType | None:
