@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from herotable.bench_live import live
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
 from herotable.sampler import new_table, play
@@ -415,6 +416,7 @@ def main() -> None:
         "facts": _facts(),
         "odds": _odds_vs_libraries(),
         "monte_carlo": _monte_carlo(),
+        "live": live(),
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")

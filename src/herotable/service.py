@@ -222,6 +222,8 @@ class TableService:
                 raise LegacyCampaign(row)
             snap = self.store.latest_snapshot(campaign_id, STATE_VERSION)
             base = state_from_snapshot(snap.state) if snap else None
+        elif self.store.head(campaign_id) == base.seq:  # nothing new (the common case): one cheap read
+            return base
         newer = self.store.load(campaign_id, base.seq if base else 0)
         try:
             state = fold_log(newer, base)

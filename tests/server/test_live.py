@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -101,3 +102,27 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path,
         m["gm"].command(cid, type="ltl.time_passes", period="minutes")
         frames = frames_until(ws, of_type("ltl.time_passed"))
     assert any(e["type"] == "structure.scene_started" for f in frames for e in f["events"])
+
+
+def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_path):
+    from .clients import register
+
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'many.db'}"))
+    cid, m = table(app)
+    watchers = [m["sly"]]
+    for n in range(3):
+        watcher = register(app, f"watcher{n}")
+        code = m["gm"].post(f"/api/v1/campaigns/{cid}/invites", {"role": "spectator"}).json()["code"]
+        assert watcher.post(f"/api/v1/join/{code}").status_code == 200
+        watchers.append(watcher)
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(w.client.websocket_connect(f"/ws/campaigns/{cid}")) for w in watchers]
+        for ws in sockets:
+            assert receive(ws)["type"] == "hello"
+        for n in range(8):
+            assert m["pat"].command(cid, type="table.roll", expression="1d20", label=f"roll {n}").status_code == 200
+        got = [frames_until(ws, lambda events: len(events) >= 8) for ws in sockets]
+    texts = [[json.dumps(f, sort_keys=True) for f in frames] for frames in got]
+    assert all(t == texts[0] for t in texts)  # every spectator reads the same frames
+    labels = [e["fact"]["label"] for f in got[0] for e in f["events"]]
+    assert labels == [f"roll {n}" for n in range(8)]  # each once, in order

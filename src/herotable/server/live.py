@@ -31,6 +31,7 @@ from herotable.store.port import StoredEvent
 from herotable.table.facts import payload_of
 from herotable.table.render import Seen, render
 from herotable.table.state import Role, TableState
+from herotable.table.views import view_for
 
 log = logging.getLogger(__name__)
 CHANNEL = "herotable:campaign-events"
@@ -80,6 +81,7 @@ class Hub:
         self._guard = threading.Lock()
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
+        self._campaign_locks: dict[tuple[str, asyncio.AbstractEventLoop], asyncio.Lock] = {}
         self._publisher: Any = None
         if redis_url:
             import redis
@@ -170,11 +172,80 @@ class Hub:
             self.notify(campaign_id)
 
     def notify(self, campaign_id: str) -> None:
-        """Bring every viewer of the campaign up to date, each on its own event loop. Thread-safe."""
+        """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe."""
         with self._guard:
             viewers = list(self._viewers.get(campaign_id, ()))
+        by_loop: dict[asyncio.AbstractEventLoop, list[Viewer]] = {}
         for viewer in viewers:
-            asyncio.run_coroutine_threadsafe(self._update(viewer), viewer.loop)
+            by_loop.setdefault(viewer.loop, []).append(viewer)
+        for loop, group in by_loop.items():
+            asyncio.run_coroutine_threadsafe(self._update_all(campaign_id, group), loop)
+
+    async def _update_all(self, campaign_id: str, viewers: list[Viewer]) -> None:
+        """One frame per audience: viewers who may see the same facts and the same view (every spectator; each
+        player; the GM), caught up to the same cursor, share one frame, read, rendered and encoded once. A viewer
+        whose role changed, or who is still being greeted, is brought up to date on its own."""
+        key = (campaign_id, asyncio.get_running_loop())
+        lock = self._campaign_locks.setdefault(key, asyncio.Lock())
+        async with lock:  # one batch at a time per campaign: cursors move in order
+            try:
+                state = await asyncio.to_thread(self.service.state, campaign_id)
+            except Exception:
+                log.warning("cannot read campaign %s for its live viewers", campaign_id, exc_info=True)
+                return
+            groups: dict[tuple[str, str], list[Viewer]] = {}
+            alone: list[Viewer] = []
+            for viewer in viewers:
+                role = state.role_of(viewer.user)
+                if role is None or role is not viewer.role or viewer.cursor is None:
+                    alone.append(viewer)
+                    continue
+                audience = "spectators" if role is Role.SPECTATOR else viewer.user
+                groups.setdefault((audience, viewer.cursor), []).append(viewer)
+            for (_, cursor), group in groups.items():
+                try:
+                    text, last = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor)
+                except Exception:
+                    log.warning("cannot make a live frame for %s", campaign_id, exc_info=True)
+                    continue
+                for viewer in group:
+                    await self._deliver(viewer, cursor, text, last)
+            for viewer in alone:
+                await self._update(viewer)
+
+    def _frame(self, campaign_id: str, user: str, cursor: str) -> tuple[str | None, str]:
+        """The events frame for `user`'s audience after `cursor`, as text (None: nothing they may see happened),
+        and the cursor after it."""
+        svc = self.service
+        page = svc.stream(campaign_id, user, after=cursor)
+        if not page.seen:
+            return None, cursor
+        state = svc.state(campaign_id)
+        role = state.role_of(user)
+        frame = {
+            "type": "events",
+            "role": role.value if role is not None else None,
+            "events": [seen_json(state, s) for s in page.seen],
+            "cursor": page.last,
+            "view": view_for(state, user),
+        }
+        return json.dumps(frame), page.last
+
+    async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:
+        """Send a shared frame to one viewer, if it is still where the frame starts; else catch it up alone."""
+        async with viewer.lock:
+            if viewer.cursor == cursor:
+                if text is None:
+                    return
+                try:
+                    await viewer.socket.send_text(text)
+                except Exception:  # a broken socket drops that viewer, not the broadcast
+                    log.info("dropping a live viewer of %s", viewer.campaign_id, exc_info=True)
+                    self.leave(viewer)
+                    return
+                viewer.cursor = last
+                return
+        await self._update(viewer)
 
     def sessions_ended(self, user: str) -> None:
         """Some of `user`'s sessions ended: close their sockets, on every process. Thread-safe."""
