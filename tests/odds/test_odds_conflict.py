@@ -147,3 +147,33 @@ def test_chain_matches_an_independent_recursion_with_die_type_penalties(a, b):
     odds = conflict(Contender(Rating(a)), Contender(Rating(b)))
     want_win, want_rounds = duel(a, b)
     assert (odds.a_wins, odds.expected_rounds) == (want_win, want_rounds)
+
+
+def test_odds_computed_by_many_threads_at_once_agree():
+    # the chain is memoised and shared: two odds panels asking at once used to see each other's half-solved states
+    # as a cycle and fail ("the duel chain has a cycle")
+    import threading
+
+    from herotable.odds import conflict as conflict_module
+
+    hero = Contender(Rating(5), policy=Policy(push=Push.BURN, recovery=Recovery.BURN), heroism=Rating(4))
+    villain = Contender(Rating(4), heroism=Rating(5))
+    want = conflict(hero, villain)
+    for _ in range(3):
+        conflict_module._chain.cache_clear()
+        answers: list[object] = []
+        barrier = threading.Barrier(6)
+
+        def ask(answers: list[object] = answers, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            try:
+                answers.append(conflict(hero, villain))
+            except ArithmeticError as error:
+                answers.append(error)
+
+        threads = [threading.Thread(target=ask) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert answers == [want] * 6

@@ -20,6 +20,7 @@ V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). Results are exact Fractio
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -184,6 +185,9 @@ class _Chain:
         self.values: dict[DuelState, Vector] = {}
         self.steps: dict[DuelState, dict[DuelState, Fraction]] = {}
         self._open: set[DuelState] = set()
+        # the chain is shared (memoised) by every caller; one solves at a time, so another thread's states in the
+        # middle of being solved are never mistaken for a cycle
+        self._solving = threading.RLock()
 
     # --- one round -------------------------------------------------------------------------------------------
 
@@ -308,27 +312,36 @@ class _Chain:
         known = self.values.get(state)
         if known is not None:
             return known
+        with self._solving:
+            return self._solve_group(state)
+
+    def _solve_group(self, state: DuelState) -> Vector:
+        known = self.values.get(state)
+        if known is not None:  # solved by another thread while this one waited
+            return known
         group = self._group(state)
         if self._open.intersection(group):
             raise ArithmeticError(f"the duel chain has a cycle through {state}")  # guarded by the design above
         self._open.update(group)
-        index = {s: i for i, s in enumerate(group)}
-        n = len(group)
-        matrix = [[ONE if i == j else ZERO for j in range(n)] for i in range(n)]
-        rhs = [[ZERO] * (_WIDTH - 1) + [ONE] for _ in range(n)]  # this round
-        for i, s in enumerate(group):
-            for nxt, p in self.transitions(s).items():
-                j = index.get(nxt)
-                if j is not None:
-                    matrix[i][j] -= p
-                    continue
-                v = self.value(nxt)
-                row = rhs[i]
-                for k in range(_WIDTH):
-                    row[k] += p * v[k]
-        for s, result in zip(group, _solve(matrix, rhs), strict=True):
-            self.values[s] = tuple(result)
-        self._open.difference_update(group)
+        try:
+            index = {s: i for i, s in enumerate(group)}
+            n = len(group)
+            matrix = [[ONE if i == j else ZERO for j in range(n)] for i in range(n)]
+            rhs = [[ZERO] * (_WIDTH - 1) + [ONE] for _ in range(n)]  # this round
+            for i, s in enumerate(group):
+                for nxt, p in self.transitions(s).items():
+                    j = index.get(nxt)
+                    if j is not None:
+                        matrix[i][j] -= p
+                        continue
+                    v = self.value(nxt)
+                    row = rhs[i]
+                    for k in range(_WIDTH):
+                        row[k] += p * v[k]
+            for s, result in zip(group, _solve(matrix, rhs), strict=True):
+                self.values[s] = tuple(result)
+        finally:
+            self._open.difference_update(group)
         return self.values[state]
 
     def _group(self, state: DuelState) -> list[DuelState]:
