@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from herotable.dice import RecordingRng, Rng
+from herotable.dice import RecordingRng, Rng, penalty_at, rolled_sides
 from herotable.errors import RulesError
 from herotable.ltl.conflict import (
     Conflict,
@@ -19,13 +19,13 @@ from herotable.ltl.conflict import (
     resolve,
     start_conflict,
 )
-from herotable.ltl.hero import Defeat, Hero, record_defeat
+from herotable.ltl.hero import Defeat, Hero, LossType, NextRound, record_defeat
 from herotable.ltl.heroism import push, recover
 from herotable.ltl.karma import try_again
 from herotable.ltl.options import LtlOptions
 from herotable.ltl.roll import Critical, DieRoll, RerollSource, Throw
 from herotable.ltl.samples import sample_sheets
-from herotable.ltl.task import CritBonus, Side, Stance
+from herotable.ltl.task import CritBonus, Side, Stance, round_rating
 
 STYLE = {"comet": "Fisticuffs", "entropy": "Decay"}
 SPECIALTY = {"entropy": "Physics"}  # the GM agrees Physics applies to Decay blasts (R-LTL-17)
@@ -73,8 +73,37 @@ def _style_of(h: Hero) -> str:
     return STYLE["comet" if h.name == "Captain Comet" else "entropy"]
 
 
-def _side_text(n: Narration, side: Side, name: str) -> str:
-    return f"{name} rolls {side.rating} ({n.throw(side.throw)})"
+def _story(hero: Hero, style: str, stakes: LossType, broke: int) -> str:
+    """How the die a fighter rolls comes about, by the engine's own steps (R-LTL-4): the sheet die, then the levels
+    lost and Going For Broke, then a Push, then a critical's +1 / -1 from last round (R-LTL-8)."""
+    found = hero.sheet.style(style)
+    assert found is not None
+    steps = [f"{style} {found.rating} on the sheet"]
+    plain = replace(hero, pushed=False)
+    before_broke = replace(plain, losses=plain.losses[:-1]) if broke else plain
+    lost = before_broke.levels_lost(stakes)
+    if lost:
+        steps.append(f"{lost} level{'s' if lost > 1 else ''} lost → {before_broke.rating_for(style, stakes)}")
+    if broke:
+        steps.append(f"Going For Broke {broke} → {plain.rating_for(style, stakes)}")
+    rating = hero.rating_for(style, stakes)
+    if hero.pushed:
+        steps.append(f"Pushed → {rating}")
+    plus, minus = NextRound.PLUS_ONE in hero.this_round, NextRound.MINUS_ONE in hero.this_round
+    rolled = round_rating(rating, hero.this_round)
+    face = f"d{rolled_sides(rolled.position)}" + (", each face one lower" if penalty_at(rolled.position) else "")
+    if plus and minus:
+        steps.append("+1 and -1 die type from last round's criticals cancel")
+    elif plus:
+        steps.append(f"+1 die type from last round's critical → {face}")
+    elif minus:
+        steps.append(f"-1 die type from last round's critical → {face}")
+    return "; ".join(steps)
+
+
+def _side_text(n: Narration, side: Side, hero: Hero, stakes: LossType) -> str:
+    story = _story(hero, _style_of(hero), stakes, side.broke)
+    return f"{hero.name} rolls d{side.throw.sides} [{story}] ({n.throw(side.throw)})"
 
 
 def _fight_for_the_roll(n: Narration, c: Conflict, who: str, rng: Rng, opts: LtlOptions) -> Conflict:
@@ -197,8 +226,8 @@ def run_demo(rng: Rng, options: LtlOptions | None = None) -> Narration:
         assert c.open is not None
         task = c.open.task
         n.say(
-            f"  {_side_text(n, task.actor, c.fighter(actor).hero.name)} against "
-            f"{_side_text(n, task.opposition, them.name)}"
+            f"  {_side_text(n, task.actor, c.fighter(actor).hero, c.stakes)} against "
+            f"{_side_text(n, task.opposition, c.fighter(target).hero, c.stakes)}"
         )
         for fid in (actor, target):
             c = _fight_for_the_roll(n, c, fid, rec, opts)
