@@ -1,5 +1,5 @@
 """Conviction at the table: every command through the service, with scripted dice, per-viewer visibility,
-permissions, undo and replay (R-CV-1 … R-CV-13, R-T-1, R-T-2, R-T-4)."""
+permissions, undo and replay (R-CV-1 … R-CV-14, R-T-1, R-T-2, R-T-4)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,8 @@ from herotable.table.conviction.commands import (
     Reroll,
     Rest,
     RollCheck,
+    SetPresence,
+    SetSides,
     ShakeOffCondition,
     StartExit,
     StartRound,
@@ -152,8 +154,9 @@ def svc() -> TableService:
     run(service, ANA, CreateCvCharacter("kes", sheet("Kestrel")))
     run(service, BEN, CreateCvCharacter("mo", sheet("Moss", CvRole.EXPERT)))
     run(service, GM, CreateCvCharacter("rex", sheet("Captain Rex"), npc=True, hidden=True))
-    for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound()):
+    for cmd in (StartAdventure(), StartSession(), StartScene()):
         run(service, GM, cmd)
+    run(service, GM, StartRound(), 12, 10, 5)  # initiative, d20 + Dexterity +1 each: Kestrel, Moss, Captain Rex
     return service
 
 
@@ -530,7 +533,7 @@ def test_the_dramatic_scene_regain_check_is_offered_once(svc: TableService) -> N
     assert refused(svc, BEN, RegainCheck("mo")).code == "conviction/no_regain_check"
     run(svc, ANA, RegainCheck("kes"), 9)  # 9 + 1 = 10 vs 10
     assert run(svc, ANA, Announce())["cv.check_announced"]["succeeded"] and conviction(svc, "kes") == 3
-    run(svc, GM, StartRound())
+    run(svc, GM, StartRound(), 12, 10, 5)  # the scene's rounds ended with it: initiative is rolled again (R-CV-14)
     run(svc, ANA, Surge("kes"))
     assert refused(svc, ANA, RegainCheck("kes")).code == "conviction/no_regain_check"  # once per dramatic scene
     run(svc, GM, StartScene(dramatic=False))
@@ -848,14 +851,14 @@ def test_an_exit_needs_a_running_scene_and_a_character_still_in_it(svc: TableSer
     run(svc, GM, StartScene())
     run(svc, ANA, StartExit("kes"))
     assert run(svc, GM, PassExit(Side.INTERFERE))["cv.exit_resolved"]["exits"]
-    run(svc, GM, StartRound())
+    run(svc, GM, StartRound(), 10, 5)  # a new scene's rounds roll initiative for those in it: Moss, Captain Rex
     assert refused(svc, ANA, StartExit("kes"), TableError).code == "cv/not_in_scene"
     run(svc, BEN, StartExit("mo"))
     assert refused(svc, ANA, InterfereExit("kes"), TableError).code == "cv/not_in_scene"
     run(svc, GM, PassExit(Side.INTERFERE))
     run(svc, GM, EndScene())
     run(svc, GM, StartScene())
-    run(svc, GM, StartRound())
+    run(svc, GM, StartRound(), 12, 10, 5)
     run(svc, ANA, StartExit("kes"))  # a new scene: both are in it again
     assert conviction(svc, "kes") == 1
     assert_replays(svc)
@@ -1015,4 +1018,106 @@ def test_blank_talents_wits_outside_a_session_and_rerolls_after_an_override_are_
     run(svc, GM, EndScene())
     run(svc, GM, EndSession())
     assert refused(svc, ANA, DesignateWit("kes", "Ha!", speaker="kes")).code == "cv/no_session"
+    assert_replays(svc)
+
+
+# --- presence, sides and the initiative order (R-CV-14) ---
+
+
+def order(svc: TableService, user: str) -> list[tuple[str, int | None]]:
+    """The initiative order as `user`'s view shows it: each character with the total they may see."""
+    return [(o["character"], o["total"]) for o in svc.view(CID, user)["game"]["order"]]
+
+
+def test_the_first_round_rolls_initiative_and_a_hidden_npcs_dice_stay_the_gms(svc: TableService) -> None:
+    # R-CV-14: d20 + Dexterity modifier, rolled when the GM starts rounds; the order is public, a hidden sheet's
+    # face and total are the GM's (its Dexterity is on the sheet)
+    assert order(svc, GM) == [("kes", 13), ("mo", 11), ("rex", 6)]
+    for user in (ANA, SAM):
+        assert order(svc, user) == [("kes", 13), ("mo", 11), ("rex", None)]
+        rolled = [p for kind, p in seen(svc, CID, user) if kind == "cv.initiative_rolled"]
+        assert [p["character"] for p in rolled] == ["kes", "mo"]
+        assert [p["order"] for kind, p in seen(svc, CID, user) if kind == "cv.initiative_order"] == [
+            ["kes", "mo", "rex"]
+        ]
+    gm_rolled = [p for kind, p in seen(svc, CID, GM) if kind == "cv.initiative_rolled"]
+    assert gm_rolled[-1] == {"character": "rex", "face": 5, "modifier": 1, "total": 6}
+    assert "Initiative order: Kestrel, Moss, Captain Rex" in text_seen(svc, CID, SAM)
+    # later rounds keep the order: nothing is rolled
+    said = run(svc, GM, StartRound())
+    assert "cv.initiative_order" not in said and said["cv.round_started"]["characters"] == ["kes", "mo", "rex"]
+    assert_replays(svc)
+
+
+def test_ties_go_to_the_gms_listing_and_the_gm_may_roll_again_or_enter_the_order(svc: TableService) -> None:
+    # R-CV-14: equal totals and equal Dexterity: the order the GM names the characters in decides
+    said = run(svc, GM, StartRound(characters=("rex", "kes", "mo"), roll=True), 9, 9, 9)
+    assert said["cv.initiative_order"] == {"order": ["rex", "kes", "mo"], "how": "rolled"}
+    said = run(svc, GM, StartRound(order=("mo", "rex", "kes")))  # entered: no dice, no totals
+    assert said["cv.initiative_order"] == {"order": ["mo", "rex", "kes"], "how": "entered"}
+    assert order(svc, GM) == [("mo", None), ("rex", None), ("kes", None)]
+    err = refused(svc, GM, StartRound(characters=("kes",), order=("kes",)), TableError)
+    assert err.code == "cv/order_given" and err.ruling == "R-CV-14"
+    refused(svc, GM, StartRound(roll=True, order=("kes",)), TableError)
+    assert refused(svc, ANA, StartRound(order=("kes",)), Forbidden).code == "table/gm_only"
+    assert_replays(svc)
+
+
+def test_a_surge_keeps_the_place_in_the_initiative_order(svc: TableService) -> None:
+    # R-CV-5: one extra action; the character's place in the initiative order does not change
+    run(svc, BEN, TakeAction("mo", ActionKind.STANDARD))
+    run(svc, BEN, Surge("mo"))
+    run(svc, BEN, TakeAction("mo", ActionKind.STANDARD))
+    assert [cid for cid, _ in order(svc, GM)] == ["kes", "mo", "rex"]
+    said = run(svc, GM, StartRound())
+    assert said["cv.round_started"]["characters"] == ["kes", "mo", "rex"]
+
+
+def test_only_characters_in_the_scene_act_exit_or_interfere(svc: TableService) -> None:
+    # R-CV-14: the GM sets who is present; R-CV-11 (amended): only a character in the scene exits or interferes
+    assert refused(svc, ANA, SetPresence(("kes",)), Forbidden).code == "table/gm_only"
+    said = run(svc, GM, SetPresence(("kes", "rex")))
+    assert said["cv.presence_set"] == {"absent": ["mo"], "cause": "gm"}
+    assert "Not in the scene: Moss" in text_seen(svc, CID, ANA)
+    err = refused(svc, BEN, TakeAction("mo", ActionKind.MOVE), TableError)
+    assert err.code == "cv/not_present" and err.ruling == "R-CV-14" and "Moss is not in this scene" in str(err)
+    refused(svc, BEN, Surge("mo"), TableError)
+    assert refused(svc, BEN, StartExit("mo"), TableError).code == "cv/not_present"
+    run(svc, ANA, StartExit("kes"))
+    assert refused(svc, BEN, InterfereExit("mo"), TableError).code == "cv/not_present"
+    run(svc, GM, PassExit(Side.INTERFERE))
+    # the next round: those in the scene keep their order; naming someone out of it is refused
+    said = run(svc, GM, StartRound())
+    assert said["cv.initiative_order"] == {"order": ["rex"], "how": "kept"}
+    assert refused(svc, GM, StartRound(characters=("mo",)), TableError).code == "cv/not_present"
+    assert refused(svc, GM, StartRound(order=("kes",)), TableError).code == "cv/not_in_scene"
+    assert refused(svc, GM, SetPresence(("kes", "mo")), TableError).code == "cv/not_in_scene"  # Kestrel exited
+    refused(svc, GM, SetPresence(("nobody",)), TableError)
+    run(svc, GM, EndScene())
+    assert refused(svc, GM, SetPresence(("kes",)), TableError).code == "cv/no_scene"
+    run(svc, GM, StartScene())
+    assert svc.view(CID, BEN)["game"]["absent"] == [] and svc.view(CID, BEN)["game"]["order"] == []
+    run(svc, GM, StartRound(), 12, 10, 5)  # a new scene: everyone is in it, and rolls initiative again
+    run(svc, BEN, TakeAction("mo", ActionKind.MOVE))
+    assert_replays(svc)
+
+
+def test_disabled_by_an_enemy_follows_the_sides_the_gm_set(svc: TableService) -> None:
+    # R-CV-2 (amended), R-CV-14: "disabled by their enemies" needs the attacker on another side, as the GM set it
+    assert svc.view(CID, SAM)["game"]["sides"] == {"kes": "heroes", "mo": "heroes", "rex": "NPCs"}
+    assert refused(svc, ANA, SetSides((("mo", "traitors"),)), Forbidden).code == "table/gm_only"
+    err = refused(svc, GM, SetSides((("mo", "  "),)), TableError)
+    assert err.code == "cv/side" and err.ruling == "R-CV-14"
+    said = run(svc, GM, SetSides((("mo", "Traitors"), ("rex", "traitors"))))
+    assert said["cv.sides_set"] == {"sides": [["mo", "Traitors"], ["rex", "traitors"]]}
+    assert svc.view(CID, SAM)["game"]["sides"] == {"kes": "heroes", "mo": "Traitors", "rex": "traitors"}
+    assert run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="mo"), 5)["cv.check_rolled"]["by_enemy"]
+    run(svc, ANA, Announce())
+    assert conditions(svc, "kes")[0] == "disabled" and conviction(svc, "kes") == 4  # Moss turned on her: a point
+    # the villain's side and Moss's are one (sides compare without regard to case): no point for Moss
+    assert not run(svc, GM, ToughnessSave("mo", damage_bonus=5, attacker="rex"), 5)["cv.check_rolled"]["by_enemy"]
+    run(svc, BEN, Announce())
+    assert conditions(svc, "mo")[0] == "disabled" and conviction(svc, "mo") == 3
+    run(svc, GM, SetSides())  # back to heroes against NPCs
+    assert svc.view(CID, SAM)["game"]["sides"]["mo"] == "heroes"
     assert_replays(svc)

@@ -11,7 +11,7 @@ from herotable.conviction.options import CampaignOptions
 from herotable.conviction.rounds import end_round, end_scene
 from herotable.table.commands import Decision
 from herotable.table.conviction import decide, evolve, legal, present, render
-from herotable.table.conviction.facts import WitsRefreshed
+from herotable.table.conviction.facts import InitiativeOrder, PresenceSet, WitsRefreshed
 from herotable.table.conviction.state import CvTable
 from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, LegalAction, PackagedGame, register
@@ -26,6 +26,14 @@ _CAUSES = {
 # and damage, players roll what the GM calls for (R-T-3); rounds end with scenes (R-CV-3); pending dying checks are
 # voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11)
 RULES_VERSION = 2
+
+
+def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:
+    """The rounds end with their scene, and their initiative order with them (R-CV-3, R-CV-14)."""
+    if not table.order:
+        return Decision(facts, table)
+    facts.append(Emitted(InitiativeOrder((), "ended")))
+    return Decision(facts, evolve.evolve(table, facts[-1].fact))
 
 
 class ConvictionGame(PackagedGame):
@@ -67,7 +75,11 @@ class ConvictionGame(PackagedGame):
             back = decide.exits_cleared(after)
             lapsed = decide.calls_lapsed(state, back.expected)
             ended = [*decide.changes(state, table, after, "end_of_scene"), *back.facts, *lapsed.facts]
-            return Decision(ended, lapsed.expected)
+            after = lapsed.expected
+            if after.absent:  # everyone is in the next scene until the GM says otherwise (R-CV-14)
+                ended.append(Emitted(PresenceSet((), "end_of_scene")))
+                after = evolve.evolve(after, ended[-1].fact)
+            return _rounds_over(after, ended)
         facts: list[Emitted] = []
         after = table
         if boundary in (Boundary.SCENE_START, Boundary.SESSION_END, Boundary.ADVENTURE_END):
@@ -76,6 +88,7 @@ class ConvictionGame(PackagedGame):
             if boundary is Boundary.SCENE_START:  # the last dramatic scene's regain check lapses (R-CV-13)
                 after = after.with_heroes({cid: replace(h, regain_check_due=False) for cid, h in after.heroes.items()})
             facts += decide.changes(state, table, after, _CAUSES[boundary])
+            after = _rounds_over(after, facts).expected
         if boundary in (Boundary.SESSION_START, Boundary.SESSION_END) and after.wits.session_uses:
             after = evolve.evolve(after, WitsRefreshed())
             facts.append(Emitted(WitsRefreshed()))

@@ -1,4 +1,4 @@
-"""Conviction commands: every action of the engine as something a member asks the table (R-CV-1 … R-CV-13).
+"""Conviction commands: every action of the engine as something a member asks the table (R-CV-1 … R-CV-14).
 Their handlers are in `decide`."""
 
 from __future__ import annotations
@@ -112,11 +112,32 @@ class OverrideCheck(Command):
 
 
 @dataclass(frozen=True)
+class SetPresence(Command):
+    """The GM says who is in the running scene; everyone else is out of it until the scene ends (R-CV-14)."""
+
+    type = "cv.presence.set"
+    present: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SetSides(Command):
+    """The GM names the side of each character listed; the others take their default side, heroes against NPCs
+    (R-CV-14). An empty list puts everyone back on their default side."""
+
+    type = "cv.sides.set"
+    sides: Annotated[tuple[tuple[str, str], ...], Text(NAME_LENGTH)] = ()  # (character, side)
+
+
+@dataclass(frozen=True)
 class StartRound(Command):
-    """A new round for the named characters (all when none are named)."""
+    """A new round for the named characters (every character in the scene when none are named), in initiative order
+    (R-CV-14): the GM's `order`, else the standing order of these rounds, else (or with `roll`) d20 + Dexterity rolled
+    for each, ties by Dexterity, then in the order the characters are named."""
 
     type = "cv.round.start"
     characters: tuple[str, ...] = ()
+    roll: bool = False
+    order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -291,8 +312,8 @@ class GainFromSetback(Command):
 class ToughnessSave(Command):
     """The GM calls for the target's save against damage: d20 + Toughness − bruised/hurt against 15 +
     `damage_bonus` (R-T-3, R-CV-8). `by_enemy` decides whether being disabled by it earns a point; left out, the
-    attacker is an enemy when on the other side (heroes against NPCs), and damage with no attacker named is an
-    enemy's (R-CV-2)."""
+    attacker is an enemy when on another side as the GM set the sides (heroes against NPCs until then), and damage
+    with no attacker named is an enemy's (R-CV-2, R-CV-14)."""
 
     type = "cv.toughness_save"
     character: str

@@ -31,7 +31,7 @@ from herotable.conviction.hero import Hero
 from herotable.conviction.quotable_wit import designate, use_wit
 from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback, raise_level
 from herotable.conviction.regain import regain_check as roll_regain_check
-from herotable.conviction.rounds import start_round, take_action
+from herotable.conviction.rounds import initiative_order, roll_initiative, start_round, take_action
 from herotable.conviction.spending import (
     determination,
     escape_death,
@@ -82,6 +82,8 @@ from herotable.table.conviction.commands import (
     Reroll,
     Rest,
     RollCheck,
+    SetPresence,
+    SetSides,
     ShakeOffCondition,
     StartExit,
     StartRound,
@@ -112,9 +114,13 @@ from herotable.table.conviction.facts import (
     ExitResolved,
     ExitsCleared,
     ExitStarted,
+    InitiativeOrder,
+    InitiativeRolled,
     Overridden,
+    PresenceSet,
     RoundStarted,
     SheetRecorded,
+    SidesSet,
     Spent,
     WitDesignated,
     WitUsed,
@@ -459,24 +465,171 @@ def _override_check(state: TableState, cmd: OverrideCheck, ctx: Ctx) -> Decision
 # --- rounds and actions (R-CV-3, R-CV-5, R-CV-8) ---
 
 
-@handles(StartRound, CV)
-def _start_round(state: TableState, cmd: StartRound, ctx: Ctx) -> Decision:
-    """New round: fresh actions and spending limit, stun and daze count down, one-round feats end (R-CV-3)."""
+# --- who is in the scene, the sides, the initiative order (R-CV-14) ---
+
+DEFAULT_SIDES = ("heroes", "NPCs")  # heroes against NPCs, until the GM sets the sides (R-CV-14)
+
+
+def side_of(state: TableState, table: CvTable, cid: str) -> str:
+    """The character's side: the GM's, else heroes or NPCs (R-CV-14)."""
+    return table.sides.get(cid) or DEFAULT_SIDES[state.character(cid).npc]
+
+
+def enemies(state: TableState, table: CvTable, cid: str, other: str) -> bool:
+    """Whether two characters are on different sides, as the GM set them (R-CV-2, R-CV-14)."""
+    return side_of(state, table, cid).casefold() != side_of(state, table, other).casefold()
+
+
+def absence(state: TableState, table: CvTable, cid: str) -> TableError | None:
+    """Why the character is not in the running scene (exited, or set out of it by the GM), or None (R-CV-11,
+    R-CV-14)."""
+    name = table.hero(cid).name
+    if cid in table.left:
+        return TableError(
+            "cv/not_in_scene",
+            f"{name} has already left this scene",
+            fix="take part again in the next scene",
+            ruling="R-CV-11",
+        )
+    if cid in table.absent:
+        return TableError(
+            "cv/not_present",
+            f"{name} is not in this scene: the GM has set who is present",
+            fix="ask the GM to bring them into the scene; everyone is in the next scene",
+            ruling="R-CV-14",
+        )
+    return None
+
+
+def acting_refusal(state: TableState, table: CvTable, cid: str) -> TableError | None:
+    """Why the character may not take actions in the rounds now (not in the scene, or not in the rounds' initiative
+    order), or None (R-CV-14)."""
+    away = absence(state, table, cid)
+    if away is not None or not table.order or cid in table.order:
+        return away
+    return TableError(
+        "cv/not_in_round",
+        f"{table.hero(cid).name} is not in the initiative order of these rounds",
+        fix="the GM names them when starting the next round",
+        ruling="R-CV-14",
+    )
+
+
+def _may_act(state: TableState, table: CvTable, cid: str) -> None:
+    refusal = acting_refusal(state, table, cid)
+    if refusal is not None:
+        raise refusal
+
+
+@handles(SetPresence, CV)
+def _set_presence(state: TableState, cmd: SetPresence, ctx: Ctx) -> Decision:
+    """The GM sets who is in the running scene; the others are out of it until it ends (R-CV-14)."""
     require_gm(state, ctx.user)
     table = table_of(state)
-    for cid in cmd.characters:
+    if not state.structure.in_scene:
+        raise TableError(
+            "cv/no_scene",
+            "no scene is running to be present in",
+            fix="start a scene first; everyone is in a new scene until you say otherwise",
+            ruling="R-CV-14",
+        )
+    for cid in cmd.present:
+        if cid in table.left:
+            raise TableError(
+                "cv/not_in_scene",
+                f"{table.hero(cid).name} has left this scene by spending Conviction",
+                fix="leave them out; they take part again in the next scene",
+                ruling="R-CV-11",
+            )
         table.hero(cid)
-    who = sorted(set(cmd.characters) or set(table.heroes))
-    return _heroes(
-        state, {cid: start_round(table.hero(cid)) for cid in who}, "new_round", Emitted(RoundStarted(tuple(who)))
-    )
+    absent = tuple(cid for cid in table.heroes if cid not in cmd.present and cid not in table.left)
+    return Decision([Emitted(PresenceSet(absent))], replace(table, absent=absent))
+
+
+@handles(SetSides, CV)
+def _set_sides(state: TableState, cmd: SetSides, ctx: Ctx) -> Decision:
+    """The GM names the sides; whoever is left out is on their default side, heroes against NPCs (R-CV-14)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    for cid, side in cmd.sides:
+        table.hero(cid)
+        if not side.strip():
+            raise TableError(
+                "cv/side",
+                f"no side is named for {table.hero(cid).name}",
+                fix="name a side for each character listed, or leave them out for their default side",
+                ruling="R-CV-14",
+            )
+    sides = tuple((cid, side.strip()) for cid, side in cmd.sides)
+    return Decision([Emitted(SidesSet(sides))], replace(table, sides=dict(sides)))
+
+
+def _round_order(state: TableState, table: CvTable, cmd: StartRound, ctx: Ctx) -> tuple[list[Emitted], CvTable]:
+    """The round's initiative order: the GM's, the standing one (less those who no longer take part), or rolled for
+    everyone taking part when none stands, someone new joins, or the GM asks for a roll (R-CV-14). Hidden
+    characters' dice and totals are the GM's; the order is public."""
+    if cmd.order and (cmd.characters or cmd.roll):
+        raise TableError(
+            "cv/order_given",
+            "an order the GM enters names who takes part, and nothing is rolled for it",
+            fix="leave out characters and roll to enter the order, or leave out order to roll initiative",
+            ruling="R-CV-14",
+        )
+    named = cmd.order or cmd.characters
+    for cid in named:
+        away = absence(state, table, cid)
+        if away is not None:
+            raise away
+    who = named or tuple(cid for cid in table.heroes if table.present(cid))
+    if not who:
+        raise TableError(
+            "cv/nobody_present",
+            "nobody is in the scene to take part in a round",
+            fix="set who is present in the scene first",
+            ruling="R-CV-14",
+        )
+    facts: list[Emitted] = []
+    if cmd.order:
+        order, how, totals = cmd.order, "entered", {}
+    elif not cmd.roll and table.order and set(who) <= set(table.order):
+        order, how = tuple(cid for cid in table.order if cid in who), "kept"
+        totals = {cid: t for cid, t in table.initiative.items() if cid in order}
+    else:
+        rolls = roll_initiative(ctx.rng, [table.hero(cid) for cid in who])
+        ids = {r.name: cid for r, cid in zip(rolls, who, strict=True)}
+        facts += [
+            _about(state, cid, InitiativeRolled(cid, r.face, r.dexterity, r.total))
+            for r, cid in zip(rolls, who, strict=True)
+        ]
+        order, how = tuple(ids[name] for name in initiative_order(rolls)), "rolled"
+        totals = {cid: r.total for r, cid in zip(rolls, who, strict=True)}
+    if how != "kept" or order != table.order:
+        facts.append(Emitted(InitiativeOrder(order, how)))
+    return facts, replace(table, order=order, initiative=totals)
+
+
+@handles(StartRound, CV)
+def _start_round(state: TableState, cmd: StartRound, ctx: Ctx) -> Decision:
+    """New round in initiative order: fresh actions and spending limit, stun and daze count down, one-round feats end
+    (R-CV-3, R-CV-14)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    for cid in (*cmd.characters, *cmd.order):
+        table.hero(cid)
+    facts, ordered = _round_order(state, table, cmd, ctx)
+    heroes = {cid: start_round(table.hero(cid)) for cid in ordered.order}
+    after = ordered.with_heroes(heroes)
+    facts += [Emitted(RoundStarted(ordered.order)), *changes(state, ordered, after, "new_round")]
+    return Decision(facts, _void_dying_checks(state, after, facts))
 
 
 @handles(TakeAction, CV)
 def _act(state: TableState, cmd: TakeAction, ctx: Ctx) -> Decision:
-    """Take an action within the budget; a strenuous action while Disabled drops to dying (R-CV-8, R-CV-9)."""
+    """Take an action within the budget; a strenuous action while Disabled drops to dying (R-CV-8, R-CV-9). Only a
+    character in the scene and in the rounds' order acts (R-CV-14)."""
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
+    _may_act(state, table, cmd.character)
     before = table.hero(cmd.character)
     hero = take_action(before, cmd.action, table.options, strenuous=cmd.strenuous)
     dropped = hero.conditions.dying and not before.conditions.dying
@@ -493,9 +646,12 @@ def _spend(state: TableState, cid: str, hero: Hero, use: str, detail: str = "", 
 
 @handles(Surge, CV)
 def _surge(state: TableState, cmd: Surge, ctx: Ctx) -> Decision:
-    """One extra standard or move action this round (R-CV-5)."""
+    """One extra standard or move action this round; the character keeps their place in the initiative order
+    (R-CV-5, R-CV-14)."""
     require_controls(state, ctx.user, cmd.character)
-    hero = surge(table_of(state).hero(cmd.character), cmd.action)
+    table = table_of(state)
+    _may_act(state, table, cmd.character)
+    hero = surge(table.hero(cmd.character), cmd.action)
     return _spend(state, cmd.character, hero, "surge", cmd.action.value)
 
 
@@ -594,18 +750,15 @@ def _escape_death(state: TableState, cmd: EscapeDeath, ctx: Ctx) -> Decision:
 
 
 def _in_scene(state: TableState, table: CvTable, cid: str) -> None:
-    """Exiting and interfering happen inside a running scene, by a character still in it (R-CV-11)."""
+    """Exiting and interfering happen inside a running scene, by a character in it: not exited, and present as the GM
+    set it (R-CV-11, R-CV-14)."""
     if not state.structure.in_scene:
         raise TableError(
             "cv/no_scene", "no scene is running to leave", fix="wait for the GM to start a scene", ruling="R-CV-11"
         )
-    if cid in table.left:
-        raise TableError(
-            "cv/not_in_scene",
-            f"{table.hero(cid).name} has already left this scene",
-            fix="take part again in the next scene",
-            ruling="R-CV-11",
-        )
+    away = absence(state, table, cid)
+    if away is not None:
+        raise away
 
 
 def exits_cleared(table: CvTable) -> Decision:
@@ -817,13 +970,13 @@ def _require_gm_or_attacker(state: TableState, user: str, attacker: str | None, 
 
 
 def _by_enemy(state: TableState, cmd: ToughnessSave) -> bool:
-    """Whether the damage is an enemy's (R-CV-2): the GM's word, else an attacker on the other side (heroes against
-    NPCs); damage with no attacker named counts as an enemy's."""
+    """Whether the damage is an enemy's (R-CV-2): the GM's word, else an attacker on another side as the GM set the
+    sides (heroes against NPCs until then, R-CV-14); damage with no attacker named counts as an enemy's."""
     if cmd.by_enemy is not None:
         return cmd.by_enemy
     if cmd.attacker is None:
         return True
-    return state.character(cmd.attacker).npc != state.character(cmd.character).npc
+    return enemies(state, table_of(state), cmd.attacker, cmd.character)
 
 
 @handles(ToughnessSave, CV)

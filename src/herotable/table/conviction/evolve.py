@@ -153,3 +153,29 @@ def _wit_used(table: CvTable, f: cf.WitUsed) -> CvTable:
 @_on(cf.WitsRefreshed)
 def _refreshed(table: CvTable, f: cf.WitsRefreshed) -> CvTable:
     return evolved(table, wits=evolved(table.wits, session_uses=0))
+
+
+# --- presence, sides and the initiative order (R-CV-14) ---
+
+
+@_on(cf.PresenceSet)
+def _presence(table: CvTable, f: cf.PresenceSet) -> CvTable:
+    return evolved(table, absent=f.absent)
+
+
+@_on(cf.SidesSet)
+def _sides(table: CvTable, f: cf.SidesSet) -> CvTable:
+    return evolved(table, sides=dict(f.sides))
+
+
+@_on(cf.InitiativeRolled)
+def _initiative(table: CvTable, f: cf.InitiativeRolled) -> CvTable:
+    return evolved(table, initiative={**table.initiative, f.character: f.total})
+
+
+@_on(cf.InitiativeOrder)
+def _order(table: CvTable, f: cf.InitiativeOrder) -> CvTable:
+    rolled = f.how in ("rolled", "kept")  # an entered order, or none, has no totals
+    return evolved(
+        table, order=f.order, initiative={c: t for c, t in table.initiative.items() if rolled and c in f.order}
+    )

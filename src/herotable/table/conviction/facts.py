@@ -264,6 +264,54 @@ class RoundStarted(Fact):
 
 @fact
 @dataclass(frozen=True)
+class PresenceSet(Fact):
+    """Who is out of the running scene: the GM's call, or nobody once the scene ends (`cause`: gm | end_of_scene)
+    (R-CV-14)."""
+
+    type = "cv.presence_set"
+    absent: tuple[str, ...]
+    cause: str = "gm"
+
+
+@fact
+@dataclass(frozen=True)
+class SidesSet(Fact):
+    """The sides the GM named, as (character, side); everyone else is on their default side (R-CV-14)."""
+
+    type = "cv.sides_set"
+    sides: tuple[tuple[str, str], ...]
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeRolled(Fact):
+    """One character's initiative: d20 `face` + Dexterity `modifier` (R-CV-14). GM-only for a hidden sheet."""
+
+    type = "cv.initiative_rolled"
+    commit = True
+    rolled = True
+    character: str
+    face: int
+    modifier: int
+    total: int
+
+    def dice_faces(self) -> tuple[tuple[int, int], ...]:
+        return ((20, self.face),)
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeOrder(Fact):
+    """The order the round's characters act in, first to act first (R-CV-14). `how`: rolled | entered (by the GM) |
+    kept (the standing order, less those no longer in the rounds) | ended (the scene is over: no order stands)."""
+
+    type = "cv.initiative_order"
+    order: tuple[str, ...]
+    how: str
+
+
+@fact
+@dataclass(frozen=True)
 class ActionTaken(Fact):
     type = "cv.action_taken"
     inert = True

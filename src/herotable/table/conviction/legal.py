@@ -29,13 +29,14 @@ from herotable.table.conviction.commands import (
     ROUNDS,
     STEPS,
 )
-from herotable.table.conviction.decide import catalogue, table_of
+from herotable.table.conviction.decide import acting_refusal, catalogue, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.game import (
     Choice,
     Domain,
     Flag,
     IntRange,
+    KeyedValues,
     LegalAction,
     Subset,
     TextDomain,
@@ -125,7 +126,7 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         out.append(
             LegalAction("cv.regain_check", f"{name}: Conviction regain check", fixed, group="Checks", rule="R-CV-13")
         )
-    kinds = _acts(hero, table)
+    kinds = _acts(hero, table) if acting_refusal(state, table, c.id) is None else ()
     if kinds:
         out.append(
             LegalAction(
@@ -161,7 +162,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     out: list[LegalAction] = []
     cond = hero.conditions
     able = not (cond.unconscious or cond.dead or cond.stunned or cond.dazed)
-    if able:
+    if able and acting_refusal(state, table, c.id) is None:
         out.append(
             LegalAction(
                 "cv.surge", f"{name}: surge", fixed, {"action": word_choice(("standard", "move"))}, group, "R-CV-5"
@@ -250,7 +251,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
                 "R-CV-12",
             )
         )
-    if table.exit_bid is None and state.structure.in_scene and c.id not in table.left:
+    if table.exit_bid is None and state.structure.in_scene and table.present(c.id):
         out.append(
             LegalAction("cv.exit.start", f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
         )
@@ -319,7 +320,7 @@ def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]
     interfered = dict(bid.interference)
     for c in mine:
         hero = table.hero(c.id)
-        if c.id != leaver and can_spend(hero) and c.id not in table.left:
+        if c.id != leaver and can_spend(hero) and table.present(c.id):
             out.append(
                 LegalAction("cv.exit.interfere", f"{c.name}: interfere", {"character": c.id}, group=group, rule=rule)
             )
@@ -402,13 +403,14 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
     if not ids:
         return out
     names = tuple(state.character(cid).name for cid in ids)
+    out += _rounds(state, table)
     out.append(
         LegalAction(
-            "cv.round.start",
-            "Start a new round",
-            fields={"characters": Subset(ids, names)},
+            "cv.sides.set",
+            "Set the sides",
+            fields={"sides": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, pairs=True)},
             group="Rounds",
-            rule="R-CV-3",
+            rule="R-CV-14",
         )
     )
     for cid in ids:
@@ -469,4 +471,44 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                 "R-T-2",
             )
         )
+    return out
+
+
+def _rounds(state: TableState, table: CvTable) -> list[LegalAction]:
+    """Who is in the scene, and rounds in initiative order, rolled or the GM's (R-CV-3, R-CV-14)."""
+    out: list[LegalAction] = []
+    group, rule = "Rounds", "R-CV-3, R-CV-14"
+    if state.structure.in_scene:
+        here = tuple(cid for cid in table.heroes if cid not in table.left)
+        out.append(
+            LegalAction(
+                "cv.presence.set",
+                "Set who is in the scene",
+                fields={"present": Subset(here, tuple(state.character(cid).name for cid in here))},
+                group=group,
+                rule="R-CV-14",
+            )
+        )
+    present = tuple(cid for cid in table.heroes if table.present(cid))
+    if not present:
+        return out
+    names = tuple(state.character(cid).name for cid in present)
+    out.append(
+        LegalAction(
+            "cv.round.start",
+            "Start a new round",
+            fields={"characters": Subset(present, names), "roll": Flag()},
+            group=group,
+            rule=rule,
+        )
+    )
+    out.append(
+        LegalAction(
+            "cv.round.start",
+            "Start a new round in your initiative order",
+            fields={"order": Subset(present, names, min_size=1)},
+            group=group,
+            rule=rule,
+        )
+    )
     return out

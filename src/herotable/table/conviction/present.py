@@ -12,8 +12,8 @@ from herotable.conviction.checks import Check
 from herotable.conviction.damage import settled_save
 from herotable.table.codec import encode
 from herotable.table.commands import controls
-from herotable.table.conviction.decide import table_of
-from herotable.table.conviction.state import OpenCheck
+from herotable.table.conviction.decide import side_of, table_of
+from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.state import TableState
 from herotable.table.views import may_see_sheet
@@ -72,7 +72,19 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         "exit_bid": encode(table.exit_bid),
         "left": list(table.left),
         "calls": [encode(c) for c in table.calls if controls(state, user, c.character)],  # R-T-3
+        "absent": list(table.absent),
+        "sides": {cid: side_of(state, table, cid) for cid in table.heroes},
+        "order": order(state, table, user),
     }
+
+
+def order(state: TableState, table: CvTable, user: str) -> list[dict[str, Any]]:
+    """The initiative order, first to act first, with the totals rolled: a hidden character's is the GM's
+    (R-CV-14)."""
+    return [
+        {"character": cid, "total": table.initiative.get(cid) if may_see_sheet(state, user, cid) else None}
+        for cid in table.order
+    ]
 
 
 def check_lines(check: Check) -> tuple[str, ...]:
@@ -121,6 +133,10 @@ def board(state: TableState, user: str) -> Board:
         lines = check_lines(settled_save(table.hero(oc.character), oc.check))  # as it would settle now (R-CV-8)
         rolls.append(OpenRoll(oc.id, oc.character, title, lines, True, False, (oc.character,)))
     extras: dict[str, Any] = {
+        "order": [
+            {"name": names.get(o["character"], o["character"]), "total": o["total"]} for o in order(state, table, user)
+        ],
+        "absent": [names.get(cid, cid) for cid in (*table.absent, *table.left)],
         "wits": [
             {
                 "number": w.number,

@@ -26,6 +26,10 @@ TITLES = {
     "cv.check_called": "Check called for",
     "cv.call_closed": "Check called for",
     "cv.round_started": "New round",
+    "cv.presence_set": "In the scene",
+    "cv.sides_set": "Sides",
+    "cv.initiative_rolled": "Initiative",
+    "cv.initiative_order": "Initiative",
     "cv.action_taken": "Action",
     "cv.condition_applied": "Conditions",
     "cv.spent": "Conviction",
@@ -41,7 +45,12 @@ TITLES = {
     "cv.overridden": "GM override",
 }
 
-COMMAND_TITLES = {"cv.dying_check": "Dying check", "cv.round.start": "New round"}
+COMMAND_TITLES = {
+    "cv.dying_check": "Dying check",
+    "cv.round.start": "New round",
+    "cv.presence.set": "In the scene",
+    "cv.sides.set": "Sides",
+}
 
 
 WORDING = Wording(nobody="someone")
@@ -171,6 +180,41 @@ def _voided(f: cf.CheckVoided, n: Names) -> str:
 @_says(cf.RoundStarted)
 def _round(f: cf.RoundStarted, n: Names) -> str:
     return "A new round for " + ", ".join(_n(n, c) for c in f.characters)
+
+
+@_says(cf.PresenceSet)
+def _presence(f: cf.PresenceSet, n: Names) -> str:
+    if f.cause == "end_of_scene":
+        return "The scene is over: everyone may take part in the next one"
+    if not f.absent:
+        return "Everyone is in the scene"
+    return "Not in the scene: " + ", ".join(_n(n, c) for c in f.absent)
+
+
+@_says(cf.SidesSet)
+def _sides(f: cf.SidesSet, n: Names) -> str:
+    if not f.sides:
+        return "Everyone is on their default side: heroes against NPCs"
+    by_side: dict[str, list[str]] = {}
+    for cid, side in f.sides:
+        by_side.setdefault(side, []).append(_n(n, cid))
+    named = "; ".join(f"{side}: {', '.join(who)}" for side, who in by_side.items())
+    return f"Sides: {named} (everyone else on their default side)"
+
+
+@_says(cf.InitiativeRolled)
+def _initiative(f: cf.InitiativeRolled, n: Names) -> str:
+    return f"{_n(n, f.character)} rolls initiative: d20 {f.face} {f.modifier:+d} Dexterity = {f.total}"
+
+
+_ORDER_WORDS = {"rolled": "Initiative order", "entered": "The GM sets the initiative order", "kept": "Initiative order"}
+
+
+@_says(cf.InitiativeOrder)
+def _order(f: cf.InitiativeOrder, n: Names) -> str:
+    if f.how == "ended":
+        return "The rounds are over: no initiative order stands"
+    return f"{_ORDER_WORDS.get(f.how, 'Initiative order')}: " + ", ".join(_n(n, c) for c in f.order)
 
 
 @_says(cf.ActionTaken)

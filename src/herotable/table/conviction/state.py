@@ -1,5 +1,5 @@
-"""The Conviction table: every character in play, the pending checks, the Quotable Wit ledger and the exit bidding
-(R-CV-1 … R-CV-13)."""
+"""The Conviction table: every character in play, the pending checks, the Quotable Wit ledger, the exit bidding, and
+who is in the scene, on which side and in what order (R-CV-1 … R-CV-14)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,14 @@ class CvTable(Roster[Hero]):
     exit_bid: ExitBid | None = None
     left: tuple[str, ...] = ()  # characters who exited the running scene (R-CV-11)
     calls: tuple[CalledCheck, ...] = ()  # checks the GM called for, not yet rolled (R-T-3)
+    absent: tuple[str, ...] = ()  # characters the GM set out of the running scene; everyone else is in it (R-CV-14)
+    sides: Mapping[str, str] = field(default_factory=dict)  # the GM's sides; the rest: heroes against NPCs (R-CV-14)
+    order: tuple[str, ...] = ()  # the initiative order of the running rounds, first to act first (R-CV-14)
+    initiative: Mapping[str, int] = field(default_factory=dict)  # the totals rolled for that order (R-CV-14)
+
+    def present(self, cid: str) -> bool:
+        """Whether the character is in the scene: not set out of it by the GM, and not exited (R-CV-11, R-CV-14)."""
+        return cid not in self.absent and cid not in self.left
 
     def named(self, name: str) -> str:
         """The id of the character with this name (the rules know characters by name)."""
