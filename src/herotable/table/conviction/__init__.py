@@ -24,7 +24,8 @@ _CAUSES = {
 }
 # bump when a rules correction changes what a command decides (see `herotable audit`). 2: the GM sets Difficulties
 # and damage, players roll what the GM calls for (R-T-3); rounds end with scenes (R-CV-3); pending dying checks are
-# voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11)
+# voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11); rounds roll
+# initiative, only characters in the scene act, and the GM's sides decide who is an enemy (R-CV-14)
 RULES_VERSION = 2
 
 
@@ -59,8 +60,9 @@ class ConvictionGame(PackagedGame):
         return None
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
-        """End of scene: scene effects end; after a dramatic scene the regain check is offered (R-CV-13). A game
-        session's start or end: three more Quotable Wit uses (R-CV-12)."""
+        """End of scene: scene effects end; after a dramatic scene the regain check is offered (R-CV-13); everyone is
+        in the next scene, and the rounds' initiative order ends (R-CV-14). A game session's start or end: three more
+        Quotable Wit uses (R-CV-12)."""
         table = decide.table_of(state)
         if detail.get("awards"):
             raise TableError("structure/awards", "Conviction has no Hero Points to award", fix="leave the awards out")
