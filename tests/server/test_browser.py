@@ -374,7 +374,7 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
 
     # a check, a Conviction re-roll, then the announcement everyone sees
     # R-T-3: the GM calls for the check and sets its Difficulty; Kes rolls it
-    gm.act("actions", "cv.check.call", {"character": "kestrel", "difficulty": "15", "label": "Climb the mast"})
+    gm.act("gm", "cv.check.call", {"character": "kestrel", "difficulty": "15", "label": "Climb the mast"})
     kes.act("actions", "cv.check", {"character": "kestrel"})
     expect(gm.page.locator("#board")).to_contain_text("Climb the mast")
     expect(moss.page.locator("#board")).not_to_contain_text("Climb the mast")  # pending: Kes and the GM only
@@ -396,7 +396,7 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
     moss.act("actions", "cv.wit.designate", wit, checks=("heard_by=kestrel",))
     for p in (gm, kes):
         expect(p.page.locator("#board .wits")).to_contain_text("Not today, Rex!")
-    gm.act("actions", "cv.check.call", {"character": "kestrel", "difficulty": "12", "label": "Swing across"})
+    gm.act("gm", "cv.check.call", {"character": "kestrel", "difficulty": "12", "label": "Swing across"})
     kes.act("actions", "cv.check", {"character": "kestrel"})
     expect(kes.page.locator("#board article.roll form[data-action='cv.wit.use']")).to_have_count(1)
     kes.roll_action("cv.wit.use", {"wit": "1"})

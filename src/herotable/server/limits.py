@@ -20,10 +20,12 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MAX_BODY_BYTES = 64 * 1024  # a command, a sheet or a form: the largest legal one is well under this
 
 SECURITY_HEADERS = (
-    # no inline script or style, nothing from elsewhere; the live table's WebSocket is same-origin
+    # no inline script, nothing from elsewhere; the live table's WebSocket is same-origin. Inline style attributes
+    # are allowed: htmx sets them while it swaps and settles content, and a style cannot run code
     (
         b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; "
         b"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
     ),
     (b"x-content-type-options", b"nosniff"),
