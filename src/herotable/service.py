@@ -61,6 +61,8 @@ CACHED_CAMPAIGNS = 256  # current states kept in memory, the most recently used
 PAGE = 200
 
 log = logging.getLogger(__name__)
+# the facts that make a campaign's membership (membership changes are never undone: they are not actions)
+MEMBERSHIP_FACTS = frozenset({"campaign.created", "member.joined", "member.role_changed", "member.left"})
 
 
 def utc_now() -> str:
@@ -242,6 +244,26 @@ class TableService:
                 self._cache.move_to_end(campaign_id)
                 while len(self._cache) > CACHED_CAMPAIGNS:
                     self._cache.popitem(last=False)
+
+    def campaigns_of(self, user: str) -> list[tuple[TableState, Role]]:
+        """The campaigns `user` belongs to, with their role, oldest first: read from the membership facts alone (one
+        indexed query for all campaigns), never by loading a whole log. Each state holds the campaign's name,
+        game and members, and nothing of its play."""
+        readable = {row.campaign_id for row in self.store.campaigns() if row.log_version >= 2}
+        by_campaign: dict[str, list[StoredEvent]] = {}
+        for e in self.store.events_of_types(MEMBERSHIP_FACTS):
+            if e.campaign_id in readable:
+                by_campaign.setdefault(e.campaign_id, []).append(e)
+        out = []
+        for row in self.store.campaigns():
+            events = by_campaign.get(row.campaign_id)
+            if not events:
+                continue
+            members = fold_log(events)
+            role = members.role_of(user)
+            if role is not None:
+                out.append((members, role))
+        return out
 
     def view(self, campaign_id: str, user: str | None) -> dict[str, Any]:
         return view_for(self.state(campaign_id), user)

@@ -16,7 +16,7 @@ from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
 from herotable.server.live import seen_json
 from herotable.server.schemas import CommandBody, body_json, command_model
 from herotable.server.security import SESSION_MAX_AGE_S, digest
-from herotable.service import LegacyCampaign, utc_now
+from herotable.service import utc_now
 from herotable.store.accounts import Invite, InviteRefused, User
 from herotable.store.export import export_campaign
 from herotable.table.commands import COMMANDS, command_from_json
@@ -188,24 +188,17 @@ def me(user: UserDep) -> dict[str, str]:
 
 
 def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
-    out = []
-    for row in svc.table.store.campaigns():
-        try:
-            state = svc.table.state(row.campaign_id)
-        except LegacyCampaign:
-            continue
-        role = state.role_of(user.user_id)
-        if role is not None:
-            out.append(
-                {
-                    "campaign_id": row.campaign_id,
-                    "name": state.name,
-                    "ruleset": state.ruleset.value,
-                    "role": role.value,
-                    "members": len(state.members),
-                }
-            )
-    return out
+    """The user's campaigns, from the membership read model (no campaign's play is loaded)."""
+    return [
+        {
+            "campaign_id": state.campaign_id,
+            "name": state.name,
+            "ruleset": state.ruleset.value,
+            "role": role.value,
+            "members": len(state.members),
+        }
+        for state, role in svc.table.campaigns_of(user.user_id)
+    ]
 
 
 @router.get("/campaigns")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -141,6 +141,13 @@ class MemoryEventStore:
         with self._lock:
             tail = self._log(campaign_id).events[after_seq:]
         return [_decoded(event, data, command) for event, data, command in tail]
+
+    def events_of_types(self, types: Collection[str]) -> list[StoredEvent]:
+        """Every campaign's events of these types, by campaign then seq."""
+        wanted = set(types)
+        with self._lock:
+            found = [e for cid in sorted(self._logs) for e in self._logs[cid].events if e[0].type in wanted]
+        return [_decoded(event, data, command) for event, data, command in found]
 
     def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
         """The events `command_id` recorded, in order (none when it is not in the log). Raises `UnknownCampaign`."""

@@ -8,7 +8,7 @@ share a `command_id`, are appended together and sit next to each other in the lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -178,6 +178,11 @@ class EventStore(Protocol):
 
     def head(self, campaign_id: str) -> int:
         """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
+        ...
+
+    def events_of_types(self, types: Collection[str]) -> list[StoredEvent]:
+        """Every campaign's events of these types, by campaign, then in order: a read model's source (the members of
+        every campaign, read without loading whole logs)."""
         ...
 
     def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:

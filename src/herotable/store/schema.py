@@ -31,6 +31,7 @@ class EventRecord(Base):
     __table_args__ = (
         Index("ix_events_campaign_command", "campaign_id", "command_id"),
         Index("ix_events_stream", "campaign_id", "visibility", "owner", "stream_pos"),
+        Index("ix_events_type", "type"),
     )
 
     campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
