@@ -206,7 +206,11 @@ def test_listed_actions_are_accepted_and_nothing_else_is(seed, ruleset):
 
 
 # commands that lead to one that chance rarely reaches: played more while it has not been
-PATHS = {"ltl.karma.last_chance": ("ltl.challenge", "ltl.settle")}
+PATHS = {
+    "ltl.karma.last_chance": ("ltl.challenge", "ltl.settle"),
+    # a team attack needs a fresh conflict: two fighters of one side free to act (R-LTL-14)
+    "ltl.team.attack": ("ltl.conflict.end", "ltl.conflict.start"),
+}
 
 
 def test_random_play_reaches_every_kind_of_command():
