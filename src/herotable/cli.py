@@ -6,7 +6,7 @@ import json
 import os
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -247,6 +247,12 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     demo: Annotated[bool, typer.Option("--demo", help="Create demo accounts and a campaign of each game.")] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, max=64, help="Server processes behind the one address; more than one needs HEROTABLE_REDIS_URL."
+        ),
+    ] = 1,
 ) -> None:
     """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
     import uvicorn
@@ -254,7 +260,13 @@ def serve(
     from herotable.server.app import create_app
     from herotable.server.demo_seed import seed_demo
 
-    web = create_app()
+    web = create_app()  # migrates the database and makes the signing key once, before any worker starts
+    settings = web.state.services.settings
+    if workers > 1 and not settings.redis_url:
+        raise _fail(
+            f"--workers {workers} needs Redis, so that a roll made on one process reaches viewers on the others. "
+            "Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
+        )
     notice = legacy_notice(web.state.services.table)
     if notice:
         typer.echo(notice, err=True)
@@ -264,10 +276,18 @@ def serve(
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
     # X-Forwarded-For is believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
-    proxies = list(web.state.services.settings.trusted_proxies)
-    uvicorn.run(
-        web, host=host, port=port, log_level="info", proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None
-    )
+    proxies = list(settings.trusted_proxies)
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies or None,
+    }
+    if workers == 1:
+        uvicorn.run(web, **options)
+    else:  # each worker builds its own app from the same environment
+        uvicorn.run("herotable.server.app:create_app", factory=True, workers=workers, **options)
 
 
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")

@@ -6,8 +6,13 @@ client carries their session cookie and CSRF token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,3 +125,50 @@ def make_table(login: Callable[[str], Member]) -> Callable[[str], Table]:
         return Table(campaign_id, gm, pat, sam, sly)
 
     return make
+
+
+# --- a Redis server of the test's own (the outage and worker tests stop and start it) ---
+
+
+@dataclass
+class PrivateRedis:
+    port: int
+    start: Callable[[], None]
+    stop: Callable[[], None]
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[PrivateRedis]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        needs("the Redis outage tests start their own redis-server, which is not installed")
+    assert binary is not None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    running: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        running.append(subprocess.Popen([*args, "--dir", str(tmp_path)], stdout=subprocess.DEVNULL))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.05)
+        pytest.fail("the private redis-server did not start")
+
+    def stop() -> None:
+        while running:
+            process = running.pop()
+            process.terminate()
+            process.wait(10)
+
+    start()
+    yield PrivateRedis(port, start, stop)
+    stop()

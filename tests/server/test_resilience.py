@@ -5,16 +5,7 @@ The outage tests run their own Redis server (`redis-server` on a free port), so 
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from herotable.store import open_store
 
@@ -53,50 +44,6 @@ def test_a_command_id_names_one_command_of_one_member():
 
 
 # --- Redis outages ---
-
-
-@dataclass
-class PrivateRedis:
-    port: int
-    start: Callable[[], None]
-    stop: Callable[[], None]
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[PrivateRedis]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        needs("the Redis outage tests start their own redis-server, which is not installed")
-    assert binary is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    running: list[subprocess.Popen[bytes]] = []
-
-    def start() -> None:
-        args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        running.append(subprocess.Popen([*args, "--dir", str(tmp_path)], stdout=subprocess.DEVNULL))
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
-        pytest.fail("the private redis-server did not start")
-
-    def stop() -> None:
-        while running:
-            process = running.pop()
-            process.terminate()
-            process.wait(10)
-
-    start()
-    yield PrivateRedis(port, start, stop)
-    stop()
 
 
 def positions(frames: list[dict[str, Any]]) -> list[int]:

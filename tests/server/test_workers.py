@@ -1,0 +1,123 @@
+"""Several `herotable serve` processes on one PostgreSQL database and one Redis: a viewer on any process sees what
+a member did on another, and `--workers N` runs N processes behind one address (it needs Redis, and says so)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+PASSWORD = "workers-password-0123"
+HEROTABLE = str(Path(sys.executable).with_name("herotable"))  # the command the package installs
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Start `herotable serve` with the given environment and options; gives its address once it answers."""
+    running: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str], *options: str) -> str:
+        port = _free_port()
+        process = subprocess.Popen(
+            [HEROTABLE, "serve", "--port", str(port), *options],
+            env={**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        running.append(process)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/api/v1/csrf", timeout=2).status_code == 200:
+                    return url
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        pytest.fail(f"herotable serve {' '.join(options)} did not answer")
+
+    yield start
+    for process in running:
+        process.terminate()
+        process.wait(20)
+
+
+def _member(url: str, name: str) -> httpx.Client:
+    client = httpx.Client(base_url=url)
+    csrf = client.get("/api/v1/csrf").json()["csrf_token"]
+    answer = client.post(
+        "/api/v1/auth/register",
+        json={"username": name, "password": PASSWORD, "display_name": name.title()},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert answer.status_code == 201, answer.text
+    client.headers["X-CSRF-Token"] = answer.json()["csrf_token"]
+    return client
+
+
+def _socket(url: str, client: httpx.Client, cid: str) -> Any:
+    cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+    ws = connect(f"ws{url.removeprefix('http')}/ws/campaigns/{cid}", additional_headers={"Cookie": cookie})
+    assert json.loads(ws.recv(timeout=20))["type"] == "hello"
+    return ws
+
+
+def _next_events(ws: Any) -> list[str]:
+    return [e["type"] for e in json.loads(ws.recv(timeout=20))["events"]]
+
+
+def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis, postgres_schema):
+    env = {
+        "HEROTABLE_DATABASE_URL": postgres_schema(),
+        "HEROTABLE_REDIS_URL": private_redis.url,
+        "HEROTABLE_SECRET_KEY": "workers-secret-key-0123456789",
+    }
+    first = serve(env)
+    second = serve(env, "--workers", "2")
+    gm = _member(first, "gamemaster")
+    cid = gm.post("/api/v1/campaigns", json={"name": "Spread", "ruleset": "ltl"}).json()["campaign_id"]
+    code = gm.post(f"/api/v1/campaigns/{cid}/invites", json={"role": "player"}).json()["code"]
+    pat = _member(second, "patricia")
+    assert pat.post(f"/api/v1/join/{code}", json={}).status_code == 200
+    watching_second = [_socket(second, pat, cid) for _ in range(4)]  # spread over the second's two workers
+    watching_first = _socket(first, gm, cid)
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", json={"type": "structure.start_adventure"}).status_code == 200
+    for ws in watching_second:
+        assert _next_events(ws) == ["structure.adventure_started"]
+    answer = pat.post(f"/api/v1/campaigns/{cid}/commands", json={"type": "table.roll", "expression": "1d20"})
+    assert answer.status_code == 200, answer.text
+    kinds: list[str] = []
+    while "table.dice_rolled" not in kinds:
+        kinds += _next_events(watching_first)
+    for ws in [*watching_second, watching_first]:
+        ws.close()
+
+
+def test_several_workers_need_redis(tmp_path: Path) -> None:
+    env = {**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), "HEROTABLE_DATABASE_URL": f"sqlite:///{tmp_path}/w.db"}
+    env.pop("HEROTABLE_REDIS_URL", None)
+    done = subprocess.run(
+        [HEROTABLE, "serve", "--workers", "2", "--port", str(_free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "HEROTABLE_REDIS_URL" in done.stderr
