@@ -101,7 +101,7 @@ def _redecide(state: TableState, first: Any, body: dict[str, Any], dice: list[An
         state = TableState(first.command_id, "", Ruleset(str(body.get("ruleset", "ltl"))))
     script = ScriptedRng([(int(s), int(f)) for s, f in dice])
     try:
-        decided = decide(state, command_from_json(body), first.actor or "", script, first.command_id)
+        decided = decide(state, command_from_json(body, stored=True), first.actor or "", script, first.command_id)
         script.finish()
     except RulesError as err:
         return f"the rules now refuse it: {err.reason} ({err.ruling})"

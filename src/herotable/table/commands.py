@@ -13,7 +13,7 @@ import functools
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, TypeVar, Union
@@ -55,9 +55,12 @@ class Text:
 
 @dataclass(frozen=True)
 class Command:
-    """Base of all commands; `type` is the stable name the API and the log use."""
+    """Base of all commands; `type` is the stable name the API and the log use. `retired` names fields an older
+    shape of the command had, each with what replaced it: a stored command may still carry them (they are dropped
+    when it is read back), a new one is refused with them."""
 
     type: ClassVar[str] = ""
+    retired: ClassVar[Mapping[str, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -244,8 +247,9 @@ def command_to_json(cmd: Command) -> dict[str, Json]:
     return {"type": cmd.type, **data}
 
 
-def command_from_json(data: Any) -> Command:
-    """Decode and check a command from plain data. Raises TableError naming the problem."""
+def command_from_json(data: Any, *, stored: bool = False) -> Command:
+    """Decode and check a command from plain data. Raises TableError naming the problem. `stored`: a command read
+    back from a log, which may carry fields its kind has since retired (dropped here)."""
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         kinds = ", ".join(sorted(COMMANDS))
         raise InvalidCommand("table/bad_command", "a command needs a 'type'", fix=f"use one of {kinds}", field="type")
@@ -259,6 +263,16 @@ def command_from_json(data: Any) -> Command:
         )
     cls = COMMANDS[kind].cls
     known = {f.name for f in dataclasses.fields(cls)}
+    old = sorted(str(k) for k in data if k in cls.retired)
+    if old and stored:
+        data = {k: v for k, v in data.items() if k not in cls.retired}
+    elif old:
+        raise InvalidCommand(
+            "table/retired_field",
+            f"{kind}: the field {old[0]!r} is no longer part of this command",
+            fix=f"leave {old[0]!r} out: {cls.retired[old[0]]}",
+            field=old[0],
+        )
     unknown = sorted(str(k) for k in data if k != "type" and k not in known)
     if unknown:
         raise InvalidCommand(
