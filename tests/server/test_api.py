@@ -117,7 +117,9 @@ def test_commands_run_through_the_rules_and_errors_are_json(app):
     assert bad.status_code == 422
     err = bad.json()["error"]
     assert err["code"] == "sheet/invalid" and {p["field"] for p in err["problems"]} == {"base", "drawbacks"}
-    impossible = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Impossible")
+    chosen = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard")
+    assert chosen.status_code == 403 and chosen.json()["error"]["code"] == "ltl/gm_sets_difficulty"  # R-T-3
+    impossible = m["gm"].command(cid, type="ltl.challenge", character="comet", difficulty="Impossible")
     assert impossible.status_code == 409
     err = impossible.json()["error"]
     assert (err["code"], err["ruling"]) == ("challenge/impossible", "R-LTL-2") and "Inconceivable" in err["fix"]
@@ -172,9 +174,10 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
     # R-T-2: a pending roll is its controller's and the GM's; a secret roll is the GM's alone
     cid, m = table(app)
     m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    call = m["gm"].command(cid, type="ltl.call", character="comet", difficulty="Hard").json()["command_id"]
     heads = {who: m[who].get(f"/api/v1/campaigns/{cid}/events").json() for who in ("gm", "pat", "sam")}
     assert m["gm"].command(cid, type="table.roll", expression="1d20", label="a secret", secret=True).status_code == 200
-    assert m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard").status_code == 200
+    assert m["pat"].command(cid, type="ltl.challenge", character="comet", call=call).status_code == 200
     assert m["pat"].command(cid, type="table.roll", expression="1d6", label="in the open").status_code == 200
 
     def newer(who):
@@ -182,6 +185,7 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
 
     assert [e["type"] for e in newer("sam")["events"]] == ["table.dice_rolled"]
     assert [e["type"] for e in newer("pat")["events"]] == [
+        "ltl.call_closed",
         "ltl.task_opened",
         "dice.rolled",
         "dice.rolled",
@@ -189,6 +193,7 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
     ]
     assert [e["type"] for e in newer("gm")["events"]] == [
         "table.dice_rolled",
+        "ltl.call_closed",
         "ltl.task_opened",
         "dice.rolled",
         "dice.rolled",
@@ -197,7 +202,7 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
     sam = newer("sam")
     assert sam["events"][0]["position"] == heads["sam"]["events"][-1]["position"] + 1  # no gap betrays a secret
     assert [e["position"] for e in newer("pat")["events"]] == [
-        heads["pat"]["events"][-1]["position"] + i for i in (1, 2, 3, 4)
+        heads["pat"]["events"][-1]["position"] + i for i in (1, 2, 3, 4, 5)
     ]
     assert newer("sam")["events"][0]["command_id"] == newer("pat")["events"][-1]["command_id"]
     back = m["sam"].get(f"/api/v1/campaigns/{cid}/events?before={sam['last']}&limit=2").json()
@@ -218,16 +223,17 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
 def test_actions_list_what_each_member_may_send_now(app):
     cid, m = table(app)
     m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+    gm = m["gm"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
+    comet = {"character": "comet", "kind": "challenge"}
+    calling = next(a for a in gm if a["type"] == "ltl.call" and a["fixed"] == comet)
+    assert "Impossible" not in calling["fields"]["difficulty"]["choices"]  # R-LTL-2: no roll against it
+    call = {"type": "ltl.call", **calling["fixed"], "difficulty": calling["fields"]["difficulty"]["choices"][0]}
+    called = m["gm"].command(cid, **call).json()["command_id"]
     actions = m["pat"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
     challenge = next(a for a in actions if a["type"] == "ltl.challenge")
-    assert challenge["fixed"] == {"character": "comet"}
-    assert "Impossible" not in challenge["fields"]["difficulty"]["choices"]
-    body = {
-        "type": "ltl.challenge",
-        **challenge["fixed"],
-        "difficulty": challenge["fields"]["difficulty"]["choices"][0],
-    }
-    assert m["pat"].command(cid, **body).status_code == 200
+    assert challenge["fixed"] == {"character": "comet", "call": called}  # R-T-3: the GM's call, the player's roll
+    assert "difficulty" not in challenge["fields"]
+    assert m["pat"].command(cid, type="ltl.challenge", **challenge["fixed"]).status_code == 200
     assert not [
         a
         for a in m["sam"].get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]
@@ -253,7 +259,8 @@ def test_openapi_schema_and_command_catalogue(app):
     assert union["discriminator"]["propertyName"] == "type"
     assert "ltl.challenge" in union["discriminator"]["mapping"] and "cv.check" in union["discriminator"]["mapping"]
     challenge = spec["components"]["schemas"][union["discriminator"]["mapping"]["ltl.challenge"].split("/")[-1]]
-    assert "difficulty" in challenge["required"] and challenge["additionalProperties"] is False
+    assert challenge["required"] == ["character"] and challenge["additionalProperties"] is False
+    assert {"difficulty", "call"} <= set(challenge["properties"])  # a player's call, or the GM's difficulty (R-T-3)
     catalogue = client.get("/api/v1/commands").json()
     assert "ltl.challenge" in catalogue and "cv.check" in catalogue
     assert "difficulty" in catalogue["ltl.challenge"]["fields"]

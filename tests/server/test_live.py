@@ -66,8 +66,9 @@ def test_secret_and_pending_rolls_never_reach_other_players_sockets(backend, req
         secret = m["gm"].command(cid, type="ltl.challenge", character="entropy", difficulty="Hard", secret=True)
         secret_task = secret.json()["events"][0]["fact"]["task"]
         m["gm"].command(cid, type="ltl.settle", task=secret_task)
-        pending = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style="Flight")
-        pending_task = pending.json()["events"][0]["fact"]["task"]
+        call = m["gm"].command(cid, type="ltl.call", character="comet", difficulty="Hard").json()["command_id"]
+        pending = m["pat"].command(cid, type="ltl.challenge", character="comet", call=call, style="Flight")
+        pending_task = next(e for e in pending.json()["events"] if e["type"] == "ltl.task_opened")["fact"]["task"]
         m["pat"].command(cid, type="ltl.settle", task=pending_task)
         gm_frames = frames_until(gm_ws, settled(2))
         sam_frames = frames_until(sam_ws, settled(1))

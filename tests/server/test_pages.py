@@ -294,8 +294,10 @@ def test_a_players_pending_roll_stays_out_of_the_other_players_page(make_table, 
     # R-LTL-9, R-T-2: pending until settled
     t = ltl_table(make_table)
     cid = t.campaign_id
+    assert act(t.gm, cid, type="ltl.call", character="comet", difficulty="Hard").status_code == 200  # R-T-3
+    call = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["calls"][0]["id"]
     dice.faces = [17, 3]
-    answer = act(t.pat, cid, type="ltl.challenge", character="comet", difficulty="Hard", style="Flight")
+    answer = act(t.pat, cid, type="ltl.challenge", character="comet", call=call, style="Flight")
     assert answer.status_code == 200 and answer.headers["HX-Trigger"] == "acted"
     task = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["tasks"][0]["id"]
     for who in (t.pat, t.gm):
@@ -346,11 +348,16 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
     t = ltl_table(make_table)
     cid = t.campaign_id
     page = t.pat.client.get(f"/campaigns/{cid}/table").text
-    for action in ("ltl.challenge", "ltl.karma.try_again", "ltl.karma.roll", "ltl.heroism.push", "request.ask"):
+    for action in ("ltl.karma.try_again", "ltl.heroism.push", "request.ask"):
         assert f'data-action="{action}"' in page, action
-    # only what may be done now: no Hero Points to spend, no losses to heal or recover, no failed task
+    # only what may be done now: no Hero Points to spend, no losses to heal or recover, no failed task, and no
+    # challenge or Karma roll until the GM calls for one (R-T-3)
     for action in ("ltl.hero_points.spend", "ltl.heal", "ltl.heroism.recover", "ltl.karma.last_chance"):
         assert f'data-action="{action}"' not in page, action
+    for action in ("ltl.challenge", "ltl.karma.roll"):
+        assert f'data-action="{action}"' not in page, action
+    act(t.gm, cid, type="ltl.call", character="comet", kind="karma", difficulty="Hard")
+    assert 'data-action="ltl.karma.roll"' in t.pat.client.get(f"/campaigns/{cid}/table").text
     assert 'id="gm"' not in page
     act(t.gm, cid, type="ltl.hero_points.award", character="comet", points="5")
     assert 'data-action="ltl.hero_points.spend"' in t.pat.client.get(f"/campaigns/{cid}/table").text
@@ -362,6 +369,8 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
         "ltl.karma.fortune",
         "ltl.hero_points.award",
         "ltl.override",
+        "ltl.call",
+        "ltl.recovery.allow",
         "table.undo",
     ):
         assert f'data-action="{action}"' in gm, action
@@ -381,8 +390,9 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
     )
     assert "A conflict begins" in started.text
     page = t.pat.client.get(f"/campaigns/{cid}/table").text
-    for action in ("ltl.attack", "ltl.attempt", "ltl.conflict.pass", "ltl.conflict.give_up"):
+    for action in ("ltl.attack", "ltl.defence", "ltl.conflict.pass", "ltl.conflict.give_up"):
         assert f'data-action="{action}"' in page, action
+    assert 'data-action="ltl.attempt"' not in page  # a challenge in the conflict is the GM's call (R-T-3)
     assert "Conflict, round 1" in page and "side: heroes" in page
     assert 'data-action="ltl.conflict.end_round"' in t.gm.client.get(f"/campaigns/{cid}/table/gm").text
 

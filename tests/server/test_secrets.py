@@ -106,7 +106,9 @@ def test_the_loser_cannot_choose_the_winners_critical_reward():
     chosen = m["pat"].command(
         cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs", target_style="Decay"
     )
-    assert chosen.json()["error"]["code"] == "ltl/defender_style"  # the defender's Style is not the attacker's
+    error = chosen.json()["error"]  # the defender's Style is its standing defence, never the attacker's (R-T-3)
+    assert chosen.status_code == 422 and error["field"] == "target_style"
+    assert m["gm"].command(cid, type="ltl.defence", character="entropy", style="Decay").status_code == 200
     m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
     settled = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap").json()
     summary = settled["events"][0]["fact"]

@@ -11,19 +11,22 @@ from herotable.service import TableService
 from herotable.table.facts import upcast
 from herotable.table.legal import legal_actions
 from herotable.table.ltl.commands import (
+    AllowRecovery,
     Attack,
     Attempt,
     BuySuccess,
+    CallKind,
+    CallRoll,
     CreateLtlCharacter,
     DieSetting,
     DifficultyName,
     EndConflict,
     EndRound,
     Heal,
-    KarmaPurpose,
     KarmaRoll,
     Override,
     Recover,
+    SetDefence,
     Settle,
     StartConflict,
     TimePasses,
@@ -38,10 +41,10 @@ from .test_ltl_table import CID, setup
 def test_a_power_stunt_cannot_be_bought_with_burned_karma(service: TableService, dice):
     # R-LTL-10: roll Karma (but not burn it) for a Power Stunt; a bought stunt would cost 1 Hero Point, not 3
     setup(service)
+    call = CallRoll("comet", CallKind.STUNT, DifficultyName.HARD, power="Star Fists", stunt="Meteor Punch")
+    called = service.execute(CID, "gm", call).events[0].command_id
     dice.faces = [2, 9]
-    opened = service.execute(
-        CID, "pat", KarmaRoll("comet", DifficultyName.HARD, KarmaPurpose.STUNT, "Star Fists", "Meteor Punch")
-    )
+    opened = service.execute(CID, "pat", KarmaRoll("comet", call=called))
     roll = opened.events[0].command_id
     assert not [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.buy_success"]
     head = service.store.head(CID)
@@ -114,6 +117,7 @@ def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: Tab
     # R-LTL-12 (amended), R-LTL-18: the stunned villain loses its action, not its defence
     setup_with(service, stun_on_damage=True)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    service.execute(CID, "gm", SetDefence("entropy", "Decay"))  # the GM sets the villain's defence (R-T-3)
     dice.faces = [10, 2]  # Comet's Fisticuffs d12 against Entropy's Decay d12
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     service.execute(CID, "pat", Settle())
@@ -135,6 +139,7 @@ def test_a_d4_double_burn_for_recovery_knocks_the_hero_out_at_the_table(service:
     # R-LTL-11: the Recovery is the action; when it ends, the hero falls unconscious before acting again
     setup(service)
     service.execute(CID, "gm", Override("comet", "beaten flat", heroism=DieSetting.D4, lose=4))
+    service.execute(CID, "gm", AllowRecovery("comet"))  # one try this scene (R-LTL-11 amended)
     recovered = service.execute(CID, "pat", Recover("comet", burn=True))
     statuses = [(p["status"], p["on"]) for t, _, p in facts(recovered) if t == "ltl.status_changed"]
     assert ("unconscious", True) in statuses
@@ -173,8 +178,9 @@ def test_the_gm_chooses_per_conflict_whether_failed_challenges_cost_fatigue(serv
     assert "fatigue" in start.fields
     started = service.execute(CID, "gm", StartConflict((("comet", "heroes"),), fatigue=False))
     assert next(p for t, _, p in facts(started) if t == "ltl.conflict_started")["fatigue"] is False
+    call = service.execute(CID, "gm", CallRoll("comet", CallKind.ATTEMPT, DifficultyName.CHALLENGING))
     dice.faces = [2, 7]
-    service.execute(CID, "pat", Attempt("comet", DifficultyName.CHALLENGING, style="Fisticuffs"))
+    service.execute(CID, "pat", Attempt("comet", style="Fisticuffs", call=call.events[0].command_id))
     service.execute(CID, "pat", Settle())
     service.execute(CID, "gm", EndRound())
     assert hero(service, CID, "comet").losses == ()

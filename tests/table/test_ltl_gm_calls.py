@@ -8,21 +8,31 @@ import pytest
 
 from herotable.errors import RulesError
 from herotable.service import TableService
+from herotable.table.commands import command_from_json
+from herotable.table.legal import legal_actions
 from herotable.table.ltl.commands import (
+    AllowRecovery,
     Attack,
     Attempt,
+    CallKind,
+    CallRoll,
     Challenge,
     DifficultyName,
+    EndConflict,
+    EndRound,
     KarmaRoll,
     LastChance,
     Override,
     Recover,
+    RecoveryScope,
+    SetDefence,
     Settle,
     StartConflict,
 )
-from herotable.table.state import Forbidden
+from herotable.table.state import Forbidden, TableError
+from herotable.table.structure import EndScene
 
-from .helpers import facts, hero
+from .helpers import facts, hero, seen, seen_types, text_seen
 from .test_ltl_table import CID, setup
 
 HARD = DifficultyName.HARD
@@ -38,7 +48,6 @@ def refused(service: TableService, user: str, cmd: object, error: type[Exception
     return err.value
 
 
-@pytest.mark.xfail(strict=True, reason="R-T-3: players open challenges and Karma rolls at difficulties of their own")
 def test_a_player_never_rolls_against_a_difficulty_they_chose(service: TableService, dice):
     # R-T-3: the GM sets every difficulty; a player rolls only what the GM calls for
     setup(service)
@@ -49,7 +58,6 @@ def test_a_player_never_rolls_against_a_difficulty_they_chose(service: TableServ
     refused(service, "pat", Attempt("comet", HARD), Forbidden)
 
 
-@pytest.mark.xfail(strict=True, reason="R-T-3: a player rolls Last Chance without the GM saying if it is harder")
 def test_a_last_chance_roll_waits_for_the_gms_call(service: TableService, dice):
     # R-T-3, R-LTL-10: whether Last Chance is one level harder is the GM's; the player may still burn for it
     setup(service)
@@ -60,7 +68,6 @@ def test_a_last_chance_roll_waits_for_the_gms_call(service: TableService, dice):
     refused(service, "pat", LastChance("comet"), Forbidden)
 
 
-@pytest.mark.xfail(strict=True, reason="R-LTL-11 amended: Recovery is tried without the GM's leave")
 def test_recovery_rolled_or_burned_needs_the_gms_leave(service: TableService, dice):
     # R-LTL-11 amended: a rolled Recovery needs the GM's leave, and the leave counts burned Recoveries too
     setup(service)
@@ -71,7 +78,6 @@ def test_recovery_rolled_or_burned_needs_the_gms_leave(service: TableService, di
     assert hero(service, CID, "comet").losses
 
 
-@pytest.mark.xfail(strict=True, reason="R-T-3: a defender nobody set a Style for rolls its best Style, not base Power")
 def test_a_defender_rolls_base_power_until_its_defence_style_is_set(service: TableService, dice):
     # R-T-3: each fighter has a standing defence Style, base Power by default; the attacker never names it
     setup(service)
@@ -80,3 +86,140 @@ def test_a_defender_rolls_base_power_until_its_defence_style_is_set(service: Tab
     attack = service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     [defence] = [p for t, _, p in facts(attack) if t == "dice.rolled" and p["side"] == "opposition"]
     assert defence["style"] is None and defence["die"] == 10  # Doctor Entropy's base Power, not his d12 Decay
+
+
+def call(service: TableService, cmd: CallRoll) -> str:
+    return service.execute(CID, "gm", cmd).events[0].command_id
+
+
+def test_the_gm_calls_for_a_challenge_and_its_player_rolls_it_with_their_own_declarations(service, dice):
+    # R-T-3: the GM sets the difficulty and whether it must succeed; the player declares the Style
+    setup(service)
+    refused(service, "pat", CallRoll("comet", difficulty=HARD), Forbidden)
+    called = service.execute(CID, "gm", CallRoll("comet", difficulty=HARD, label="catch the tram", must_succeed=True))
+    assert [(t, v) for t, v, _ in facts(called)] == [("ltl.roll_called", "owner")]
+    assert "ltl.roll_called" not in seen_types(service, CID, "sam")
+    assert service.view(CID, "sam")["game"]["calls"] == [] and len(service.view(CID, "pat")["game"]["calls"]) == 1
+    cid = called.events[0].command_id
+    assert refused(service, "sam", Challenge("nova", call=cid)).code == "ltl/no_call"
+    assert refused(service, "pat", Challenge("comet", HARD, call=cid), Forbidden).code == "ltl/called"
+    [offered] = [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.challenge"]
+    assert offered.fixed == {"character": "comet", "call": cid} and "difficulty" not in offered.fields
+    dice.faces = [3, 9]
+    rolled = service.execute(CID, "pat", Challenge("comet", style="Flight", call=cid))
+    opened = next(p for t, _, p in facts(rolled) if t == "ltl.task_opened")
+    assert (opened["difficulty"], opened["must_succeed"], opened["detail"]) == (4, True, "catch the tram")
+    assert service.state(CID).game.calls == ()
+    assert refused(service, "pat", Challenge("comet", call=cid)).code == "ltl/no_call"  # a call is rolled once
+
+
+def test_calls_lapse_at_the_end_of_the_scene_and_a_karma_roll_takes_its_purpose_from_the_call(service, dice):
+    # R-T-3, R-LTL-10: a Power Stunt's call names the Superpower and the stunt; unrolled calls lapse with the scene
+    setup(service)
+    stunt = call(service, CallRoll("comet", CallKind.STUNT, HARD, power="star fists", stunt="Meteor  Punch"))
+    karma = call(service, CallRoll("comet", CallKind.KARMA, DifficultyName.AVERAGE))
+    assert refused(service, "pat", Challenge("comet", call=stunt)).code == "ltl/call_kind"
+    assert refused(service, "pat", KarmaRoll("comet", power="Star Fists", call=stunt), Forbidden).code == "ltl/called"
+    dice.faces = [2, 9]
+    rolled = service.execute(CID, "pat", KarmaRoll("comet", call=stunt))
+    opened = next(p for t, _, p in facts(rolled) if t == "ltl.task_opened")
+    assert (opened["purpose"], opened["detail"]) == ("stunt", "Star Fists: Meteor Punch")
+    service.execute(CID, "pat", Settle())
+    ended = service.execute(CID, "gm", EndScene())
+    assert [(p["call"], p["lapsed"]) for t, _, p in facts(ended) if t == "ltl.call_closed"] == [(karma, True)]
+    assert service.state(CID).game.calls == ()
+    assert refused(service, "gm", CallRoll("comet", difficulty=DifficultyName.IMPOSSIBLE)).code == "ltl/impossible"
+
+
+def test_the_gm_calls_for_a_last_chance_and_says_whether_it_is_harder(service, dice):
+    # R-T-3, R-LTL-10: the player may burn for it; a new roll is the GM's call, one level harder if the GM says so
+    setup(service)
+    dice.faces = [1, 10]
+    service.execute(
+        CID, "pat", Challenge("comet", call=call(service, CallRoll("comet", difficulty=HARD, must_succeed=True)))
+    )
+    service.execute(CID, "pat", Settle())
+    [burn] = [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.karma.last_chance"]
+    assert burn.fixed == {"character": "comet", "burn": True}
+    refused(service, "pat", LastChance("comet", harder=True), Forbidden)
+    refused(service, "gm", CallRoll("comet", CallKind.LAST_CHANCE, HARD))  # its task sets the difficulty
+    cid = call(service, CallRoll("comet", CallKind.LAST_CHANCE, harder=True))
+    refused(service, "pat", LastChance("comet", burn=True, call=cid), Forbidden)
+    dice.faces = [5, 5]
+    taken = service.execute(CID, "pat", LastChance("comet", call=cid))
+    assert next(p for t, _, p in facts(taken) if t == "ltl.last_chance_taken")["harder"] is True
+    assert next(p for t, _, p in facts(taken) if t == "ltl.task_opened")["difficulty"] == 5  # Hard d10, one harder
+
+
+def test_recovery_leave_counts_rolled_and_burned_tries_and_ends_with_its_scope(service, dice):
+    # R-LTL-11 amended: the GM says how often; burned Recoveries count; the leave ends with its scene or conflict
+    setup(service)
+    service.execute(CID, "gm", Override("comet", "a falling girder", lose=1))
+    refused(service, "pat", AllowRecovery("comet"), Forbidden)
+    allowed = service.execute(CID, "gm", AllowRecovery("comet", tries=2))
+    assert [(t, v) for t, v, _ in facts(allowed)] == [("ltl.recovery_allowed", "public")]
+    dice.faces = [1, 2]  # a failed roll against d4 still takes a try
+    tried = service.execute(CID, "pat", Recover("comet"))
+    assert next(p for t, _, p in facts(tried) if t == "ltl.recovery_tried")["left"] == 1
+    service.execute(CID, "pat", Recover("comet", burn=True))
+    assert hero(service, CID, "comet").losses == ()
+    service.execute(CID, "gm", Override("comet", "another girder", lose=1))
+    assert refused(service, "pat", Recover("comet", burn=True)).code == "ltl/recovery_leave"
+    assert not [a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.heroism.recover"]
+    refused(service, "gm", AllowRecovery("comet", RecoveryScope.ROUND, None))  # a round needs a conflict
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    service.execute(CID, "gm", AllowRecovery("comet", RecoveryScope.ROUND, 1))
+    service.execute(CID, "pat", Recover("comet", burn=True))
+    service.execute(CID, "gm", Override("comet", "a third girder", lose=1))
+    refused(service, "pat", Recover("comet", burn=True))
+    service.execute(CID, "gm", EndRound())  # every round: one more try
+    service.execute(CID, "pat", Recover("comet", burn=True))
+    ended = service.execute(CID, "gm", EndConflict())
+    assert [p["character"] for t, _, p in facts(ended) if t == "ltl.recovery_lapsed"] == ["comet"]
+    service.execute(CID, "gm", AllowRecovery("comet", tries=None))
+    lapsed = service.execute(CID, "gm", EndScene())
+    assert "ltl.recovery_lapsed" in [t for t, _, _ in facts(lapsed)] and service.state(CID).game.recovery == ()
+
+
+def test_a_defence_style_is_set_between_rounds_vetoed_with_a_reason_and_used_at_once(service, dice):
+    # R-T-3: the controller sets it at the start or between rounds; the GM may veto it, saying why
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("nova", "heroes"), ("entropy", "villains"))))
+    refused(service, "sam", SetDefence("comet", "Flight"), Forbidden)
+    assert refused(service, "pat", SetDefence("comet", "Telepathy")).code == "ltl/no_style"
+    set_ = service.execute(CID, "pat", SetDefence("comet", "flight"))
+    assert [(t, v, p["style"]) for t, v, p in facts(set_)] == [("ltl.defence_set", "public", "Flight")]
+    assert refused(service, "gm", SetDefence("comet", None)).code == "ltl/veto_reason"
+    vetoed = service.execute(CID, "gm", SetDefence("comet", "Fisticuffs", reason="he is pinned to the ground"))
+    assert next(p for t, _, p in facts(vetoed))["vetoed"] is True
+    dice.faces = [4, 6]
+    attack = service.execute(CID, "gm", Attack("entropy", "comet", style="Decay"))
+    [defence] = [p for t, _, p in facts(attack) if t == "dice.rolled" and p["side"] == "opposition"]
+    assert (defence["style"], defence["die"]) == ("Fisticuffs", 12)  # at once: nobody waits for Comet's player
+    assert refused(service, "pat", SetDefence("comet", "Flight")).code == "ltl/defence_mid_round"
+    service.execute(CID, "gm", Settle())
+    service.execute(CID, "gm", EndRound())
+    service.execute(CID, "pat", SetDefence("comet", "Flight"))  # between rounds
+
+
+def test_a_hidden_villains_defence_style_stays_the_gms(service, dice):
+    # R-T-3, R-T-2: a hidden NPC's Style tells of its sheet: its defence is a GM-only fact
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    set_ = service.execute(CID, "gm", SetDefence("entropy", "Gadgets"))
+    assert [(t, v) for t, v, _ in facts(set_)] == [("ltl.defence_set", "gm")]
+    assert service.view(CID, "pat")["game"]["conflict"]["defences"] == []
+    dice.faces = [6, 4]
+    service.execute(CID, "pat", Attack("comet", "entropy"))
+    service.execute(CID, "pat", Settle())
+    assert "Gadgets" not in text_seen(service, CID, "pat") and "Gadgets" in text_seen(service, CID, "gm")
+    assert not [p for t, p in seen(service, CID, "pat") if t == "dice.revealed" and p["roller"] == "entropy"]
+
+
+def test_a_stored_attack_that_named_the_defenders_style_still_reads(service):
+    # R-T-3: `target_style` is retired: a new command is refused with it, a recorded one reads without it
+    old = {"type": "ltl.attack", "actor": "comet", "target": "entropy", "style": None, "target_style": None}
+    assert command_from_json(old, stored=True) == Attack("comet", "entropy")
+    with pytest.raises(TableError) as err:
+        command_from_json(old)
+    assert err.value.code == "table/retired_field"

@@ -10,9 +10,11 @@ from herotable.ltl.hero import NextRound as NextRoundEffect
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService, replay_events
+from herotable.table.commands import command_from_json
 from herotable.table.fold import STATE_VERSION
 from herotable.table.ltl.commands import (
     Attack,
+    CallRoll,
     Challenge,
     CreateLtlCharacter,
     DifficultyName,
@@ -21,6 +23,7 @@ from herotable.table.ltl.commands import (
     Override,
     Push,
     Reroll,
+    SetDefence,
     Settle,
     StartConflict,
     TryAgain,
@@ -47,6 +50,11 @@ def setup(service: TableService) -> None:
         service.execute(CID, "gm", cmd)
 
 
+def called(service: TableService, cid: str, difficulty: DifficultyName | None = HARD, **more: object) -> str:
+    """The GM calls for a roll (R-T-3); the call's id."""
+    return service.execute(CID, "gm", CallRoll(cid, difficulty=difficulty, **more)).events[0].command_id  # type: ignore[arg-type]
+
+
 def test_hidden_npc_sheet_reaches_only_the_gm(service):
     # R-T-2 views: a hidden villain's sheet is the GM's; its name is public
     setup(service)
@@ -66,9 +74,9 @@ def test_a_pending_roll_reaches_the_roller_and_the_gm_until_settled(service, dic
     # R-LTL-9: pending until settled; other players see it when it is announced
     setup(service)
     dice.faces = [9, 4]
-    opened = service.execute(CID, "pat", Challenge("comet", HARD, style="Flight"))
+    opened = service.execute(CID, "pat", Challenge("comet", style="Flight", call=called(service, "comet")))
     task_id = opened.events[0].command_id
-    assert [t for t, _, _ in facts(opened)] == ["ltl.task_opened", "dice.rolled", "dice.rolled"]
+    assert [t for t, _, _ in facts(opened)] == ["ltl.call_closed", "ltl.task_opened", "dice.rolled", "dice.rolled"]
     assert {v for _, v, _ in facts(opened)} == {"owner"}
     assert "dice.rolled" in seen_types(service, CID, "pat") and "dice.rolled" in seen_types(service, CID, "gm")
     assert "ltl.task_opened" not in seen_types(service, CID, "sam") + seen_types(service, CID, "sly")
@@ -124,8 +132,9 @@ def test_a_player_attack_makes_the_gm_villain_lose_a_level(service, dice):
         ("dice.rolled", "gm"),
     ]
     assert "dice.rolled" not in seen_types(service, CID, "sam")
-    with pytest.raises(Forbidden):
-        service.execute(CID, "pat", Attack("comet", "entropy", target_style="Gadgets"))  # the defender's choice
+    with pytest.raises(TableError) as err:  # the defender's standing defence Style, never the attacker's (R-T-3)
+        command_from_json({"type": "ltl.attack", "actor": "comet", "target": "entropy", "target_style": "Gadgets"})
+    assert err.value.code == "table/retired_field" and "ltl.defence" in str(err.value)
     service.execute(CID, "pat", Settle())
     assert not any(t == "dice.revealed" and p["roller"] == "entropy" for t, p in seen(service, CID, "pat"))
     service.execute(CID, "gm", EndRound())
@@ -143,7 +152,7 @@ def test_undo_refunds_what_was_spent_and_stops_at_rolls_for_players(service, dic
     undone = service.execute(CID, "pat", Undo()).state
     assert undone.game.hero("comet") == before
     dice.faces = [2, 5]
-    service.execute(CID, "pat", Challenge("comet", HARD))
+    service.execute(CID, "pat", Challenge("comet", call=called(service, "comet")))
     with pytest.raises(Forbidden) as err:
         service.execute(CID, "pat", Undo())
     assert err.value.code == "undo/commit_point"
@@ -158,7 +167,7 @@ def test_a_settlement_is_a_commit_point_and_a_gm_undo_marks_the_roll_seen(servic
     # R-T-4: a player cannot undo a settlement and re-roll; a GM undo returns the roll to pending, marked revealed
     setup(service)
     dice.faces = [3, 8]
-    task_id = service.execute(CID, "pat", Challenge("comet", HARD)).events[0].command_id
+    task_id = service.execute(CID, "pat", Challenge("comet", call=called(service, "comet"))).events[0].command_id
     service.execute(CID, "pat", Settle(task_id))
     with pytest.raises(Forbidden):
         service.execute(CID, "pat", Undo())
@@ -232,6 +241,7 @@ def test_replay_folds_without_rolling_and_the_audit_decides_again(service, dice)
 
     setup(service)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    service.execute(CID, "gm", SetDefence("entropy", "Decay"))
     service.execute(CID, "pat", TryAgain("comet"))
     dice.faces = [3, 8, 11]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
@@ -331,6 +341,7 @@ def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_fol
     setup(service)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     service.execute(CID, "gm", Override("comet", "worn down", lose=1))
+    service.execute(CID, "gm", SetDefence("entropy", "Decay"))
     dice.faces = [1, 12]  # Comet's d8 base against Entropy's d12 Decay
     service.execute(CID, "pat", Attack("comet", "entropy"))
     service.execute(CID, "pat", Settle())

@@ -85,6 +85,8 @@ def duel(
     table = table_of(state)
     stakes = table.stakes
     a, t = table.hero(actor), table.hero(target)
+    if target_style is None and table.conflict is not None:
+        target_style = table.conflict.defence(target)  # the target's standing defence Style (R-T-3)
     for hero in (a, t):
         if hero.is_defeated(stakes):
             raise TableError("odds/defeated", f"{hero.name} is out of the fight", fix="pick fighters still in it")

@@ -53,8 +53,9 @@ class LtlGame(PackagedGame):
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
         """End of scene: non-damaging losses recover, Motivation's re-roll returns, failed must-succeed tasks are
-        forgotten (R-LTL-6, R-LTL-17). End of adventure: burned Karma and Heroism come back, Last Chance and Try Again
-        tokens reset, Hero Points are awarded (R-LTL-10, R-LTL-11, R-LTL-16)."""
+        forgotten, calls lapse, the GM's leave to try Recovery ends (R-LTL-6, R-LTL-17, R-T-3, R-LTL-11). End of
+        adventure: burned Karma and Heroism come back, Last Chance and Try Again tokens reset, Hero Points are awarded
+        (R-LTL-10, R-LTL-11, R-LTL-16)."""
         table = decide.table_of(state)
         awards: Mapping[str, int] = detail.get("awards", {})
         for cid in awards:
@@ -64,7 +65,10 @@ class LtlGame(PackagedGame):
             facts = decide.changes(state, table, after, "end_of_scene")
             if table.failed:
                 facts.append(Emitted(FailuresForgotten()))
-            return Decision(facts, replace(after, failed=()))
+            # calls not rolled and the GM's leave to try Recovery end with the scene (R-T-3, R-LTL-11 amended)
+            calls = decide.calls_lapsed(state, replace(after, failed=()))
+            leave = decide.leave_lapsed(state, calls.expected)
+            return Decision([*facts, *calls.facts, *leave.facts], leave.expected)
         if boundary is Boundary.ADVENTURE_END:
             after = table.with_heroes(
                 {

@@ -3,9 +3,10 @@ R-LTL-18). Their handlers are in `decide`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from herotable.ltl.hero import Defeat, LossType, TimePassed
 from herotable.ltl.karma import Fortune
@@ -17,6 +18,7 @@ BROKE = Range(0, 6)  # Going For Broke: the campaign's cap narrows it (R-T-5, R-
 OVERRIDE_LEVELS = Range(0, 14)
 TOKENS = Range(0, 20)
 AWARD = Range(0, 100)
+TRIES = Range(0, 20)  # Recovery tries the GM allows (R-T-5)
 CharacterId = Annotated[str, Text(NAME_LENGTH, required=True)]
 
 
@@ -30,6 +32,24 @@ class DifficultyName(StrEnum):
     FORMIDABLE = "Formidable"
     INCONCEIVABLE = "Inconceivable"
     IMPOSSIBLE = "Impossible"
+
+
+class CallKind(StrEnum):
+    """What the GM calls for (R-T-3): each is rolled by its own command, naming the call."""
+
+    CHALLENGE = "challenge"  # rolled with ltl.challenge
+    ATTEMPT = "attempt"  # a challenge in the conflict: ltl.attempt
+    KARMA = "karma"  # Deus Ex Machina, Narrative Power or any Karma roll: ltl.karma.roll
+    STUNT = "stunt"  # a Power Stunt: ltl.karma.roll
+    LAST_CHANCE = "last_chance"  # Last Chance's new attempt: ltl.karma.last_chance
+
+
+class RecoveryScope(StrEnum):
+    """How long the GM's leave to try Recovery lasts (R-LTL-11 amended)."""
+
+    SCENE = "scene"  # until the scene ends
+    CONFLICT = "conflict"  # until the conflict ends
+    ROUND = "round"  # so many tries each round, until the conflict ends
 
 
 class KarmaPurpose(StrEnum):
@@ -73,16 +93,37 @@ class CreateLtlCharacter(Command):
 
 
 @dataclass(frozen=True)
+class CallRoll(Command):
+    """The GM calls for a roll and sets what is the GM's to set (R-T-3): the difficulty, whether a challenge must
+    succeed, a Power Stunt's Superpower and stunt, whether a Last Chance is one level harder. The character's
+    controller rolls it with the command of its kind, naming the call; an unrolled call lapses when the scene ends
+    (an attempt's when the conflict ends)."""
+
+    type = "ltl.call"
+    character: str
+    kind: CallKind = CallKind.CHALLENGE
+    difficulty: DifficultyName | None = None  # every kind but a Last Chance, which keeps its task's
+    label: Annotated[str, Text(LABEL_LENGTH)] = ""
+    must_succeed: bool = False  # a challenge only
+    power: Annotated[str, Text(NAME_LENGTH)] = ""  # a Power Stunt only
+    stunt: Annotated[str, Text(NAME_LENGTH)] = ""
+    harder: bool = False  # a Last Chance only
+
+
+@dataclass(frozen=True)
 class Challenge(Command):
-    """Roll an unopposed task (R-LTL-2, R-LTL-3). `secret` keeps it GM-only even once settled."""
+    """Roll an unopposed task (R-LTL-2, R-LTL-3). A player rolls one the GM called for (`call`), declaring the Style
+    and Automatic Success; the GM may also roll directly against a difficulty set now (R-T-3). `secret` keeps it
+    GM-only even once settled."""
 
     type = "ltl.challenge"
     character: str
-    difficulty: DifficultyName
+    difficulty: DifficultyName | None = None
     style: Annotated[str | None, Text(NAME_LENGTH)] = None
     auto_success: bool = False
     must_succeed: bool = False
     secret: bool = False
+    call: str | None = None
 
 
 @dataclass(frozen=True)
@@ -127,16 +168,30 @@ class StartConflict(Command):
 
 @dataclass(frozen=True)
 class Attack(Command):
-    """Open an exchange against an opponent. The defender's Style is the GM's or its player's choice; by default
-    its best one."""
+    """Open an exchange against an opponent. The defender rolls its standing defence Style (`SetDefence`), never
+    one the attacker names (R-T-3)."""
 
     type = "ltl.attack"
+    retired: ClassVar[Mapping[str, str]] = {
+        "target_style": "the defender rolls its standing defence Style, set by its controller (ltl.defence)"
+    }
     actor: str
     target: str
     style: Annotated[str | None, Text(NAME_LENGTH)] = None
     broke: Annotated[int, BROKE] = 0
     auto_success: bool = False
-    target_style: Annotated[str | None, Text(NAME_LENGTH)] = None
+
+
+@dataclass(frozen=True)
+class SetDefence(Command):
+    """A fighter's standing defence Style (None: base Power), which every exchange against it rolls at once
+    (R-T-3). Its controller sets it when the conflict starts or between rounds; the GM sets an NPC's, and may veto a
+    player's as not applying (to base Power or another Style), with a reason."""
+
+    type = "ltl.defence"
+    character: str
+    style: Annotated[str | None, Text(NAME_LENGTH)] = None
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)
@@ -145,8 +200,9 @@ class Attempt(Command):
 
     type = "ltl.attempt"
     actor: str
-    difficulty: DifficultyName
+    difficulty: DifficultyName | None = None  # the GM's, rolling directly; a player rolls a call
     style: Annotated[str | None, Text(NAME_LENGTH)] = None
+    call: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,22 +251,28 @@ class FortuneBurn(Command):
 
 @dataclass(frozen=True)
 class KarmaRoll(Command):
-    """Roll Karma against a GM difficulty: a Power Stunt, Deus Ex Machina or Narrative Power (R-LTL-10)."""
+    """Roll Karma against a GM difficulty: a Power Stunt, Deus Ex Machina or Narrative Power (R-LTL-10). A player
+    rolls one the GM called for (`call`, which sets the purpose, difficulty and stunt); the GM may roll directly."""
 
     type = "ltl.karma.roll"
     character: str
-    difficulty: DifficultyName
+    difficulty: DifficultyName | None = None
     purpose: KarmaPurpose = KarmaPurpose.KARMA
     power: Annotated[str, Text(NAME_LENGTH)] = ""
     stunt: Annotated[str, Text(NAME_LENGTH)] = ""
+    call: str | None = None
 
 
 @dataclass(frozen=True)
 class LastChance(Command):
+    """Last Chance after a failed must-succeed task (R-LTL-10): burn a level to succeed outright, or roll again, as
+    the GM calls for it (`call`: the GM sets whether it is one level harder, R-T-3); the GM may roll it directly."""
+
     type = "ltl.karma.last_chance"
     character: str
     burn: bool = False
-    harder: bool = False
+    harder: bool = False  # the GM's, rolling directly
+    call: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,9 +284,23 @@ class Push(Command):
 
 @dataclass(frozen=True)
 class Recover(Command):
+    """Recovery, rolled or burned, within the leave the GM gave (`AllowRecovery`, R-LTL-11 amended)."""
+
     type = "ltl.heroism.recover"
     character: str
     burn: bool = False
+
+
+@dataclass(frozen=True)
+class AllowRecovery(Command):
+    """The GM's leave for a character to try Recovery (R-LTL-11 amended, R-T-3): `tries` (None: as often as they
+    like; 0 withdraws the leave) for the scene, the conflict, or each round of the conflict. Burned Recoveries count
+    too."""
+
+    type = "ltl.recovery.allow"
+    character: str
+    scope: RecoveryScope = RecoveryScope.SCENE
+    tries: Annotated[int | None, TRIES] = 1
 
 
 @dataclass(frozen=True)

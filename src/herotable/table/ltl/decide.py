@@ -66,10 +66,13 @@ from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
 from herotable.table.kit import hero_changes, secret_spends_nothing
 from herotable.table.ltl.commands import (
+    AllowRecovery,
     Attack,
     Attempt,
     AwardHeroPoints,
     BuySuccess,
+    CallKind,
+    CallRoll,
     Challenge,
     CreateLtlCharacter,
     DifficultyName,
@@ -90,6 +93,7 @@ from herotable.table.ltl.commands import (
     RecordDefeat,
     Recover,
     Reroll,
+    SetDefence,
     Settle,
     SpendHeroPoints,
     StartConflict,
@@ -97,8 +101,10 @@ from herotable.table.ltl.commands import (
     TryAgain,
 )
 from herotable.table.ltl.facts import (
+    CallClosed,
     ConflictEnded,
     ConflictStarted,
+    DefenceSet,
     DieRerolled,
     DieRevealed,
     DieRolled,
@@ -115,6 +121,10 @@ from herotable.table.ltl.facts import (
     LastChanceTaken,
     LossPending,
     Overridden,
+    RecoveryAllowed,
+    RecoveryLapsed,
+    RecoveryTried,
+    RollCalled,
     RoundEnded,
     SheetRecorded,
     SuccessBought,
@@ -124,7 +134,16 @@ from herotable.table.ltl.facts import (
     hero_facts,
     reveals_sheet,
 )
-from herotable.table.ltl.state import FailedTask, LtlTable, OpenAction, OpenTask, from_rules, rules_conflict
+from herotable.table.ltl.state import (
+    CalledRoll,
+    FailedTask,
+    LtlTable,
+    OpenAction,
+    OpenTask,
+    RecoveryLeave,
+    from_rules,
+    rules_conflict,
+)
 from herotable.table.state import Forbidden, Ruleset, TableError, TableState
 
 LTL = Ruleset.LTL
@@ -292,30 +311,228 @@ def _create(state: TableState, cmd: CreateLtlCharacter, ctx: Ctx) -> Decision:
     return Decision([Emitted(joined), Emitted(recorded, Visibility.GM if cmd.hidden else Visibility.PUBLIC)], expected)
 
 
+# --- what the GM calls for (R-T-3) ---
+
+_ROLLED_WITH = {
+    CallKind.CHALLENGE: "ltl.challenge",
+    CallKind.ATTEMPT: "ltl.attempt",
+    CallKind.KARMA: "ltl.karma.roll",
+    CallKind.STUNT: "ltl.karma.roll",
+    CallKind.LAST_CHANCE: "ltl.karma.last_chance",
+}
+_CALL_FIELDS = {  # what each kind of call lets the GM set besides the difficulty
+    CallKind.CHALLENGE: {"must_succeed"},
+    CallKind.ATTEMPT: set(),
+    CallKind.KARMA: set(),
+    CallKind.STUNT: {"power", "stunt"},
+    CallKind.LAST_CHANCE: {"harder"},
+}
+
+
+def _call_difficulty(cmd: CallRoll) -> None:
+    if cmd.kind is CallKind.LAST_CHANCE:
+        if cmd.difficulty is not None:
+            raise TableError(
+                "ltl/call_difficulty",
+                "a Last Chance is rolled against its failed task's difficulty",
+                fix="leave the difficulty out; make it one level harder with `harder`",
+                ruling="R-LTL-10",
+            )
+        return
+    if cmd.difficulty is None:
+        raise TableError("ltl/no_difficulty", "a call needs a difficulty", fix="set the difficulty", ruling="R-LTL-2")
+    if cmd.difficulty is DifficultyName.IMPOSSIBLE:
+        raise TableError(
+            "ltl/impossible",
+            "no roll is allowed against Impossible, and no Karma buys it",
+            fix="tell the player it cannot be done, or call for a lower difficulty",
+            ruling="R-LTL-2",
+        )
+
+
+@handles(CallRoll, LTL)
+def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
+    """The GM calls for a roll and sets its difficulty; the character's controller rolls it (R-T-3)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    hero = table.hero(cmd.character)
+    _call_difficulty(cmd)
+    given = {
+        name
+        for name, value in (
+            ("must_succeed", cmd.must_succeed),
+            ("power", cmd.power.strip()),
+            ("stunt", cmd.stunt.strip()),
+            ("harder", cmd.harder),
+        )
+        if value
+    }
+    wrong = sorted(given - _CALL_FIELDS[cmd.kind])
+    if wrong:
+        raise TableError(
+            "ltl/call_field",
+            f"a call for {cmd.kind.value.replace('_', ' ')} sets no {', '.join(wrong)}",
+            fix=f"leave {', '.join(wrong)} out",
+            ruling="R-T-3",
+        )
+    power = stunt = ""
+    if cmd.kind in (CallKind.KARMA, CallKind.STUNT, CallKind.LAST_CHANCE) and not hero.karma.usable:
+        raise TableError(
+            "karma/below_d4", f"{hero.name} has no usable Karma", fix="call for another roll", ruling="R-LTL-10"
+        )
+    if cmd.kind is CallKind.STUNT:
+        power = next((p.name for p in hero.sheet.superpowers if p.name.lower() == cmd.power.strip().lower()), "")
+        stunt = " ".join(cmd.stunt.split())
+        if not power or not stunt:
+            powers = ", ".join(p.name for p in hero.sheet.superpowers) or "none"
+            raise TableError(
+                "ltl/stunt_named",
+                "a Power Stunt's call names one of the hero's Superpowers and the stunt",
+                fix=f"name the Superpower ({powers}) and the stunt",
+                ruling="R-LTL-10",
+            )
+    if cmd.kind is CallKind.ATTEMPT:
+        _need_conflict(table).fighter(cmd.character)
+    failed = failed_task(state, table, cmd.character, ctx.user)
+    if cmd.kind is CallKind.LAST_CHANCE and (hero.last_chance_used or failed is None):
+        raise TableError(
+            "ltl/no_failed_task",
+            f"{hero.name} has no failed must-succeed task to follow"
+            + (" (Last Chance is used this adventure)" if hero.last_chance_used else ""),
+            fix="call for Last Chance after a must-succeed task fails, once an adventure",
+            ruling="R-LTL-10",
+        )
+    if cmd.kind is CallKind.LAST_CHANCE and failed is not None and failed.secret:
+        raise TableError(
+            "ltl/secret_last_chance",
+            "the failed task was a secret roll: a call would tell its player of it",
+            fix="roll the Last Chance yourself",
+            ruling="R-T-3",
+        )
+    difficulty_name = None if cmd.difficulty is None else cmd.difficulty.value
+    label = " ".join(cmd.label.split())
+    called = RollCalled(
+        ctx.command_id,
+        cmd.character,
+        cmd.kind.value,
+        difficulty_name,
+        label,
+        cmd.must_succeed,
+        power,
+        stunt,
+        cmd.harder,
+    )
+    opened = CalledRoll(
+        called.call, cmd.character, called.kind, difficulty_name, label, cmd.must_succeed, power, stunt, cmd.harder
+    )
+    return Decision([private(state, cmd.character, called)], replace(table, calls=(*table.calls, opened)))
+
+
+def _take_call(
+    state: TableState, table: LtlTable, user: str, cid: str, call: str, kind: str, given: Iterable[str]
+) -> tuple[CalledRoll, LtlTable, Emitted]:
+    """The call a roll names among those the member may see (their characters'; the GM: all), the table without it
+    and the fact closing it. Raises TableError for another character's or kind's call, Forbidden for a field the call
+    sets."""
+    found = next(
+        (c for c in table.calls if c.id == call and c.character == cid and controls(state, user, c.character)), None
+    )
+    if found is None:
+        raise TableError(
+            "ltl/no_call",
+            f"no roll called for {state.character(cid).name} goes by that name",
+            fix="roll one of the rolls the GM has called for your character, or ask the GM to call for one",
+            ruling="R-T-3",
+        )
+    command = _ROLLED_WITH[CallKind(found.kind)]
+    if found.kind not in kind.split("|"):
+        raise TableError(
+            "ltl/call_kind",
+            f"that call is for {found.kind.replace('_', ' ')}",
+            fix=f"roll it with {command}",
+            ruling="R-T-3",
+        )
+    named = sorted(given)
+    if named:
+        raise Forbidden(
+            "ltl/called",
+            f"the GM's call sets the {', '.join(named)} of this roll",
+            fix=f"leave {', '.join(named)} out",
+            ruling="R-T-3",
+        )
+    closed = private(state, cid, CallClosed(found.id, cid, False))
+    return found, replace(table, calls=tuple(c for c in table.calls if c.id != found.id)), closed
+
+
+def _called_difficulty(called: CalledRoll) -> DifficultyName:
+    assert called.difficulty is not None, "a call for a roll against a difficulty names it"
+    return DifficultyName(called.difficulty)
+
+
+def _gm_sets(state: TableState, user: str, what: str) -> None:
+    """A roll without a call: only the GM sets its difficulty (R-T-3)."""
+    if not state.is_gm(user):
+        raise Forbidden(
+            "ltl/gm_sets_difficulty",
+            f"the difficulty of {what} is the GM's to set",
+            fix="roll one the GM has called for (name its call), or ask the GM to call for one",
+            ruling="R-T-3",
+        )
+
+
+def _direct(name: DifficultyName | None) -> DifficultyName:
+    if name is None:
+        raise TableError("ltl/no_difficulty", "a roll needs a difficulty", fix="set the difficulty", ruling="R-LTL-2")
+    return name
+
+
+def calls_lapsed(state: TableState, table: LtlTable, *, kinds: tuple[str, ...] | None = None) -> Decision:
+    """Calls not rolled lapse: every one at a scene's end, an attempt's at its conflict's end (R-T-3)."""
+    gone = [c for c in table.calls if kinds is None or c.kind in kinds]
+    facts = [private(state, c.character, CallClosed(c.id, c.character, True)) for c in gone]
+    return Decision(facts, replace(table, calls=tuple(c for c in table.calls if c not in gone)))
+
+
+def leave_lapsed(state: TableState, table: LtlTable, *, scopes: tuple[str, ...] | None = None) -> Decision:
+    """The GM's leave to try Recovery ends with the scene, or the conflict, it was given for (R-LTL-11 amended)."""
+    gone = [r for r in table.recovery if scopes is None or r.scope in scopes]
+    facts = [Emitted(RecoveryLapsed(r.character), audience(state, r.character)) for r in gone]
+    return Decision(facts, replace(table, recovery=tuple(r for r in table.recovery if r not in gone)))
+
+
 # --- challenges and their re-rolls ---
 
 
 @handles(Challenge, LTL)
 def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
+    """A challenge the GM called for, rolled by the character's controller, or one the GM rolls directly (R-T-3)."""
     require_controls(state, ctx.user, cmd.character)
-    if cmd.secret or cmd.must_succeed:
-        require_gm(state, ctx.user)
+    table = table_of(state)
+    lead: list[Emitted] = []
+    label = ""
+    if cmd.call is not None:
+        given = [n for n, v in (("difficulty", cmd.difficulty), ("must_succeed", cmd.must_succeed)) if v]
+        given += ["secret"] * cmd.secret
+        called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "challenge", given)
+        name, must_succeed, label, lead = _called_difficulty(called), called.must_succeed, called.label, [closed]
+    else:
+        _gm_sets(state, ctx.user, "a challenge")
+        name, must_succeed = _direct(cmd.difficulty), cmd.must_succeed
     if cmd.secret and cmd.auto_success:
         secret_spends_nothing(state, cmd.character)
-    table = table_of(state)
     paid, task = challenge(
         _scene_roll(state, table.hero(cmd.character), cmd.character, cmd.secret),
-        difficulty(cmd.difficulty),
+        difficulty(name),
         ctx.rng,
         table.options,
         stance=Stance(cmd.style, auto_success=cmd.auto_success),
         who=cmd.character,
-        must_succeed=cmd.must_succeed,
+        must_succeed=must_succeed,
     )
-    opened = OpenTask(ctx.command_id, cmd.character, task, "challenge", cmd.secret)
+    opened = OpenTask(ctx.command_id, cmd.character, task, "challenge", cmd.secret, label)
     after = replace(table.with_hero(cmd.character, paid), tasks=(*table.tasks, opened))
-    facts = changes(state, table, after, "automatic_success", secret=cmd.secret)
-    facts += _opened(state, ctx.command_id, "challenge", task, secret=cmd.secret, style=cmd.style)
+    facts = lead + changes(state, table, after, "automatic_success", secret=cmd.secret)
+    facts += _opened(state, ctx.command_id, "challenge", task, secret=cmd.secret, style=cmd.style, detail=label)
     return Decision(facts, after)
 
 
@@ -583,13 +800,8 @@ def _attack(state: TableState, cmd: Attack, ctx: Ctx) -> Decision:
     table = table_of(state)
     c = _need_conflict(table)
     state.character(cmd.target)
-    if cmd.target_style is not None and not controls(state, ctx.user, cmd.target):
-        raise Forbidden(
-            "ltl/defender_style",
-            "the defender's Style is its player's or the GM's choice",
-            fix="leave target_style out",
-        )
-    target_style = cmd.target_style if cmd.target_style is not None else best_style(table.hero(cmd.target))
+    assert table.conflict is not None
+    target_style = table.conflict.defence(cmd.target)  # its standing defence, at once: nobody waits (R-T-3)
     c = cf.attack(
         c,
         cmd.actor,
@@ -615,23 +827,89 @@ def _attack(state: TableState, cmd: Attack, ctx: Ctx) -> Decision:
     return Decision(facts, after)
 
 
-def best_style(hero: Hero) -> str | None:
-    """A defender's Style when nobody chose one: its best (R-T-3's default until a standing defence is set)."""
-    styles = hero.sheet.styles
-    return max(styles, key=lambda s: s.rating).name if styles else None
+def _style_named(hero: Hero, style: str | None) -> str | None:
+    """The sheet's name of a Style (None: base Power). Raises TableError naming the Styles."""
+    if style is None or not style.strip():
+        return None
+    found = next((s.name for s in hero.sheet.styles if s.name.casefold() == style.strip().casefold()), None)
+    if found is None:
+        names = ", ".join(s.name for s in hero.sheet.styles) or "none"
+        raise TableError(
+            "ltl/no_style",
+            f"{hero.name} has no Style {style.strip()!r}",
+            fix=f"choose one of the sheet's Styles ({names}), or base Power",
+            ruling="R-LTL-4",
+        )
+    return found
+
+
+@handles(SetDefence, LTL)
+def _set_defence(state: TableState, cmd: SetDefence, ctx: Ctx) -> Decision:
+    """A fighter's standing defence Style (R-T-3): its controller sets it at the conflict's start or between rounds;
+    the GM sets an NPC's at any time, and may veto a player's as not applying, saying why."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    _need_conflict(table).fighter(cmd.character)
+    assert table.conflict is not None
+    c = table.conflict
+    style = _style_named(table.hero(cmd.character), cmd.style)
+    reason = " ".join(cmd.reason.split())
+    gm = state.is_gm(ctx.user)
+    vetoed = gm and state.character(cmd.character).owner != state.gm
+    if not gm and not c.between_rounds():
+        raise TableError(
+            "ltl/defence_mid_round",
+            "a defence Style is set when the conflict starts or between rounds",
+            fix="set it once the GM has ended this round",
+            ruling="R-T-3",
+        )
+    if vetoed and not reason:
+        raise TableError(
+            "ltl/veto_reason",
+            "setting a player's defence Style over theirs needs a reason",
+            fix="say why their Style does not apply",
+            ruling="R-T-3",
+        )
+    if reason and not vetoed:
+        raise TableError(
+            "ltl/defence_reason",
+            "only the GM's veto of a player's defence Style gives a reason",
+            fix="leave the reason out",
+            ruling="R-T-3",
+        )
+    if style == c.defence(cmd.character):
+        raise TableError(
+            "ltl/same_defence",
+            f"{state.character(cmd.character).name} already defends with {style or 'base Power'}",
+            fix="nothing to change",
+            ruling="R-T-3",
+        )
+    defences = (*(d for d in c.defences if d[0] != cmd.character), (cmd.character, style))
+    after = replace(table, conflict=replace(c, defences=defences))
+    said = DefenceSet(cmd.character, style, vetoed, reason)
+    return Decision([Emitted(said, audience(state, cmd.character))], after)
 
 
 @handles(Attempt, LTL)
 def _attempt(state: TableState, cmd: Attempt, ctx: Ctx) -> Decision:
+    """A challenge in the conflict, called for by the GM, or rolled by the GM directly (R-T-3, R-LTL-12)."""
     require_controls(state, ctx.user, cmd.actor)
     table = table_of(state)
-    c = cf.attempt(
-        _need_conflict(table), cmd.actor, difficulty(cmd.difficulty), ctx.rng, table.options, stance=Stance(cmd.style)
-    )
+    conflict = _need_conflict(table)
+    lead: list[Emitted] = []
+    label = ""
+    if cmd.call is not None:
+        given = ["difficulty"] if cmd.difficulty is not None else []
+        called, table, closed = _take_call(state, table, ctx.user, cmd.actor, cmd.call, "attempt", given)
+        name, label, lead = _called_difficulty(called), called.label, [closed]
+    else:
+        _gm_sets(state, ctx.user, "a challenge in the conflict")
+        name = _direct(cmd.difficulty)
+    c = cf.attempt(conflict, cmd.actor, difficulty(name), ctx.rng, table.options, stance=Stance(cmd.style))
     after = from_rules(table, c, ctx.command_id)
     assert c.open is not None
-    facts = changes(state, table, after, "attempt")
-    facts += _opened(state, ctx.command_id, "attempt", c.open.task, style=cmd.style, in_conflict=True)
+    facts = lead + changes(state, table, after, "attempt")
+    facts += _opened(state, ctx.command_id, "attempt", c.open.task, style=cmd.style, in_conflict=True, detail=label)
     return Decision(facts, after)
 
 
@@ -657,6 +935,8 @@ def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Decision:
     table = table_of(state)
     c, report = cf.end_round(_need_conflict(table), ctx.rng, table.options, serious=cmd.serious)
     after = from_rules(table, c)
+    # the GM's leave to try Recovery "every round" comes back with each round (R-LTL-11 amended)
+    after = replace(after, recovery=tuple(replace(r, used=0) if r.scope == "round" else r for r in after.recovery))
     facts: list[Emitted] = []
     for fid, result in report.stun_checks:
         rolled = heroism_rolled(fid, "stun", result)
@@ -697,7 +977,10 @@ def _end_conflict(state: TableState, cmd: EndConflict, ctx: Ctx) -> Decision:
         raise TableError(
             "ltl/exchange_open", "an exchange is still being rolled", fix="settle it first", ruling="R-LTL-12"
         )
-    return Decision([Emitted(ConflictEnded(c.winner))], replace(table, conflict=None))
+    ended = replace(table, conflict=None)
+    calls = calls_lapsed(state, ended, kinds=(CallKind.ATTEMPT.value,))
+    leave = leave_lapsed(state, calls.expected, scopes=("conflict", "round"))
+    return Decision([Emitted(ConflictEnded(c.winner)), *calls.facts, *leave.facts], leave.expected)
 
 
 # --- Karma (R-LTL-10) ---
@@ -724,28 +1007,49 @@ def _fortune(state: TableState, cmd: FortuneBurn, ctx: Ctx) -> Decision:
 
 @handles(KarmaRoll, LTL)
 def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
+    """A Karma roll or Power Stunt the GM called for, rolled by the character's controller, or one the GM rolls
+    directly (R-T-3, R-LTL-10)."""
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
     hero = _scene_roll(state, table.hero(cmd.character), cmd.character, False)
-    detail = ""
-    if cmd.purpose is KarmaPurpose.STUNT:
-        task = power_stunt(hero, cmd.power, cmd.stunt, difficulty(cmd.difficulty), ctx.rng, table.options)
-        power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == cmd.power.strip().lower())
-        detail = f"{power}: {cmd.stunt.strip()}"
+    lead: list[Emitted] = []
+    purpose, power_name, stunt, label = cmd.purpose, cmd.power, cmd.stunt, ""
+    if cmd.call is not None:
+        given = [
+            name
+            for name, value in (
+                ("difficulty", cmd.difficulty is not None),
+                ("purpose", cmd.purpose is not KarmaPurpose.KARMA),
+                ("power", cmd.power),
+                ("stunt", cmd.stunt),
+            )
+            if value
+        ]
+        called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "karma|stunt", given)
+        name, purpose, lead = _called_difficulty(called), KarmaPurpose(called.kind), [closed]
+        power_name, stunt, label = called.power, called.stunt, called.label
     else:
-        if cmd.power or cmd.stunt:
+        _gm_sets(state, ctx.user, "a Karma roll")
+        name = _direct(cmd.difficulty)
+    detail = label
+    if purpose is KarmaPurpose.STUNT:
+        task = power_stunt(hero, power_name, stunt, difficulty(name), ctx.rng, table.options)
+        power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower())
+        detail = f"{power}: {stunt.strip()}"
+    else:
+        if power_name or stunt:
             raise TableError(
                 "ltl/karma_roll_stunt",
                 "a plain Karma roll names no Superpower or stunt",
                 fix="roll for a Power Stunt to name them",
                 ruling="R-LTL-10",
             )
-        task = karma_task(hero, difficulty(cmd.difficulty), ctx.rng, table.options)
+        task = karma_task(hero, difficulty(name), ctx.rng, table.options)
     task = replace(task, actor=replace(task.actor, who=cmd.character))
-    opened = OpenTask(ctx.command_id, cmd.character, task, cmd.purpose.value, detail=detail)
+    opened = OpenTask(ctx.command_id, cmd.character, task, purpose.value, detail=detail)
     after = replace(table.with_hero(cmd.character, hero), tasks=(*table.tasks, opened))
     effects = changes(state, table, after, "next_roll")  # effects waiting for this roll come into force
-    return Decision(effects + _opened(state, ctx.command_id, cmd.purpose.value, task, detail=detail), after)
+    return Decision(lead + effects + _opened(state, ctx.command_id, purpose.value, task, detail=detail), after)
 
 
 def failed_task(state: TableState, table: LtlTable, cid: str, user: str) -> FailedTask | None:
@@ -758,10 +1062,20 @@ def failed_task(state: TableState, table: LtlTable, cid: str, user: str) -> Fail
 
 @handles(LastChance, LTL)
 def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
+    """Last Chance (R-LTL-10): burned by the character's controller, or rolled as the GM calls for it, the GM
+    setting whether it is one level harder (R-T-3); the GM may roll it directly."""
     require_controls(state, ctx.user, cmd.character)
-    if cmd.harder:
-        require_gm(state, ctx.user)  # a harder difficulty is the GM's call (R-T-3)
     table = table_of(state)
+    lead: list[Emitted] = []
+    harder = cmd.harder
+    if cmd.call is not None:
+        given = [n for n, v in (("burn", cmd.burn), ("harder", cmd.harder)) if v]
+        called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "last_chance", given)
+        harder, lead = called.harder, [closed]
+    elif cmd.harder:
+        require_gm(state, ctx.user)  # a harder difficulty is the GM's call (R-T-3)
+    elif not cmd.burn:
+        _gm_sets(state, ctx.user, "a Last Chance roll")
     failed = failed_task(state, table, cmd.character, ctx.user)
     if failed is None:
         raise TableError(
@@ -778,14 +1092,14 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
         ctx.rng,
         table.options,
         burn=cmd.burn,
-        harder=cmd.harder,
+        harder=harder,
     )
     after = replace(
         table.with_hero(cmd.character, chance.hero), failed=tuple(f for f in table.failed if f is not failed)
     )
     secret = failed.secret
-    taken = LastChanceTaken(cmd.character, cmd.burn, cmd.harder)
-    facts = [Emitted(taken, Visibility.GM if secret else Visibility.PUBLIC)]
+    taken = LastChanceTaken(cmd.character, cmd.burn, harder)
+    facts = [*lead, Emitted(taken, Visibility.GM if secret else Visibility.PUBLIC)]
     facts += changes(state, table, after, "last_chance", secret=secret)
     if chance.task is not None:
         opened = OpenTask(ctx.command_id, cmd.character, chance.task, "last_chance", secret)
@@ -813,10 +1127,45 @@ def _push(state: TableState, cmd: Push, ctx: Ctx) -> Decision:
 
 @handles(Recover, LTL)
 def _recover(state: TableState, cmd: Recover, ctx: Ctx) -> Decision:
+    """Recovery, rolled or burned, takes one try of the GM's leave (R-LTL-11 amended); the GM acting for a character
+    gives that leave by acting."""
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
+    leave = table.leave(cmd.character)
+    if (leave is None or leave.left == 0) and not state.is_gm(ctx.user):
+        raise TableError(
+            "ltl/recovery_leave",
+            "Recovery needs the GM's leave"
+            + (" and the tries the GM allowed are used" if leave is not None else ", and the GM has given none"),
+            fix="ask the GM how often you may try Recovery",
+            ruling="R-LTL-11",
+        )
     result = recover(table.hero(cmd.character), ctx.rng, table.options, burn=cmd.burn)
-    return _heroism(state, cmd.character, "recovery", result)
+    decision = _heroism(state, cmd.character, "recovery", result)
+    if leave is not None and leave.left != 0:
+        used = replace(leave, used=leave.used + 1)
+        tried = RecoveryTried(cmd.character, used.left)
+        decision.facts.append(Emitted(tried, audience(state, cmd.character)))
+        after = decision.expected
+        decision.expected = replace(
+            after, recovery=tuple(used if r.character == cmd.character else r for r in after.recovery)
+        )
+    return decision
+
+
+@handles(AllowRecovery, LTL)
+def _allow_recovery(state: TableState, cmd: AllowRecovery, ctx: Ctx) -> Decision:
+    """The GM says how often a character may try Recovery, for the scene, the conflict or each round
+    (R-LTL-11 amended, R-T-3)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    table.hero(cmd.character)
+    if cmd.scope.value != "scene":
+        _need_conflict(table)
+    others = tuple(r for r in table.recovery if r.character != cmd.character)
+    allowed = RecoveryAllowed(cmd.character, cmd.scope.value, cmd.tries)
+    after = replace(table, recovery=(*others, RecoveryLeave(cmd.character, cmd.scope.value, cmd.tries)))
+    return Decision([Emitted(allowed, audience(state, cmd.character))], after)
 
 
 # --- defeat, time, healing, Hero Points, overrides ---

@@ -15,7 +15,16 @@ from herotable.table.codec import evolved
 from herotable.table.facts import Fact
 from herotable.table.kit import Step, folder, registrar
 from herotable.table.ltl import facts as lf
-from herotable.table.ltl.state import ConflictState, FailedTask, Fighter, LtlTable, OpenAction, OpenTask
+from herotable.table.ltl.state import (
+    CalledRoll,
+    ConflictState,
+    FailedTask,
+    Fighter,
+    LtlTable,
+    OpenAction,
+    OpenTask,
+    RecoveryLeave,
+)
 
 _NO_THROW = Throw(0, ())
 _RATING = tuple(Rating(p) for p in range(8))
@@ -137,6 +146,39 @@ def _forgotten(table: LtlTable, f: lf.FailuresForgotten) -> LtlTable:
     return evolved(table, failed=())
 
 
+# --- calls and leave (R-T-3) ---
+
+
+@_on(lf.RollCalled)
+def _called(table: LtlTable, f: lf.RollCalled) -> LtlTable:
+    called = CalledRoll(
+        f.call, f.character, f.kind, f.difficulty, f.label, f.must_succeed, f.power, f.stunt, f.harder
+    )
+    return evolved(table, calls=(*table.calls, called))
+
+
+@_on(lf.CallClosed)
+def _call_closed(table: LtlTable, f: lf.CallClosed) -> LtlTable:
+    return evolved(table, calls=tuple(c for c in table.calls if c.id != f.call))
+
+
+@_on(lf.RecoveryAllowed)
+def _allowed(table: LtlTable, f: lf.RecoveryAllowed) -> LtlTable:
+    others = tuple(r for r in table.recovery if r.character != f.character)
+    return evolved(table, recovery=(*others, RecoveryLeave(f.character, f.scope, f.tries)))
+
+
+@_on(lf.RecoveryTried)
+def _tried(table: LtlTable, f: lf.RecoveryTried) -> LtlTable:
+    leave = tuple(evolved(r, used=r.used + 1) if r.character == f.character else r for r in table.recovery)
+    return evolved(table, recovery=leave)
+
+
+@_on(lf.RecoveryLapsed)
+def _lapsed(table: LtlTable, f: lf.RecoveryLapsed) -> LtlTable:
+    return evolved(table, recovery=tuple(r for r in table.recovery if r.character != f.character))
+
+
 # --- conflicts ---
 
 
@@ -158,6 +200,13 @@ def _started(table: LtlTable, f: lf.ConflictStarted) -> LtlTable:
         for cid, side, karma in f.fighters
     )
     return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes), fatigue=f.fatigue))
+
+
+@_on(lf.DefenceSet)
+def _defence(table: LtlTable, f: lf.DefenceSet) -> LtlTable:
+    c = _conflict(table)
+    defences = (*(d for d in c.defences if d[0] != f.character), (f.character, f.style))
+    return evolved(table, conflict=evolved(c, defences=defences))
 
 
 @_on(lf.InitiativeOrder)
@@ -217,7 +266,9 @@ def _gave_up(table: LtlTable, f: lf.FighterGaveUp) -> LtlTable:
 def _round_ended(table: LtlTable, f: lf.RoundEnded) -> LtlTable:
     table = _fighters(table, lambda x: evolved(x, acted=False))
     c = _conflict(table)
-    return evolved(table, conflict=evolved(c, pending=(), round=c.round + 1))
+    # the GM's leave to try Recovery "every round" comes back with each round (R-LTL-11 amended)
+    leave = tuple(evolved(r, used=0) if r.scope == "round" else r for r in table.recovery)
+    return evolved(table, conflict=evolved(c, pending=(), round=c.round + 1), recovery=leave)
 
 
 @_on(lf.ConflictEnded)

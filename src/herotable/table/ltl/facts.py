@@ -303,6 +303,69 @@ class DieRevealed(Fact):
         return tuple((self.die, face) for faces in self.throws for face in faces)
 
 
+# --- what the GM calls for and allows (R-T-3) ---
+
+
+@fact
+@dataclass(frozen=True)
+class RollCalled(Fact):
+    """The GM called for a roll (R-T-3): its kind (challenge, attempt, karma, stunt, last_chance) and what the GM
+    set; the character's controller rolls it. `difficulty` is a difficulty's name, None for a Last Chance."""
+
+    type = "ltl.roll_called"
+    call: str
+    character: str
+    kind: str
+    difficulty: str | None
+    label: str = ""
+    must_succeed: bool = False
+    power: str = ""
+    stunt: str = ""
+    harder: bool = False
+
+
+@fact
+@dataclass(frozen=True)
+class CallClosed(Fact):
+    """A call was rolled, or `lapsed`: not rolled before the scene (an attempt's: the conflict) ended."""
+
+    type = "ltl.call_closed"
+    call: str
+    character: str
+    lapsed: bool
+
+
+@fact
+@dataclass(frozen=True)
+class RecoveryAllowed(Fact):
+    """The GM's leave to try Recovery (R-LTL-11 amended): `tries` (None: as often as the hero likes; 0: none) for the
+    scene, the conflict or each round of it. It replaces any leave before it."""
+
+    type = "ltl.recovery_allowed"
+    character: str
+    scope: str
+    tries: int | None
+
+
+@fact
+@dataclass(frozen=True)
+class RecoveryTried(Fact):
+    """A Recovery, rolled or burned, took one try of the GM's leave; `left` tries remain (None: unlimited)."""
+
+    type = "ltl.recovery_tried"
+    character: str
+    left: int | None
+
+
+@fact
+@dataclass(frozen=True)
+class RecoveryLapsed(Fact):
+    """The GM's leave to try Recovery ended with the scene or the conflict it was given for."""
+
+    type = "ltl.recovery_lapsed"
+    character: str
+
+
 # --- conflicts (R-LTL-12) ---
 
 
@@ -330,6 +393,19 @@ def _fatigue_chosen(payload: dict[str, Any]) -> dict[str, Any]:
 def _no_initiative_power(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 3 → 4: the GM's grant of a Power's initiative bonus (R-LTL-12 amended); nobody had one before it."""
     return {**payload, "initiative_power": []}
+
+
+@fact
+@dataclass(frozen=True)
+class DefenceSet(Fact):
+    """A fighter's standing defence Style (None: base Power), rolled at once in every exchange against it (R-T-3).
+    `vetoed`: the GM set it over its player's, who did not have it apply; `reason` says why."""
+
+    type = "ltl.defence_set"
+    character: str
+    style: str | None
+    vetoed: bool = False
+    reason: str = ""
 
 
 @fact

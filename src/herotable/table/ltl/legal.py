@@ -29,7 +29,17 @@ from herotable.table.game import (
     new_character_actions,
     word_choice,
 )
-from herotable.table.ltl.commands import AWARD, OVERRIDE_LEVELS, TOKENS, DieSetting, DifficultyName, Improvement
+from herotable.table.ltl.commands import (
+    AWARD,
+    OVERRIDE_LEVELS,
+    TOKENS,
+    TRIES,
+    CallKind,
+    DieSetting,
+    DifficultyName,
+    Improvement,
+    RecoveryScope,
+)
 from herotable.table.ltl.decide import failed_task, table_of
 from herotable.table.ltl.state import LtlTable, OpenAction, OpenTask, rules_conflict
 from herotable.table.state import CharacterRef, TableState
@@ -53,7 +63,8 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     gm = state.is_gm(user)
     out = new_character_actions(state, user, "character.create_ltl", "ltl", "R-LTL-19")
     for c in mine:
-        out += _solo(table, c, gm)
+        out += _solo(state, table, c, gm)
+    out += called_rolls(state, table, user)
     out += _rolls(state, table, user)
     out += last_chances(state, table, user)
     if table.conflict is not None:
@@ -65,14 +76,15 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     return out
 
 
-def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
-    """A character's own actions outside any roll: challenges, Karma, Heroism, healing, Hero Points."""
+def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
+    """A character's own actions outside any roll: challenges and Karma rolls (the GM's, rolled directly: a player
+    rolls what the GM calls for, R-T-3), Try Again, Heroism, healing, Hero Points."""
     hero = table.hero(c.id)
     fixed = {"character": c.id}
     name = c.name
     out: list[LegalAction] = []
     karma = hero.karma.usable
-    if hero.can_act():
+    if gm and hero.can_act():
         fields: dict[str, Domain] = {"difficulty": DIFFICULTIES, "style": _styles(hero)}
         if karma:
             fields["auto_success"] = Flag()
@@ -96,6 +108,7 @@ def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
                 rule="R-LTL-10",
             )
         )
+    if karma and gm:
         out.append(
             LegalAction(
                 "ltl.karma.roll", f"{name}: a Karma roll", fixed, {"difficulty": DIFFICULTIES}, "Karma", "R-LTL-10"
@@ -121,7 +134,8 @@ def _solo(table: LtlTable, c: CharacterRef, gm: bool) -> list[LegalAction]:
     if hero.heroism.usable:
         if hero.can_act(stakes) and not hero.pushed and hero.base_now(stakes).sides != 20:
             out.append(LegalAction("ltl.heroism.push", f"{name}: Push", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11"))
-        if hero.losses:
+        leave = table.leave(c.id)
+        if hero.losses and (gm or (leave is not None and leave.left != 0)):  # the GM's leave (R-LTL-11 amended)
             out.append(
                 LegalAction("ltl.heroism.recover", f"{name}: Recovery", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11")
             )
@@ -209,6 +223,37 @@ def _spends(hero: Hero, c: CharacterRef) -> list[LegalAction]:
                 Improvement.REMOVE_COMPLICATION, "remove a Complication", {"target": Choice(tuple(sheet.complications))}
             )
         )
+    return out
+
+
+def called_rolls(state: TableState, table: LtlTable, user: str) -> list[LegalAction]:
+    """Each roll the GM called for that the viewer may roll now, with the declarations left to its roller (R-T-3)."""
+    out: list[LegalAction] = []
+    c = rules_conflict(table) if table.conflict is not None else None
+    for call in table.calls:
+        cid = call.character
+        if not controls(state, user, cid):
+            continue
+        hero = table.hero(cid)
+        name = state.character(cid).name
+        what = f"{name}: {call.label or call.kind.replace('_', ' ')}" + (
+            f" ({call.difficulty}, called by the GM)" if call.difficulty else " (called by the GM)"
+        )
+        kind = CallKind(call.kind)
+        able = hero.can_act()
+        fixed: dict[str, Json] = {"character": cid, "call": call.id}
+        if kind is CallKind.CHALLENGE and hero.can_act():
+            fields: dict[str, Domain] = {"style": _styles(hero)}
+            if hero.karma.usable:
+                fields["auto_success"] = Flag()
+            out.append(LegalAction("ltl.challenge", what, fixed, fields, "Rolls", "R-LTL-2, R-T-3"))
+        elif kind is CallKind.ATTEMPT and c is not None and any(f.id == cid for f in c.fighters) and cf.may_act(c, cid):
+            attempt = {"actor": cid, "call": call.id}
+            out.append(LegalAction("ltl.attempt", what, attempt, {"style": _styles(hero)}, "Conflict", "R-LTL-12"))
+        elif kind in (CallKind.KARMA, CallKind.STUNT) and hero.karma.usable and (kind.value == "karma" or able):
+            out.append(LegalAction("ltl.karma.roll", what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
+        elif kind is CallKind.LAST_CHANCE and _last_chance_open(state, table, user, cid):
+            out.append(LegalAction("ltl.karma.last_chance", what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
     return out
 
 
@@ -316,45 +361,34 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
                 fields["broke"] = IntRange(0, top)
             if hero.karma.usable:
                 fields["auto_success"] = Flag()
-            theirs = [f for f in targets if not controls(state, user, f.id)]
-            if theirs:
+            if targets:  # the defender rolls its standing defence Style (R-T-3)
                 out.append(
                     LegalAction(
                         "ltl.attack",
                         f"{ref.name}: attack",
                         {"actor": ref.id},
-                        {"target": Choice(tuple(f.id for f in theirs), tuple(f.hero.name for f in theirs)), **fields},
+                        {"target": Choice(tuple(f.id for f in targets), tuple(f.hero.name for f in targets)), **fields},
                         group,
                         rule,
                     )
                 )
-            for f in targets:
-                if controls(state, user, f.id):
-                    out.append(
-                        LegalAction(
-                            "ltl.attack",
-                            f"{ref.name}: attack {f.hero.name}",
-                            {"actor": ref.id, "target": f.id},
-                            {**fields, "target_style": _styles(f.hero)},
-                            group,
-                            rule,
-                        )
+            if state.is_gm(user):  # a player's challenge in the conflict is one the GM calls for (R-T-3)
+                out.append(
+                    LegalAction(
+                        "ltl.attempt",
+                        f"{ref.name}: a challenge in the conflict",
+                        {"actor": ref.id},
+                        {"difficulty": DIFFICULTIES, "style": _styles(hero)},
+                        group,
+                        rule,
                     )
-            out.append(
-                LegalAction(
-                    "ltl.attempt",
-                    f"{ref.name}: a challenge in the conflict",
-                    {"actor": ref.id},
-                    {"difficulty": DIFFICULTIES, "style": _styles(hero)},
-                    group,
-                    rule,
                 )
-            )
             out.append(LegalAction("ltl.conflict.pass", f"{ref.name}: wait this round", fixed, group=group, rule=rule))
         out += _initiative(c, ref)
         in_open = c.open is not None and ref.id in (c.open.actor, c.open.target)
         if not me.gave_up and not in_open:
             out.append(LegalAction("ltl.conflict.give_up", f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
+        out += _defence(state, table, user, ref)
     if state.is_gm(user) and c.open is None:
         wounded = cf.wounded_this_round(c)
         end: dict[str, Domain] = {}
@@ -362,6 +396,59 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
             end["serious"] = Subset(wounded, tuple(state.character(fid).name for fid in wounded))
         out.append(LegalAction("ltl.conflict.end_round", "End the round", fields=end, group=group, rule=rule))
         out.append(LegalAction("ltl.conflict.end", "End the conflict", group=group, rule=rule))
+    return out
+
+
+def _defence(state: TableState, table: LtlTable, user: str, ref: CharacterRef) -> list[LegalAction]:
+    """A fighter's standing defence Style (R-T-3): its controller's at the conflict's start or between rounds; the
+    GM's for an NPC at any time, and over a player's (a veto) with a reason."""
+    c = table.conflict
+    assert c is not None
+    gm = state.is_gm(user)
+    veto = gm and state.character(ref.id).owner != state.gm
+    if not gm and not c.between_rounds():
+        return []
+    hero = table.hero(ref.id)
+    now = c.defence(ref.id)
+    styles = [(None, "base Power")] + [(s.name, f"{s.name} ({s.rating.name})") for s in hero.sheet.styles]
+    left = [(v, label) for v, label in styles if v != now]
+    if not left:
+        return []
+    fields: dict[str, Domain] = {"style": Choice(tuple(v for v, _ in left), tuple(label for _, label in left))}
+    if veto:
+        fields["reason"] = TextDomain(LABEL_LENGTH, required=True)
+    label = f"{ref.name}: " + ("rule the defence Style (veto)" if veto else "defence Style")
+    return [LegalAction("ltl.defence", label, {"character": ref.id}, fields, "Conflict", "R-T-3")]
+
+
+def _calls(state: TableState, table: LtlTable, c: CharacterRef, hero: Hero) -> list[LegalAction]:
+    """What the GM may call for a character to roll (R-T-3): each kind with what the GM sets."""
+    fixed: dict[str, Json] = {"character": c.id}
+    label = TextDomain(LABEL_LENGTH)
+    group, rule = "Calls", "R-T-3"
+
+    def call(kind: CallKind, what: str, fields: dict[str, Domain]) -> LegalAction:
+        return LegalAction("ltl.call", f"{c.name}: call for {what}", {**fixed, "kind": kind.value}, fields, group, rule)
+
+    challenge: dict[str, Domain] = {"difficulty": DIFFICULTIES, "label": label, "must_succeed": Flag()}
+    out = [call(CallKind.CHALLENGE, "a challenge", challenge)]
+    conflict = table.conflict
+    if conflict is not None and conflict.fights(c.id):
+        out.append(call(CallKind.ATTEMPT, "a challenge in the conflict", {"difficulty": DIFFICULTIES, "label": label}))
+    if hero.karma.usable:
+        out.append(call(CallKind.KARMA, "a Karma roll", {"difficulty": DIFFICULTIES, "label": label}))
+        powers = hero.sheet.superpowers
+        if powers:
+            stunt: dict[str, Domain] = {
+                "difficulty": DIFFICULTIES,
+                "label": label,
+                "power": Choice(tuple(p.name for p in powers)),
+                "stunt": TextDomain(NAME_LENGTH, required=True),
+            }
+            out.append(call(CallKind.STUNT, "a Power Stunt", stunt))
+        failed = next((f for f in table.failed if f.character == c.id), None)
+        if failed and not failed.secret and not hero.last_chance_used:
+            out.append(call(CallKind.LAST_CHANCE, "a Last Chance roll", {"label": label, "harder": Flag()}))
     return out
 
 
@@ -413,6 +500,29 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
             continue
         hero = table.hero(c.id)
         fixed = {"character": c.id}
+        out += _calls(state, table, c, hero)
+        scopes = (RecoveryScope.SCENE,) if table.conflict is None else tuple(RecoveryScope)
+        leave: dict[str, Domain] = {"scope": word_choice(tuple(s.value for s in scopes))}
+        out.append(
+            LegalAction(
+                "ltl.recovery.allow",
+                f"{c.name}: allow Recovery tries",
+                fixed,
+                {**leave, "tries": IntRange(TRIES.lo, TRIES.hi)},
+                "Judgement",
+                "R-LTL-11",
+            )
+        )
+        out.append(
+            LegalAction(
+                "ltl.recovery.allow",
+                f"{c.name}: allow Recovery as often as they like",
+                {**fixed, "tries": None},
+                leave,
+                "Judgement",
+                "R-LTL-11",
+            )
+        )
         if hero.karma.usable:
             out.append(
                 LegalAction(
@@ -509,15 +619,27 @@ def last_chances(state: TableState, table: LtlTable, user: str) -> list[LegalAct
         hero = table.heroes.get(c.id)
         if hero is None or not controls(state, user, c.id) or hero.last_chance_used or not hero.karma.usable:
             continue
-        failed = failed_task(state, table, c.id, user)
-        if failed is None or (failed.secret and not c.hidden):  # a secret roll spends nothing the players see
+        if not _last_chance_open(state, table, user, c.id):
             continue
-        fields: dict[str, Domain] = {"burn": Flag()}
-        if state.is_gm(user):
-            fields["harder"] = Flag()
-        out.append(
-            LegalAction(
-                "ltl.karma.last_chance", f"{c.name}: Last Chance", {"character": c.id}, fields, "Karma", "R-LTL-10"
+        if state.is_gm(user):  # the GM rolls it directly, and says whether it is harder (R-T-3)
+            fields: dict[str, Domain] = {"burn": Flag(), "harder": Flag()}
+            out.append(
+                LegalAction(
+                    "ltl.karma.last_chance", f"{c.name}: Last Chance", {"character": c.id}, fields, "Karma", "R-LTL-10"
+                )
             )
-        )
+        else:  # a player burns it, or rolls the Last Chance the GM calls for
+            burn: dict[str, Json] = {"character": c.id, "burn": True}
+            label = f"{c.name}: Last Chance (burn 1 Karma to succeed)"
+            out.append(LegalAction("ltl.karma.last_chance", label, burn, group="Karma", rule="R-LTL-10"))
     return out
+
+
+def _last_chance_open(state: TableState, table: LtlTable, user: str, cid: str) -> bool:
+    """Whether the character may take Last Chance now, for this viewer (R-LTL-10)."""
+    hero = table.heroes.get(cid)
+    if hero is None or not controls(state, user, cid) or hero.last_chance_used or not hero.karma.usable:
+        return False
+    failed = failed_task(state, table, cid, user)
+    # a secret roll spends nothing the players see
+    return failed is not None and not (failed.secret and not state.character(cid).hidden)

@@ -87,6 +87,8 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         "conflict": None,
         "contest": contest_view(state, user),
         "team": team_view(state, user),  # R-LTL-14
+        "calls": [encode(c) for c in table.calls if controls(state, user, c.character)],  # R-T-3
+        "recovery": [encode(r) for r in table.recovery if may_see_sheet(state, user, r.character)],  # R-LTL-11
     }
     c = table.conflict
     if c is not None:
@@ -114,6 +116,8 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
             "pending": [encode(p) for p in c.pending],
             "open": open_,
             "over": _rules_over(table),
+            # a hidden defender's Style is the GM's (R-T-3)
+            "defences": [[cid, style] for cid, style in c.defences if cid not in hidden],
         }
     return view
 
@@ -171,11 +175,21 @@ def card(state: TableState, user: str, cid: str) -> Card:
         )
         if on
     ]
+    leave = table.leave(cid)
+    if leave is not None:
+        flags.append(f"Recovery: {'any number of' if leave.left is None else leave.left} tries left ({leave.scope})")
+    if controls(state, user, cid):
+        flags += [
+            f"called for: {c.kind.replace('_', ' ')}" + (f" against {c.difficulty}" if c.difficulty else "")
+            for c in table.calls
+            if c.character == cid
+        ]
     side = ""
     if table.conflict is not None and table.conflict.fights(cid):
         fighter = table.conflict.fighter(cid)
         side = fighter.side
         flags += ["acted this round"] * fighter.acted + ["gave up"] * fighter.gave_up
+        flags.append(f"defends with {table.conflict.defence(cid) or 'base Power'}")
     return Card(cid, c.name, owner, c.npc, c.hidden, True, controls(state, user, cid), tuple(stats), tuple(flags), side)
 
 

@@ -39,6 +39,12 @@ TITLES = {
     "ltl.last_chance_taken": "Last Chance",
     "ltl.time_passed": "Time passes",
     "ltl.overridden": "GM override",
+    "ltl.roll_called": "The GM calls for a roll",
+    "ltl.call_closed": "The GM calls for a roll",
+    "ltl.defence_set": "Defence",
+    "ltl.recovery_allowed": "Recovery",
+    "ltl.recovery_tried": "Recovery",
+    "ltl.recovery_lapsed": "Recovery",
 }
 
 COMMAND_TITLES = {
@@ -356,6 +362,57 @@ def _last_chance(f: lf.LastChanceTaken, n: Names) -> str:
     if f.burn:
         return f"{_n(n, f.character)} takes Last Chance and burns Karma to succeed outright"
     return f"{_n(n, f.character)} takes Last Chance: one more try" + (", one level harder" if f.harder else "")
+
+
+_CALLED = {
+    "challenge": "a challenge",
+    "attempt": "a challenge in the conflict",
+    "karma": "a Karma roll",
+    "stunt": "a Power Stunt",
+    "last_chance": "a Last Chance roll",
+}
+
+
+@_says(lf.RollCalled)
+def _called(f: lf.RollCalled, n: Names) -> str:
+    what = _CALLED.get(f.kind, _words(f.kind))
+    if f.kind == "stunt":
+        what += f" ({f.power}: {f.stunt})"
+    against = f" against {f.difficulty}" if f.difficulty else ", one level harder" if f.harder else ""
+    extra = (", must succeed" if f.must_succeed else "") + (f": {f.label}" if f.label else "")
+    return f"The GM calls for {_n(n, f.character)}'s {what}{against}{extra}"
+
+
+@_says(lf.CallClosed)
+def _call_closed(f: lf.CallClosed, n: Names) -> str | None:
+    return f"{_n(n, f.character)}'s called roll lapses, not rolled" if f.lapsed else None
+
+
+@_says(lf.DefenceSet)
+def _defence(f: lf.DefenceSet, n: Names) -> str:
+    style = f.style or "base Power"
+    if f.vetoed:
+        return f"the GM rules {_n(n, f.character)} defends with {style}: {f.reason}"
+    return f"{_n(n, f.character)} defends with {style}"
+
+
+@_says(lf.RecoveryAllowed)
+def _allowed(f: lf.RecoveryAllowed, n: Names) -> str:
+    each = {"scene": "this scene", "conflict": "this conflict", "round": "each round"}.get(f.scope, f.scope)
+    if f.tries == 0:
+        return f"the GM allows {_n(n, f.character)} no Recovery {each}"
+    tries = "as often as they like" if f.tries is None else f"{f.tries} time(s)"
+    return f"the GM allows {_n(n, f.character)} to try Recovery {tries} {each}"
+
+
+@_says(lf.RecoveryTried)
+def _tried(f: lf.RecoveryTried, n: Names) -> str | None:
+    return None if f.left is None else f"{_n(n, f.character)} may try Recovery {f.left} more time(s)"
+
+
+@_says(lf.RecoveryLapsed)
+def _leave_lapsed(f: lf.RecoveryLapsed, n: Names) -> str:
+    return f"the GM's leave for {_n(n, f.character)} to try Recovery ends"
 
 
 @_says(lf.FailuresForgotten)

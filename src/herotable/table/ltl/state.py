@@ -41,6 +41,36 @@ class FailedTask:
 
 
 @dataclass(frozen=True)
+class CalledRoll:
+    """A roll the GM called for and its controller has not rolled yet (R-T-3): what the GM set."""
+
+    id: str  # the command that called it
+    character: str
+    kind: str  # a CallKind
+    difficulty: str | None = None  # a DifficultyName; None for a Last Chance (its task's)
+    label: str = ""
+    must_succeed: bool = False
+    power: str = ""
+    stunt: str = ""
+    harder: bool = False
+
+
+@dataclass(frozen=True)
+class RecoveryLeave:
+    """The GM's leave for a character to try Recovery (R-LTL-11 amended): `tries` (None: unlimited) for the scene, the
+    conflict or each round; `used` counts the tries taken, rolled or burned."""
+
+    character: str
+    scope: str  # a RecoveryScope
+    tries: int | None
+    used: int = 0
+
+    @property
+    def left(self) -> int | None:
+        return None if self.tries is None else max(0, self.tries - self.used)
+
+
+@dataclass(frozen=True)
 class Fighter:
     id: str
     side: str
@@ -72,6 +102,15 @@ class ConflictState:
     fatigue: bool = True  # failed challenges cost a level of fatigue (R-LTL-12)
     initiative_used: tuple[tuple[str, str, str], ...] = ()  # this round's initiative re-rolls (R-LTL-12 amended)
     initiative_first: tuple[str, ...] = ()  # who bought acting first this round with Karma
+    defences: tuple[tuple[str, str | None], ...] = ()  # standing defence Styles set so far; unset: base Power (R-T-3)
+
+    def defence(self, fid: str) -> str | None:
+        """The Style the fighter defends with (None: base Power)."""
+        return next((style for cid, style in self.defences if cid == fid), None)
+
+    def between_rounds(self) -> bool:
+        """Whether no action of this round has been taken yet (the conflict's start, or a round just ended)."""
+        return self.open is None and not self.pending and not any(f.acted for f in self.fighters)
 
     def fighter(self, fid: str) -> Fighter:
         for f in self.fighters:
@@ -123,6 +162,11 @@ class LtlTable(Roster[Hero]):
     failed: tuple[FailedTask, ...] = ()
     contest: OpenContest | None = None
     team: OpenTeam | None = None  # a team task called and not yet rolled (R-LTL-14)
+    calls: tuple[CalledRoll, ...] = ()  # rolls the GM called for, not yet rolled (R-T-3)
+    recovery: tuple[RecoveryLeave, ...] = ()  # the GM's leave to try Recovery (R-LTL-11 amended)
+
+    def leave(self, cid: str) -> RecoveryLeave | None:
+        return next((r for r in self.recovery if r.character == cid), None)
 
     @property
     def stakes(self) -> LossType | None:
@@ -188,5 +232,6 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         fatigue=c.fatigue,
         initiative_used=c.initiative_used,
         initiative_first=c.initiative_first,
+        defences=table.conflict.defences if table.conflict is not None else (),
     )
     return replace(table.with_heroes({f.id: f.hero for f in c.fighters}), conflict=state)
