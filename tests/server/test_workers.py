@@ -3,6 +3,7 @@ a member did on another, and `--workers N` runs N processes behind one address (
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -71,9 +72,10 @@ def _member(url: str, name: str) -> httpx.Client:
     return client
 
 
-def _socket(url: str, client: httpx.Client, cid: str) -> Any:
+def _socket(stack: contextlib.ExitStack, url: str, client: httpx.Client, cid: str) -> Any:
     cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
-    ws = connect(f"ws{url.removeprefix('http')}/ws/campaigns/{cid}", additional_headers={"Cookie": cookie})
+    address = f"ws{url.removeprefix('http')}/ws/campaigns/{cid}"
+    ws = stack.enter_context(connect(address, additional_headers={"Cookie": cookie}))
     assert json.loads(ws.recv(timeout=20))["type"] == "hello"
     return ws
 
@@ -95,8 +97,9 @@ def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis
     code = gm.post(f"/api/v1/campaigns/{cid}/invites", json={"role": "player"}).json()["code"]
     pat = _member(second, "patricia")
     assert pat.post(f"/api/v1/join/{code}", json={}).status_code == 200
-    watching_second = [_socket(second, pat, cid) for _ in range(4)]  # spread over the second's two workers
-    watching_first = _socket(first, gm, cid)
+    stack = contextlib.ExitStack()
+    watching_second = [_socket(stack, second, pat, cid) for _ in range(4)]  # spread over the second's two workers
+    watching_first = _socket(stack, first, gm, cid)
     assert gm.post(f"/api/v1/campaigns/{cid}/commands", json={"type": "structure.start_adventure"}).status_code == 200
     for ws in watching_second:
         assert _next_events(ws) == ["structure.adventure_started"]
@@ -105,8 +108,7 @@ def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis
     kinds: list[str] = []
     while "table.dice_rolled" not in kinds:
         kinds += _next_events(watching_first)
-    for ws in [*watching_second, watching_first]:
-        ws.close()
+    stack.close()
 
 
 def test_several_workers_need_redis(tmp_path: Path) -> None:
