@@ -170,3 +170,36 @@ def test_every_text_box_on_the_forms_says_how_long_it_may_be(gm: tuple[TestClien
         assert typed, path
         for box in typed:
             assert "maxlength=" in box, (path, box)
+
+
+def test_answers_made_for_a_member_are_never_stored_by_caches(gm: tuple[TestClient, dict[str, str], str]) -> None:
+    c, _, cid = gm
+    for path in ("/", f"/campaigns/{cid}", f"/api/v1/campaigns/{cid}"):
+        assert c.get(path).headers["cache-control"] == "no-store", path
+    assert c.get("/static/herotable.css").headers.get("cache-control") != "no-store"  # the same for everyone
+
+
+def test_campaign_and_invitation_bodies_name_no_field_they_do_not_have(
+    gm: tuple[TestClient, dict[str, str], str],
+) -> None:
+    c, headers, cid = gm
+    made = c.post("/api/v1/campaigns", json={"name": "X", "ruleset": "ltl", "campaign_id": "chosen"}, headers=headers)
+    assert made.status_code == 422 and made.json()["error"]["field"] == "campaign_id"
+    invite = c.post(f"/api/v1/campaigns/{cid}/invites", json={"role": "player", "uses": 10**20}, headers=headers)
+    assert invite.status_code == 422 and invite.json()["error"]["field"] == "uses"
+
+
+def test_invitation_links_use_the_servers_own_address_not_the_clients_host(tmp_path: Any) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'links.db'}")
+    settings = Settings(secret_key="limits-tests-secret-0123456789", public_url="https://table.example/")
+    with TestClient(create_app(settings, store=store)) as c:
+        form = {"csrf_token": _csrf(c), "username": "gamemaster", "display_name": "GM", "password": PASSWORD}
+        assert c.post("/register", data=form, follow_redirects=False).status_code == 303
+        headers = {"X-CSRF-Token": _csrf(c)}
+        cid = c.post("/api/v1/campaigns", json={"name": "L", "ruleset": "ltl"}, headers=headers).json()["campaign_id"]
+        made = c.post(
+            f"/api/v1/campaigns/{cid}/invites", json={"role": "player"}, headers={**headers, "Host": "evil.example"}
+        )
+        assert made.status_code == 201, made.text
+        assert made.json()["link"] == f"https://table.example/join/{made.json()['code']}"
+    store.close()

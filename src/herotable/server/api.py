@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from herotable.server import odds_panel
 from herotable.server.auth import replace_password, stamp, start_session
@@ -36,6 +36,8 @@ class Registration(Credentials):
 
 
 class NewCampaign(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     name: str = Field(min_length=1, max_length=100)
     ruleset: Ruleset
 
@@ -46,6 +48,8 @@ class NewPassword(BaseModel):
 
 
 class NewInvite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     role: Role = Role.PLAYER
     days: int = Field(default=7, ge=1, le=30, description="days the link works")
     max_uses: int | None = Field(default=None, ge=1, le=100, description="joins it allows; none: no limit")
@@ -305,11 +309,20 @@ def command_types() -> dict[str, Any]:
     return out
 
 
+def join_link(request: Request, code: str) -> str:
+    """The invitation link to share: on HEROTABLE_PUBLIC_URL when the server knows its address (a Host header is
+    the client's to write, so a link built from it could point anywhere), else on the address the GM used."""
+    public = request.app.state.services.settings.public_url
+    if public:
+        return f"{public.rstrip('/')}/join/{code}"
+    return str(request.url_for("join_page", code=code))
+
+
 def invite_json(invite: Invite, request: Request, joined: list[dict[str, str]] | None = None) -> dict[str, Any]:
     return {
         "code": invite.code,
         "role": invite.role,
-        "link": str(request.url_for("join_page", code=invite.code)),
+        "link": join_link(request, invite.code),
         "created_at": invite.created_at,
         "expires_at": invite.expires_at,
         "max_uses": invite.max_uses,

@@ -137,7 +137,8 @@ class RequestGuard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await more()
 
-        await self.app(scope, replay, self._with_headers(send))
+        static = scope.get("path", "").startswith("/static/")
+        await self.app(scope, replay, self._with_headers(send, static=static))
 
     def _too_large(self) -> tuple[int, bytes]:
         return _refusal(
@@ -163,11 +164,13 @@ class RequestGuard:
             if not message.get("more_body", False):
                 return b"".join(chunks), receive
 
-    def _with_headers(self, send: Send) -> Send:
+    def _with_headers(self, send: Send, *, static: bool = False) -> Send:
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name.lower() for name, _ in message.get("headers", ())}
                 extra = [(name, value) for name, value in SECURITY_HEADERS if name not in present]
+                if not static and b"cache-control" not in present:  # a page or answer made for one member
+                    extra.append((b"cache-control", b"no-store"))
                 message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 
