@@ -76,3 +76,28 @@ def test_the_table_page_offers_free_dice_and_logs_the_total():
     log = m["sam"].get(f"/campaigns/{cid}/table/log").text
     total = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()["events"][-1]["fact"]["total"]
     assert "falling rocks: 3d6 (" in log and f") = {total}</p>" in log
+
+
+def test_the_odds_panel_is_computed_once_per_state_and_viewer(monkeypatch):
+    from herotable.server import pages
+
+    computed: list[tuple[int, str]] = []
+    real = pages._compute_odds
+
+    def counting(state, uid, acts):  # the real computation, counted
+        computed.append((state.seq, uid))
+        return real(state, uid, acts)
+
+    monkeypatch.setattr(pages, "_compute_odds", counting)
+    cid, m = heroes_and_villains()
+    m["gm"].command(
+        cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"], ["shadow", "villains"]]
+    )
+    first = m["pat"].get(f"/campaigns/{cid}/table/odds").text
+    assert m["pat"].get(f"/campaigns/{cid}/table/odds").text == first  # every reload of the panel: from memory
+    assert len(computed) == 1
+    m["gm"].get(f"/campaigns/{cid}/table/odds")
+    assert len(computed) == 2  # another viewer, other odds
+    m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy")
+    assert "None of your fighters can open an exchange now" in m["pat"].get(f"/campaigns/{cid}/table/odds").text
+    assert len(computed) == 3  # the state moved on: computed again

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, cast
@@ -22,7 +25,7 @@ from herotable.server import actions, api, board, odds_panel, sheets
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.security import digest
-from herotable.service import LegacyCampaign
+from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.game import LegalAction
@@ -537,14 +540,40 @@ def _table_context(state: TableState, user: User, svc: Services, part: str | Non
             "own": [c for c in state.characters if c.owner == uid],
         }
     if wanted("odds"):
-        context["odds"] = _odds_context(state, uid, acts)
+        context["odds"] = _odds_context(svc.table, state, uid, acts)
     if wanted("log"):
         page = svc.table.stream(state.campaign_id, uid, limit=board.LOG_LENGTH * 4)
         context |= {"log": board.log(state, page.seen), "faces": board.faces}
     return context
 
 
-def _odds_context(state: TableState, uid: str, acts: list[LegalAction]) -> list[dict[str, Any]]:
+ODDS_CACHED = 512  # odds panels kept per server, by campaign, state and viewer
+OddsPanel = list[dict[str, Any]]
+_odds_caches: weakref.WeakKeyDictionary[TableService, OrderedDict[tuple[str, int, str], OddsPanel]] = (
+    weakref.WeakKeyDictionary()
+)
+_odds_lock = threading.Lock()
+
+
+def _odds_context(svc: TableService, state: TableState, uid: str, acts: list[LegalAction]) -> OddsPanel:
+    """The odds panel, computed once per campaign state and viewer: every reload of the panel after it, until
+    something happens at the table, reads it from memory (the odds of a state never change)."""
+    key = (state.campaign_id, state.seq, uid)
+    with _odds_lock:
+        cache = _odds_caches.setdefault(svc, OrderedDict())
+        found = cache.get(key)
+        if found is not None:
+            cache.move_to_end(key)
+            return found
+    made = _compute_odds(state, uid, acts)
+    with _odds_lock:
+        cache[key] = made
+        while len(cache) > ODDS_CACHED:
+            cache.popitem(last=False)
+    return made
+
+
+def _compute_odds(state: TableState, uid: str, acts: list[LegalAction]) -> list[dict[str, Any]]:
     """For each of the viewer's fighters able to attack, against each opponent they may attack: every option's
     odds this round and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the
     viewer's legal actions (`acts`); the GM sees them for every pairing."""
