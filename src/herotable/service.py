@@ -381,14 +381,17 @@ class TableService:
         self.store.create_campaign(cid, title.strip() or cid, ruleset.value, self.clock())
         return self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id).state
 
-    def execute(self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None) -> Applied:
+    def execute(
+        self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None, fresh: bool = False
+    ) -> Applied:
         """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state, after a short random
         wait, for at most RETRY_WAIT_S (then TableBusy); a refusal by the rules raises RulesError and writes nothing.
 
         A `command_id` already in the log makes this a retry: when it names the same command by the same member,
-        nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused."""
+        nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused. `fresh`: the
+        caller made `command_id` itself just now, so no earlier landing is looked for."""
         cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
-        if command_id is not None:
+        if command_id is not None and not fresh:
             first = self._recorded(campaign_id, user, cmd, command_id)
             if first is not None:
                 return first

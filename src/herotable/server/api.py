@@ -277,9 +277,13 @@ def command(
     refused (409)."""
     member_state(svc, campaign_id, user)
     start = svc.table.head_cursor(campaign_id, user.user_id)
-    chosen = command_id or uuid.uuid4().hex
     cmd = command_from_json(body_json(body))
-    applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen)
+    if command_id is None:  # an id of the server's own is new: no need to look for an earlier landing
+        chosen = uuid.uuid4().hex
+        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, fresh=True)
+    else:
+        chosen = command_id
+        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen)
     if applied.repeated:
         page = svc.table.stream(campaign_id, user.user_id, limit=500)
         seen = [s for s in page.seen if s.command_id == chosen]
