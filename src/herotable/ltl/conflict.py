@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from herotable.dice import Rating, Rng, rolled_sides, step_up
-from herotable.errors import IllegalAction, NotEnough
+from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Defeat, Hero, LossType, finish_action, lose_levels
 from herotable.ltl.heroism import HeroismResult, stun_check
@@ -29,6 +29,7 @@ from herotable.ltl.task import (
     carry_effects,
     challenge,
     exchange,
+    pay_for_reroll,
     reroll,
     settle,
 )
@@ -273,65 +274,23 @@ def initiative_reroll(
     found again. Returns the conflict, the new roll and whether it counts. Raises IllegalAction or NotEnough when the
     source is not available."""
     f, roll = _initiative_roller(conflict, fid)
-    hero = f.hero
-    used = [(src, name) for i, src, name in conflict.initiative_used if i == fid]
-    name = ""
-    if source is RerollSource.TRY_AGAIN:
-        if f.karma_initiative and f.hero.karma.usable:
-            raise IllegalAction(
-                "reroll/karma_on_karma",
-                f"{fid} rolled Karma for initiative; a Karma roll cannot be re-rolled with Karma",
-                ruling="R-LTL-9",
-                fix="use a Specialty or Motivation re-roll instead",
-            )
-        if any(src == RerollSource.TRY_AGAIN.value for src, _ in used):
-            raise IllegalAction(
-                "reroll/try_again_twice",
-                "both Try Again re-rolls cannot be used on the same roll",
-                ruling="R-LTL-10",
-                fix="save the other token for another roll",
-            )
-        if hero.try_again_tokens < 1:
-            raise NotEnough(
-                "reroll/no_token",
-                f"{hero.name} has no Try Again token",
-                ruling="R-LTL-10",
-                fix="burn one level of Karma for two Try Again tokens first",
-            )
-        hero = replace(hero, try_again_tokens=hero.try_again_tokens - 1)
-    elif source is RerollSource.SPECIALTY:
-        known = {s.lower(): s for s in hero.sheet.specialties}
-        if specialty is None or specialty.lower() not in known:
-            raise IllegalAction(
-                "reroll/no_specialty",
-                f"{hero.name} has no Specialty {specialty!r}",
-                ruling="R-LTL-17",
-                fix=f"name one of the hero's Specialties ({', '.join(hero.sheet.specialties) or 'none'})",
-            )
-        name = known[specialty.lower()]
-        if (source.value, name) in used:
-            raise IllegalAction(
-                "reroll/specialty_used",
-                f"the Specialty {name!r} has already given its re-roll on this initiative",
-                ruling="R-LTL-17",
-                fix="a Specialty gives one re-roll per roll",
-            )
-    elif source is RerollSource.MOTIVATION:
-        if hero.motivation_used:
-            raise IllegalAction(
-                "reroll/motivation_used",
-                f"{hero.name} has used Motivation's re-roll this scene",
-                ruling="R-LTL-17",
-                fix="Motivation gives one re-roll per scene",
-            )
-        hero = replace(hero, motivation_used=True)
-    else:
+    if source is RerollSource.CRITICAL:
         raise IllegalAction(
             "initiative/no_critical_reroll",
             "a critical success's re-roll is for the next round's action, not for initiative",
             ruling="R-LTL-8",
             fix="re-roll initiative with a Specialty, Motivation or a Try Again token",
         )
+    used = [(src, name) for i, src, name in conflict.initiative_used if i == fid]
+    hero, name = pay_for_reroll(
+        f.hero,
+        source,
+        specialty,
+        karma_roll=f.karma_initiative and f.hero.karma.usable,
+        try_again_used=any(src == RerollSource.TRY_AGAIN.value for src, _ in used),
+        specialties_used=[n for src, n in used if src == RerollSource.SPECIALTY.value],
+        what="initiative roll",
+    )
     new = roll_die(roll.sides, rng, options)
     better = options.reroll_mode is RerollMode.NEW_STANDS or new.total > roll.total
     rolls = tuple((i, new if i == fid and better else r) for i, r in conflict.initiative_rolls)

@@ -7,6 +7,7 @@ settled. Going For Broke and Automatic Success before the roll are declared in a
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -206,6 +207,74 @@ def _require_pending(task: Task) -> None:
         )
 
 
+def pay_for_reroll(
+    hero: Hero,
+    source: RerollSource,
+    specialty: str | None,
+    *,
+    karma_roll: bool,
+    try_again_used: bool,
+    specialties_used: Collection[str],
+    what: str,
+) -> tuple[Hero, str]:
+    """Check that a re-roll from `source` may be made on one roll (a task's or an initiative's: `what`), and pay for
+    it: a Try Again token (never two on one roll, never on a Karma roll, R-LTL-9, R-LTL-10), a Specialty that applies
+    (one re-roll each per roll, R-LTL-17), or Motivation (once a scene). Returns the hero after paying and the
+    Specialty's name as the sheet spells it ("" for other sources). A critical's re-roll is the caller's. Raises
+    IllegalAction or NotEnough when the source is not available."""
+    if source is RerollSource.TRY_AGAIN:
+        if karma_roll:
+            raise IllegalAction(
+                "reroll/karma_on_karma",
+                "a Karma roll cannot be re-rolled with Karma",
+                ruling="R-LTL-9",
+                fix="use a Specialty or Motivation re-roll instead",
+            )
+        if try_again_used:
+            raise IllegalAction(
+                "reroll/try_again_twice",
+                f"both Try Again re-rolls cannot be used on the same {what}",
+                ruling="R-LTL-10",
+                fix=f"save the other token for another {what}",
+            )
+        if hero.try_again_tokens < 1:
+            raise NotEnough(
+                "reroll/no_token",
+                f"{hero.name} has no Try Again token",
+                ruling="R-LTL-10",
+                fix="burn one level of Karma for two Try Again tokens first",
+            )
+        return replace(hero, try_again_tokens=hero.try_again_tokens - 1), ""
+    if source is RerollSource.SPECIALTY:
+        known = {s.lower(): s for s in hero.sheet.specialties}
+        if specialty is None or specialty.lower() not in known:
+            raise IllegalAction(
+                "reroll/no_specialty",
+                f"{hero.name} has no Specialty {specialty!r}",
+                ruling="R-LTL-17",
+                fix=f"name one of the hero's Specialties ({', '.join(hero.sheet.specialties) or 'none'})",
+            )
+        name = known[specialty.lower()]
+        if name in specialties_used:
+            raise IllegalAction(
+                "reroll/specialty_used",
+                f"the Specialty {name!r} has already given its re-roll on this {what}",
+                ruling="R-LTL-17",
+                fix=f"a Specialty gives one re-roll per {what}",
+            )
+        return hero, name
+    if source is RerollSource.MOTIVATION:
+        if hero.motivation_used:
+            raise IllegalAction(
+                "reroll/motivation_used",
+                f"{hero.name} has used Motivation's re-roll this scene",
+                ruling="R-LTL-17",
+                fix="Motivation gives one re-roll per scene",
+            )
+        return replace(hero, motivation_used=True), ""
+    raise ValueError(f"{source.value}: a critical's re-roll is paid by its caller")
+
+
 def reroll(
     hero: Hero,
     task: Task,
@@ -222,58 +291,20 @@ def reroll(
     Raises IllegalAction or NotEnough when the source is not available."""
     _require_pending(task)
     side = task.side(who or hero.name)
-    new_hero = hero
-    if source is RerollSource.TRY_AGAIN:
-        if side.karma_roll:
-            raise IllegalAction(
-                "reroll/karma_on_karma",
-                "a Karma roll cannot be re-rolled with Karma",
-                ruling="R-LTL-9",
-                fix="use a Specialty or Motivation re-roll instead",
-            )
-        if side.try_again_used:
-            raise IllegalAction(
-                "reroll/try_again_twice",
-                "both Try Again re-rolls cannot be used on the same task",
-                ruling="R-LTL-10",
-                fix="save the other token for another task",
-            )
-        if hero.try_again_tokens < 1:
-            raise NotEnough(
-                "reroll/no_token",
-                f"{hero.name} has no Try Again token",
-                ruling="R-LTL-10",
-                fix="burn one level of Karma for two Try Again tokens first",
-            )
-        new_hero = replace(hero, try_again_tokens=hero.try_again_tokens - 1)
-        side = replace(side, try_again_used=True)
-    elif source is RerollSource.SPECIALTY:
-        known = {s.lower(): s for s in hero.sheet.specialties}
-        if specialty is None or specialty.lower() not in known:
-            raise IllegalAction(
-                "reroll/no_specialty",
-                f"{hero.name} has no Specialty {specialty!r}",
-                ruling="R-LTL-17",
-                fix=f"name one of the hero's Specialties ({', '.join(hero.sheet.specialties) or 'none'})",
-            )
-        name = known[specialty.lower()]
-        if name in side.specialties_used:
-            raise IllegalAction(
-                "reroll/specialty_used",
-                f"the Specialty {name!r} has already given its re-roll on this task",
-                ruling="R-LTL-17",
-                fix="a Specialty gives one re-roll per task",
-            )
-        side = replace(side, specialties_used=(*side.specialties_used, name))
-    elif source is RerollSource.MOTIVATION:
-        if hero.motivation_used:
-            raise IllegalAction(
-                "reroll/motivation_used",
-                f"{hero.name} has used Motivation's re-roll this scene",
-                ruling="R-LTL-17",
-                fix="Motivation gives one re-roll per scene",
-            )
-        new_hero = replace(hero, motivation_used=True)
+    if source is not RerollSource.CRITICAL:
+        new_hero, name = pay_for_reroll(
+            hero,
+            source,
+            specialty,
+            karma_roll=side.karma_roll,
+            try_again_used=side.try_again_used,
+            specialties_used=side.specialties_used,
+            what="task",
+        )
+        if source is RerollSource.TRY_AGAIN:
+            side = replace(side, try_again_used=True)
+        elif source is RerollSource.SPECIALTY:
+            side = replace(side, specialties_used=(*side.specialties_used, name))
     else:
         if NextRound.REROLL not in hero.this_round:
             raise IllegalAction(

@@ -567,16 +567,21 @@ def _not_revealed(state: TableState, roll: OpenTask | OpenAction) -> None:
         )
 
 
-@handles(Reroll, LTL)
-def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
-    require_controls(state, ctx.user, cmd.character)
-    if cmd.specialty is not None and cmd.source is not RerollSource.SPECIALTY:
+def _specialty_only_for_its_reroll(source: RerollSource, specialty: str | None) -> None:
+    """A re-roll names a Specialty only when the Specialty is its source (R-LTL-17). Raises TableError."""
+    if specialty is not None and source is not RerollSource.SPECIALTY:
         raise TableError(
             "ltl/specialty_unused",
-            f"a {cmd.source.value.replace('_', ' ')} re-roll names no Specialty",
+            f"a {source.value.replace('_', ' ')} re-roll names no Specialty",
             fix="leave the Specialty out, or re-roll with the Specialty as the source",
             ruling="R-LTL-17",
         )
+
+
+@handles(Reroll, LTL)
+def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
+    require_controls(state, ctx.user, cmd.character)
+    _specialty_only_for_its_reroll(cmd.source, cmd.specialty)
     table = table_of(state)
     roll = _open_roll(state, table, cmd.task, ctx.user)
     _not_revealed(state, roll)
@@ -727,13 +732,7 @@ def _initiative(state: TableState, c: cf.Conflict) -> list[Emitted]:
 def _initiative_reroll(state: TableState, cmd: InitiativeReroll, ctx: Ctx) -> Decision:
     """A Specialty, Motivation or a Try Again token re-rolls a fighter's initiative (R-LTL-12 amended, R-LTL-17)."""
     require_controls(state, ctx.user, cmd.character)
-    if cmd.specialty is not None and cmd.source is not RerollSource.SPECIALTY:
-        raise TableError(
-            "ltl/specialty_unused",
-            f"a {cmd.source.value.replace('_', ' ')} re-roll names no Specialty",
-            fix="leave the Specialty out, or re-roll with the Specialty as the source",
-            ruling="R-LTL-17",
-        )
+    _specialty_only_for_its_reroll(cmd.source, cmd.specialty)
     table = table_of(state)
     c, new, kept = cf.initiative_reroll(
         _need_conflict(table), cmd.character, cmd.source, ctx.rng, table.options, specialty=cmd.specialty

@@ -151,9 +151,7 @@ def _forgotten(table: LtlTable, f: lf.FailuresForgotten) -> LtlTable:
 
 @_on(lf.RollCalled)
 def _called(table: LtlTable, f: lf.RollCalled) -> LtlTable:
-    called = CalledRoll(
-        f.call, f.character, f.kind, f.difficulty, f.label, f.must_succeed, f.power, f.stunt, f.harder
-    )
+    called = CalledRoll(f.call, f.character, f.kind, f.difficulty, f.label, f.must_succeed, f.power, f.stunt, f.harder)
     return evolved(table, calls=(*table.calls, called))
 
 
