@@ -4,7 +4,7 @@ facts (with their audiences) of the characters a decision changed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from herotable.table.codec import evolved, evolved_field
@@ -46,6 +46,11 @@ class Wording:
 
     def name(self, names: Names, cid: str | None) -> str:
         return self.nobody if cid is None else names.get(cid, cid)
+
+    def names(self, names: Names, ids: Sequence[str]) -> str:
+        """Several characters in words: "Comet", "Comet and Nova", "Comet, Nova and Entropy"."""
+        said = [self.name(names, cid) for cid in ids]
+        return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def registrar(steps: dict[str, Step]) -> Callable[[type[Fact]], Callable[[Step], Step]]:

@@ -284,16 +284,11 @@ TITLES.update(
 )
 
 
-def _names(n: Names, ids: tuple[str, ...]) -> str:
-    said = [WORDING.name(n, cid) for cid in ids]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-
-
 @WORDING.says(ContestCalled)
 def _say_called(f: ContestCalled, n: Names) -> str:
     what = "a race" if f.race else "a quick contest"
     about = f" ({f.label})" if f.label else ""
-    return f"The GM calls {what}{about} between {_names(n, f.participants)}: each declares the Style they roll"
+    return f"The GM calls {what}{about} between {WORDING.names(n, f.participants)}: each declares the Style they roll"
 
 
 @WORDING.says(ContestEntered)
@@ -319,11 +314,12 @@ def _say_rolled(f: ContestRolled, n: Names) -> str:
 def _say_decided(f: ContestDecided, n: Names) -> str:
     if f.race:
         return "Race order: " + "; ".join(
-            f"{i}. {_names(n, place)}" + (" (shared)" if len(place) > 1 else "") for i, place in enumerate(f.places, 1)
+            f"{i}. {WORDING.names(n, place)}" + (" (shared)" if len(place) > 1 else "")
+            for i, place in enumerate(f.places, 1)
         )
     winners, losers = f.places[0], tuple(cid for place in f.places[1:] for cid in place)
-    won = f"{_names(n, winners)} {'share the win' if len(winners) > 1 else 'wins'}"
-    return f"{won}; {_names(n, losers)} {'suffers' if len(losers) == 1 else 'suffer'} defeat's consequences"
+    won = f"{WORDING.names(n, winners)} {'share the win' if len(winners) > 1 else 'wins'}"
+    return f"{won}; {WORDING.names(n, losers)} {'suffers' if len(losers) == 1 else 'suffer'} defeat's consequences"
 
 
 @WORDING.says(ContestCancelled)

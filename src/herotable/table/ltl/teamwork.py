@@ -322,23 +322,18 @@ TITLES.update({"ltl.team_called": "Teamwork", "ltl.team_rolled": "Teamwork", "lt
 PURPOSES.update({CHALLENGE: "a team challenge", ATTACK: "a team attack"})
 
 
-def _names(n: Names, ids: tuple[str, ...]) -> str:
-    said = [WORDING.name(n, cid) for cid in ids]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-
-
 @WORDING.says(TeamCalled)
 def _say_called(f: TeamCalled, n: Names) -> str:
     if f.target is not None:
-        return f"The GM calls a team attack: {_names(n, f.members)} attack {WORDING.name(n, f.target)} together"
+        return f"The GM calls a team attack: {WORDING.names(n, f.members)} attack {WORDING.name(n, f.target)} together"
     about = f" ({f.label})" if f.label else ""
     against = f" against {die_name(f.difficulty)}" if f.difficulty is not None else ""
-    return f"The GM calls a team challenge{about}{against}: {_names(n, f.members)} act together"
+    return f"The GM calls a team challenge{about}{against}: {WORDING.names(n, f.members)} act together"
 
 
 @WORDING.says(TeamRolled)
 def _say_rolled(f: TeamRolled, n: Names) -> str:
-    return f"{WORDING.name(n, f.roller)} rolls for the team of {_names(n, f.members)}"
+    return f"{WORDING.name(n, f.roller)} rolls for the team of {WORDING.names(n, f.members)}"
 
 
 @WORDING.says(TeamCancelled)
