@@ -213,17 +213,20 @@ class Hub:
             for viewer in alone:
                 await self._update(viewer)
 
-    def _frame(self, campaign_id: str, user: str, cursor: str) -> tuple[str | None, str]:
-        """The events frame for `user`'s audience after `cursor`, as text (None: nothing they may see happened),
-        and the cursor after it."""
+    def _frame(self, campaign_id: str, user: str, cursor: str | None) -> tuple[str | None, str]:
+        """The frame for `user`'s audience as text, and the cursor after it: the events after `cursor`, or with no
+        cursor a "hello" with the newest of the stream. None instead of text: nothing they may see happened."""
         svc = self.service
-        page = svc.stream(campaign_id, user, after=cursor)
-        if not page.seen:
-            return None, cursor
+        if cursor is None:
+            page: Page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
+        else:
+            page = svc.stream(campaign_id, user, after=cursor)
+            if not page.seen:
+                return None, cursor
         state = svc.state(campaign_id)
         role = state.role_of(user)
         frame = {
-            "type": "events",
+            "type": "hello" if cursor is None else "events",
             "role": role.value if role is not None else None,
             "events": [seen_json(state, s) for s in page.seen],
             "cursor": page.last,
@@ -302,20 +305,8 @@ class Hub:
                 return
             if role is not viewer.role:  # a new role sees a different stream: start it afresh
                 hello, viewer.role = True, role
-            if hello:
-                page: Page = await asyncio.to_thread(svc.stream, viewer.campaign_id, viewer.user, limit=HELLO_EVENTS)
-            else:
-                page = await asyncio.to_thread(svc.stream, viewer.campaign_id, viewer.user, after=viewer.cursor)
-                if not page.seen:
-                    return  # nothing this viewer may see happened: no frame at all
-            state = await asyncio.to_thread(svc.state, viewer.campaign_id)
-            view = await asyncio.to_thread(svc.view, viewer.campaign_id, viewer.user)
-            frame = {
-                "type": "hello" if hello else "events",
-                "role": role.value,
-                "events": [seen_json(state, s) for s in page.seen],
-                "cursor": page.last,
-                "view": view,
-            }
-            await viewer.socket.send_text(json.dumps(frame))
-            viewer.cursor = page.last
+            cursor = None if hello else viewer.cursor
+            text, last = await asyncio.to_thread(self._frame, viewer.campaign_id, viewer.user, cursor)
+            if text is not None:
+                await viewer.socket.send_text(text)
+                viewer.cursor = last
