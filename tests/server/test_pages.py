@@ -375,7 +375,8 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
     ):
         assert f'data-action="{action}"' in gm, action
     gm_panel = gm[gm.index('id="gm"') :]
-    assert 'data-action="ltl.contest.call"' in gm_panel  # R-T-3: the GM calls contests, from the GM's panel
+    for call in ("ltl.contest.call", "ltl.call", "ltl.team.challenge"):  # R-T-3: the GM's calls, in the GM's panel
+        assert f'data-action="{call}"' in gm_panel, call
     dice.faces = [5, 4, 3]  # initiative
     started = act(
         t.gm,

@@ -35,13 +35,16 @@ from herotable.table.state import TableError, TableState
 Options = tuple[tuple[str, str], ...]
 ROLL_KEYS = ("task", "check")
 WHO_KEYS = ("character", "actor", "healer")
-GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds"}
+GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds", "Calls"}
 GM_TYPES = {
     "ltl.conflict.start",
     "ltl.conflict.end_round",
     "ltl.conflict.end",
     "ltl.contest.call",
     "ltl.contest.cancel",
+    "ltl.team.challenge",
+    "ltl.team.attack",
+    "ltl.team.cancel",
     "cv.rest",
     "cv.check.call",
     "cv.level.raise",

@@ -366,7 +366,9 @@ def contest_actions(state: TableState, user: str) -> list[LegalAction]:
                 "kind": KIND,
                 "label": TextDomain(LABEL_LENGTH),
             }
-            out.append(LegalAction(CallContest.type, "Call a quick contest or race", fields=fields, rule=RULING))
+            out.append(
+                LegalAction(CallContest.type, "Call a quick contest or race", fields=fields, group="Calls", rule=RULING)
+            )
         return out
     for cid in contest.waiting:
         if not controls(state, user, cid):
@@ -389,5 +391,5 @@ def contest_actions(state: TableState, user: str) -> list[LegalAction]:
             )
         )
     if gm:
-        out.append(LegalAction(CancelContest.type, "Call the contest off", rule=RULING))
+        out.append(LegalAction(CancelContest.type, "Call the contest off", group="Calls", rule=RULING))
     return out
