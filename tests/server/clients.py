@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,14 @@ from herotable.server.settings import Settings
 from herotable.store import EventStore, MemoryEventStore
 
 SECRET = "test-secret-key-0123456789abcdef"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now, for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def make_app(store: EventStore | None = None, rng: Rng | None = None, **settings: Any) -> Any:

@@ -23,6 +23,8 @@ from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
 
+from .clients import free_port
+
 SECRET = "server-tests-secret-key-0123456789"
 PASSWORD = "correct-horse-battery"
 
@@ -147,9 +149,7 @@ def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[Priv
     if binary is None:
         needs("the Redis outage tests start their own redis-server, which is not installed")
     assert binary is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     running: list[subprocess.Popen[bytes]] = []
 
     def start() -> None:

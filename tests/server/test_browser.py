@@ -9,7 +9,6 @@ still drag a fight on, the GM's override finishes it and the tests assert on wha
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +23,8 @@ from herotable.dice import SeededRng
 from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store.sql import open_store
+
+from .clients import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -48,13 +49,6 @@ class Server:
     url: str
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
     import uvicorn
@@ -63,7 +57,7 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
     app = create_app(
         Settings(secret_key="browser-tests-secret-0123456789"), store=store, rng=SeededRng(request.node.name)
     )
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

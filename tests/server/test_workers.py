@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,15 +17,10 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from .clients import free_port
+
 PASSWORD = "workers-password-0123"
 HEROTABLE = str(Path(sys.executable).with_name("herotable"))  # the command the package installs
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -35,7 +29,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., str]]:
     running: list[subprocess.Popen[bytes]] = []
 
     def start(env: dict[str, str], *options: str) -> str:
-        port = _free_port()
+        port = free_port()
         process = subprocess.Popen(
             [HEROTABLE, "serve", "--port", str(port), *options],
             env={**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), **env},
@@ -115,7 +109,7 @@ def test_several_workers_need_redis(tmp_path: Path) -> None:
     env = {**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), "HEROTABLE_DATABASE_URL": f"sqlite:///{tmp_path}/w.db"}
     env.pop("HEROTABLE_REDIS_URL", None)
     done = subprocess.run(
-        [HEROTABLE, "serve", "--workers", "2", "--port", str(_free_port())],
+        [HEROTABLE, "serve", "--workers", "2", "--port", str(free_port())],
         env=env,
         capture_output=True,
         text=True,
