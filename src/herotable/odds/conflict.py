@@ -15,17 +15,22 @@ Every transition but a tie lowers a position or spends Heroism or a Recovery try
 positions, Heroism and tries (a *key*) are the only ones a round can return to: a tie clears the carried effects
 and a fumbled Push roll sets a -1. Those few states are solved together, exactly, as one small linear system
 (I - Q) V = R, R holding what leaves the key; a plain tie's self-loop is its 1x1 case,
-V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). Results are exact Fractions.
+V(s) = sum over s' != s of P(s -> s') V(s') / (1 - p). States are solved in topological order (Tarjan's
+algorithm, iterative), each value kept as integer numerators over one common denominator, reduced once per state
+by one gcd: Fraction arithmetic, which reduces after every operation, was the cost. Results are exact Fractions at
+the API edge.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
+from math import gcd, lcm
+from typing import NamedTuple
 
 from herotable.dice import MAX_POSITION, Rating
 from herotable.ltl.difficulty import Difficulty
@@ -99,10 +104,10 @@ class Contender:
         return SideState(self.power.position, self.heroism.position, self.policy.recovery_tries)
 
 
-@dataclass(frozen=True, order=True)
-class SideState:
+class SideState(NamedTuple):
     """A side between rounds: base Power and Heroism positions, rolled Recovery tries left, and the critical
-    effects it carries into this round (R-LTL-8)."""
+    effects it carries into this round (R-LTL-8). A named tuple: the solver hashes states by the hundred
+    thousand, and a tuple hashes in C."""
 
     position: int
     heroism: int = 0
@@ -112,8 +117,7 @@ class SideState:
     reroll: int = 0
 
 
-@dataclass(frozen=True, order=True)
-class DuelState:
+class DuelState(NamedTuple):
     a: SideState
     b: SideState
 
@@ -155,6 +159,8 @@ class RoundsDistribution:
 # value vector: P(A wins with k levels) for k = 1..7, P(B wins with k levels) for k = 1..7, E[rounds]
 _WIDTH = 2 * MAX_POSITION + 1
 Vector = tuple[Fraction, ...]
+IntValue = tuple[tuple[int, ...], int]  # a Vector as integer numerators over one denominator
+_IntSteps = tuple[int, int, list[tuple["DuelState", int]]]
 
 
 @dataclass(frozen=True)
@@ -182,16 +188,26 @@ class _Chain:
     def __init__(self, a: _Static, b: _Static, options: LtlOptions) -> None:
         self.sides = (a, b)
         self.options = options
-        self.values: dict[DuelState, Vector] = {}
+        self.values: dict[DuelState, IntValue] = {}
         self.steps: dict[DuelState, dict[DuelState, Fraction]] = {}
-        self._open: set[DuelState] = set()
-        # the chain is shared (memoised) by every caller; one solves at a time, so another thread's states in the
-        # middle of being solved are never mistaken for a cycle
+        self.int_steps: dict[DuelState, _IntSteps] = {}
+        self.declared: dict[tuple[int, SideState], list[_Declared]] = {}
+        # the chain is shared (memoised) by every caller; one solves at a time
         self._solving = threading.RLock()
 
     # --- one round -------------------------------------------------------------------------------------------
 
     def declare(self, who: int, st: SideState, choice: Choice | None) -> list[_Declared]:
+        """What a side declares and rolls this round, each way its Push can go; by its policy (remembered: a
+        side's few states recur across many duel states) or with `choice` overriding it."""
+        if choice is not None:
+            return self._declare(who, st, choice)
+        known = self.declared.get((who, st))
+        if known is None:
+            known = self.declared[(who, st)] = self._declare(who, st, None)
+        return known
+
+    def _declare(self, who: int, st: SideState, choice: Choice | None) -> list[_Declared]:
         static = self.sides[who]
         base = Rating(st.position)
         style = Rating(min(MAX_POSITION, st.position + static.offset))
@@ -236,12 +252,12 @@ class _Chain:
                 # the loser carries one -1 from the exchange: the roller picks the fallback advantage instead
                 bonus = self.sides[who_won].policy.crit_bonus_at_cap
             if bonus is CritBonus.PLUS_ONE_NEXT:
-                w = replace(w, plus_one=1)
+                w = w._replace(plus_one=1)
             elif bonus is CritBonus.REROLL_NEXT:
-                w = replace(w, reroll=1)
+                w = w._replace(reroll=1)
             if bonus is CritBonus.OPPONENT_MINUS_ONE or penalised:
-                lo = replace(lo, minus_one=1)
-        return w, replace(lo, position=lo.position - effect)
+                lo = lo._replace(minus_one=1)
+        return w, lo._replace(position=lo.position - effect)
 
     def _recover(self, who: int, st: SideState) -> list[tuple[Fraction, SideState]]:
         """End-of-round Recovery by the side's policy (R-LTL-11); defeat absorbs when it is not undone."""
@@ -252,110 +268,210 @@ class _Chain:
             return [(ONE, st)]
         if not down and sheet - st.position < static.policy.recover_at:
             return [(ONE, st)]
-        restored = replace(st, position=sheet)
+        restored = st._replace(position=sheet)
         if static.policy.recovery is Recovery.BURN:
             cost = 2 if down else 1
-            return [(ONE, replace(restored, heroism=st.heroism - cost))] if st.heroism >= cost else [(ONE, st)]
+            return [(ONE, restored._replace(heroism=st.heroism - cost))] if st.heroism >= cost else [(ONE, st)]
         if st.tries < 1 or st.heroism < 1:
             return [(ONE, st)]
         difficulty = Difficulty.named("inconceivable") if down else Difficulty.levels(sheet - st.position + 1)
         assert difficulty.rating is not None
         roll = exchange(Roll(Rating(st.heroism)), Roll(difficulty.rating), self.options)
-        spent = replace(st, tries=st.tries - 1)
+        spent = st._replace(tries=st.tries - 1)
         # a critical failure is -1 die type next round (R-LTL-8)
-        out = [(roll.win, replace(restored, tries=st.tries - 1)), (ONE - roll.win - roll.crit_failure, spent)]
+        out = [(roll.win, restored._replace(tries=st.tries - 1)), (ONE - roll.win - roll.crit_failure, spent)]
         if roll.crit_failure:
-            out.append((roll.crit_failure, replace(spent, minus_one=1)))
+            out.append((roll.crit_failure, spent._replace(minus_one=1)))
         return out
 
     def transitions(self, state: DuelState, choice: Choice | None = None) -> dict[DuelState, Fraction]:
         """Where one round leads from `state`, with A's policy overridden by `choice` for this round."""
         if choice is None and state in self.steps:
             return self.steps[state]
-        out: dict[DuelState, Fraction] = {}
-        for da in self.declare(0, state.a, choice):
-            for db in self.declare(1, state.b, None):
-                odds = exchange(da.roll, db.roll, self.options)
-                for weight, after_a, after_b in self._outcomes(da, db, odds):
-                    w = da.weight * db.weight * weight
-                    for pa, ra in self._recover(0, after_a):
-                        for pb, rb in self._recover(1, after_b):
-                            nxt = _normalise(DuelState(ra, rb))
-                            out[nxt] = out.get(nxt, ZERO) + w * pa * pb
-        out = {k: v for k, v in out.items() if v}
+        m, steps = self._raw_steps(state, choice)
+        out = {nxt: Fraction(a, m) for nxt, a in steps.items()}
         if choice is None:
             self.steps[state] = out
         return out
 
+    def _raw_steps(self, state: DuelState, choice: Choice | None) -> tuple[int, dict[DuelState, int]]:
+        """One round from `state` in integers: a common denominator m and m·P(next state) for each next state.
+        Every weight is multiplied as integer numerator and denominator; nothing is reduced until the end."""
+        parts: list[tuple[DuelState, int, int]] = []
+        for da in self.declare(0, state.a, choice):
+            for db in self.declare(1, state.b, None):
+                w_n = da.weight.numerator * db.weight.numerator
+                w_d = da.weight.denominator * db.weight.denominator
+                odds = exchange(da.roll, db.roll, self.options)
+                d, cases = _int_odds(odds)
+                for n, (after_a, after_b) in zip(cases, self._outcomes(da, db, cases), strict=True):
+                    if not n:
+                        continue
+                    for pa, ra in self._recover(0, after_a):
+                        for pb, rb in self._recover(1, after_b):
+                            parts.append(
+                                (
+                                    _normalise(DuelState(ra, rb)),
+                                    w_n * n * pa.numerator * pb.numerator,
+                                    w_d * d * pa.denominator * pb.denominator,
+                                )
+                            )
+        m = lcm(*(d for _, n, d in parts if n))
+        out: dict[DuelState, int] = {}
+        for nxt, n, d in parts:
+            if n:
+                out[nxt] = out.get(nxt, 0) + n * (m // d)
+        return m, out
+
     def _outcomes(
-        self, da: _Declared, db: _Declared, odds: ExchangeOdds
-    ) -> Iterator[tuple[Fraction, SideState, SideState]]:
-        tie_a, tie_b = da.state, db.state
-        yield odds.tie, tie_a, tie_b
-        for crit, weight in ((True, odds.crit_success), (False, odds.win - odds.crit_success)):
-            if weight:
-                wa, lb = self._settle(da, db, 0, crit)
-                yield weight, wa, lb
-        for crit, weight in ((True, odds.crit_failure), (False, odds.lose - odds.crit_failure)):
-            if weight:
+        self, da: _Declared, db: _Declared, cases: tuple[int, int, int, int, int]
+    ) -> Iterator[tuple[SideState, SideState]]:
+        """Both sides' states after each case of `_int_odds` (tie, A's critical win, A's plain win, B's critical
+        win, B's plain win); a case that cannot happen is not settled."""
+        yield da.state, db.state
+        for crit, n in ((True, cases[1]), (False, cases[2])):
+            yield self._settle(da, db, 0, crit) if n else (da.state, db.state)
+        for crit, n in ((True, cases[3]), (False, cases[4])):
+            if n:
                 wb, la = self._settle(db, da, 1, crit)
-                yield weight, la, wb
+                yield la, wb
+            else:
+                yield da.state, db.state
 
     # --- values ---------------------------------------------------------------------------------------------
 
     def value(self, state: DuelState) -> Vector:
-        """P(each final outcome) and E[rounds] from `state`, exactly. A round that changes neither side's position,
-        Heroism nor Recovery tries (a tie) only moves among the few states of the same key that differ in carried
-        effects; those are solved together as one small linear system (a plain tie's self-loop is its 1x1 case)."""
+        """P(each final outcome) and E[rounds] from `state`, exactly, as Fractions."""
+        num, den = self.exact(state)
+        return tuple(Fraction(n, den) for n in num)
+
+    def exact(self, state: DuelState) -> IntValue:
+        """`state`'s value as integer numerators over one common denominator (see `_solve_from`)."""
         if state.over:
             return _terminal(state)
         known = self.values.get(state)
         if known is not None:
             return known
         with self._solving:
-            return self._solve_group(state)
-
-    def _solve_group(self, state: DuelState) -> Vector:
-        known = self.values.get(state)
-        if known is not None:  # solved by another thread while this one waited
+            known = self.values.get(state)  # solved by another thread while this one waited
+            if known is None:
+                self._solve_from(state)
+                known = self.values[state]
             return known
-        group = self._group(state)
-        if self._open.intersection(group):
-            raise ArithmeticError(f"the duel chain has a cycle through {state}")  # guarded by the design above
-        self._open.update(group)
-        try:
-            index = {s: i for i, s in enumerate(group)}
-            n = len(group)
-            matrix = [[ONE if i == j else ZERO for j in range(n)] for i in range(n)]
-            rhs = [[ZERO] * (_WIDTH - 1) + [ONE] for _ in range(n)]  # this round
-            for i, s in enumerate(group):
-                for nxt, p in self.transitions(s).items():
-                    j = index.get(nxt)
-                    if j is not None:
-                        matrix[i][j] -= p
-                        continue
-                    v = self.value(nxt)
-                    row = rhs[i]
-                    for k in range(_WIDTH):
-                        row[k] += p * v[k]
-            for s, result in zip(group, _solve(matrix, rhs), strict=True):
-                self.values[s] = tuple(result)
-        finally:
-            self._open.difference_update(group)
-        return self.values[state]
 
-    def _group(self, state: DuelState) -> list[DuelState]:
-        """`state` and the unsolved states one or more rounds away with the same key (`_key`)."""
-        key = _key(state)
-        group, todo = [state], [state]
-        members = {state}
-        while todo:
-            for nxt in self.transitions(todo.pop()):
-                if nxt not in members and not nxt.over and nxt not in self.values and _key(nxt) == key:
-                    members.add(nxt)
-                    group.append(nxt)
-                    todo.append(nxt)
-        return group
+    def _int_steps(self, state: DuelState) -> _IntSteps:
+        """`transitions` over one common denominator m: (m, m·P(stay), [(next state, m·P), ...])."""
+        got = self.int_steps.get(state)
+        if got is None:
+            m, steps = self._raw_steps(state, None)
+            stay = steps.pop(state, 0)
+            got = self.int_steps[state] = (m, stay, list(steps.items()))
+        return got
+
+    def _solve_from(self, root: DuelState) -> None:
+        """Value every unsolved state reachable from `root`, each after every state it leads to. Tarjan's
+        algorithm (iterative) finds the strongly connected parts in that order: nearly every one is a single state,
+        whose only cycle is its own self-loop (a tie), solved by one integer formula; a part with more states (a
+        fumbled Push roll sending a tie back and forth) is solved together as one exact linear system."""
+        index: dict[DuelState, int] = {root: 0}
+        low = [0]
+        stack = [root]
+        on_stack = {root}
+        calls = [(root, iter(self._int_steps(root)[2]))]
+        values = self.values
+        while calls:
+            v, kids = calls[-1]
+            for w, _ in kids:
+                if w.over or w in values:
+                    continue
+                if w not in index:
+                    index[w] = len(low)
+                    low.append(len(low))
+                    stack.append(w)
+                    on_stack.add(w)
+                    calls.append((w, iter(self._int_steps(w)[2])))
+                    break
+                if w in on_stack:
+                    low[index[v]] = min(low[index[v]], index[w])
+            else:
+                calls.pop()
+                iv = index[v]
+                if calls:
+                    iu = index[calls[-1][0]]
+                    low[iu] = min(low[iu], low[iv])
+                if low[iv] == iv:
+                    part = [stack.pop()]
+                    while part[-1] != v:
+                        part.append(stack.pop())
+                    on_stack.difference_update(part)
+                    if len(part) == 1:
+                        values[v] = self._solve_one(v)
+                    else:
+                        self._solve_part(part)
+
+    def _solve_one(self, state: DuelState) -> IntValue:
+        """V(s) = (Σ_{s′≠s} P(s→s′)·V(s′) + the round itself) / (1 − P(s→s)), in integers: with transitions
+        a/m and every V(s′) = N′/D′ over L = lcm(D′), V(s) = (Σ a·(L/D′)·N′ + (0, …, m·L)) / ((m − stay)·L),
+        then reduced by the gcd of all its terms."""
+        m, stay, out = self._int_steps(state)
+        found = [self.values[nxt] if not nxt.over else _terminal(nxt) for nxt, _ in out]
+        common = lcm(*(d for _, d in found))
+        acc = [0] * _WIDTH
+        for (_, a), (num, d) in zip(out, found, strict=True):
+            f = a * (common // d)
+            for k, x in enumerate(num):
+                if x:
+                    acc[k] += f * x
+        acc[-1] += m * common
+        den = (m - stay) * common
+        g = gcd(den, *acc)
+        return tuple(x // g for x in acc), den // g
+
+    def _solve_part(self, part: list[DuelState]) -> None:
+        index = {s: i for i, s in enumerate(part)}
+        n = len(part)
+        matrix = [[ONE if i == j else ZERO for j in range(n)] for i in range(n)]
+        rhs = [[ZERO] * (_WIDTH - 1) + [ONE] for _ in range(n)]  # this round
+        for i, s in enumerate(part):
+            for nxt, p in self.transitions(s).items():
+                j = index.get(nxt)
+                if j is not None:
+                    matrix[i][j] -= p
+                    continue
+                num, den = self.values[nxt] if not nxt.over else _terminal(nxt)
+                row = rhs[i]
+                for k in range(_WIDTH):
+                    if num[k]:
+                        row[k] += p * Fraction(num[k], den)
+        for s, result in zip(part, _solve(matrix, rhs), strict=True):
+            common = lcm(*(x.denominator for x in result))
+            self.values[s] = tuple(x.numerator * (common // x.denominator) for x in result), common
+
+
+_INT_ODDS: dict[int, tuple[ExchangeOdds, tuple[int, tuple[int, int, int, int, int]]]] = {}
+
+
+def _int_odds(odds: ExchangeOdds) -> tuple[int, tuple[int, int, int, int, int]]:
+    """An exchange's cases over one denominator d: d and d·P(tie, critical win, plain win, critical loss, plain
+    loss). Remembered by the odds object itself (the exchange distributions are memoised, so the same few
+    objects come back)."""
+    known = _INT_ODDS.get(id(odds))
+    if known is not None and known[0] is odds:
+        return known[1]
+    parts = (
+        odds.tie,
+        odds.crit_success,
+        odds.win - odds.crit_success,
+        odds.crit_failure,
+        odds.lose - odds.crit_failure,
+    )
+    d = lcm(*(p.denominator for p in parts))
+    t, cs, w, cf, lo = (p.numerator * (d // p.denominator) for p in parts)
+    found = d, (t, cs, w, cf, lo)
+    if len(_INT_ODDS) > 4096:
+        _INT_ODDS.clear()
+    _INT_ODDS[id(odds)] = (odds, found)  # the entry keeps the object alive, so its id is never reused meanwhile
+    return found
 
 
 def _key(state: DuelState) -> tuple[int, ...]:
@@ -387,13 +503,14 @@ def _normalise(state: DuelState) -> DuelState:
     return DuelState(SideState(max(0, state.a.position)), SideState(max(0, state.b.position)))
 
 
-def _terminal(state: DuelState) -> Vector:
-    vec = [ZERO] * _WIDTH
+@lru_cache(maxsize=64)
+def _terminal(state: DuelState) -> IntValue:
+    vec = [0] * _WIDTH
     if state.a.position > 0:
-        vec[state.a.position - 1] = ONE
+        vec[state.a.position - 1] = 1
     elif state.b.position > 0:
-        vec[MAX_POSITION + state.b.position - 1] = ONE
-    return tuple(vec)
+        vec[MAX_POSITION + state.b.position - 1] = 1
+    return tuple(vec), 1
 
 
 @lru_cache(maxsize=256)
@@ -422,13 +539,31 @@ def _odds(vec: Vector) -> ConflictOdds:
     )
 
 
+def _exact_odds(value: IntValue) -> ConflictOdds:
+    """`_odds` of integer numerators over one denominator: one Fraction for each figure."""
+    num, den = value
+    a = num[:MAX_POSITION]
+    b = num[MAX_POSITION : 2 * MAX_POSITION]
+    outcomes = tuple(("a", k + 1, Fraction(n, den)) for k, n in enumerate(a) if n) + tuple(
+        ("b", k + 1, Fraction(n, den)) for k, n in enumerate(b) if n
+    )
+    return ConflictOdds(
+        a_wins=Fraction(sum(a), den),
+        b_wins=Fraction(sum(b), den),
+        expected_rounds=Fraction(num[-1], den),
+        a_levels_left=Fraction(sum((k + 1) * n for k, n in enumerate(a)), den),
+        b_levels_left=Fraction(sum((k + 1) * n for k, n in enumerate(b)), den),
+        outcomes=outcomes,
+    )
+
+
 def conflict(
     a: Contender, b: Contender, options: LtlOptions = DEFAULT_OPTIONS, *, state: DuelState | None = None
 ) -> ConflictOdds:
     """Exact odds of a whole duel between two contenders from their start (or from `state`), each following
     its policy (R-LTL-3, R-LTL-7, R-LTL-8, R-LTL-11, R-LTL-12). Raises ValueError for an illegal contender."""
     start = state if state is not None else DuelState(a.start(), b.start())
-    return _odds(chain_for(a, b, options).value(_normalise(start)))
+    return _exact_odds(chain_for(a, b, options).exact(_normalise(start)))
 
 
 def after_choice(
