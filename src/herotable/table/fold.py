@@ -18,7 +18,10 @@ from herotable.table.state import UNDO_DEPTH, Done, Ruleset, TableState
 
 UNDO_TYPE = "table.undo"
 UNDONE_TYPE = "action.undone"
-NOT_ACTIONS = frozenset({"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE})
+# membership changes, undo itself and chat (R-T-4) are not actions: no undo entry is kept for them
+NOT_ACTIONS = frozenset(
+    {"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE, "chat.say", "chat.roll"}
+)
 STATE_VERSION = 5  # the snapshot format; older snapshots are ignored, never misread
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed

@@ -6,4 +6,4 @@ The table's own modules and each game's package register their commands (`comman
 
 from __future__ import annotations
 
-from herotable.table import conviction, dice_roll, ltl, requests, structure, undo  # noqa: F401
+from herotable.table import chat, conviction, dice_roll, ltl, requests, structure, undo  # noqa: F401

@@ -4,6 +4,7 @@ it sound and complete against decide. It never shows a viewer what they may not 
 
 from __future__ import annotations
 
+from herotable.table import chat
 from herotable.table.commands import LABEL_LENGTH, PROSE_LENGTH
 from herotable.table.dice_roll import EXPRESSION_LENGTH
 from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, game_of
@@ -21,6 +22,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     out += game_of(state).legal_actions(state, user)
     if role is not Role.SPECTATOR:
         out += _table(state, user, role)
+    out += chat.legal(state, user)
     out += _members(state, user, role)
     last = undoable(state, user)
     if last is not None:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from herotable.table import chat
 from herotable.table.core import (
     AdventureEnded,
     AdventureStarted,
@@ -148,7 +149,9 @@ CORE_TITLES = {
     "request.answered": "The GM answers",
     "table.dice_rolled": "Dice",
     "action.undone": "Undo",
+    **chat.TITLES,
 }
+_CORE.update(chat.RENDERERS)
 
 
 def render(state: TableState, f: Fact, names: Names | None = None) -> str | None:
