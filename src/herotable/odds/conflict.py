@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
-from math import gcd, lcm
+from math import lcm
 from typing import NamedTuple
 
 from herotable.dice import MAX_POSITION, Rating
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.task import CritBonus, CritPenalty
+from herotable.odds.absorbing import IntValue, Steps, solve_in_order
 from herotable.odds.distributions import ONE, ZERO, ExchangeOdds
 from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_odds, rolled_rating
 
@@ -159,8 +160,7 @@ class RoundsDistribution:
 # value vector: P(A wins with k levels) for k = 1..7, P(B wins with k levels) for k = 1..7, E[rounds]
 _WIDTH = 2 * MAX_POSITION + 1
 Vector = tuple[Fraction, ...]
-IntValue = tuple[tuple[int, ...], int]  # a Vector as integer numerators over one denominator
-_IntSteps = tuple[int, int, list[tuple["DuelState", int]]]
+_IntSteps = Steps["DuelState"]
 
 
 @dataclass(frozen=True)
@@ -369,63 +369,10 @@ class _Chain:
         return got
 
     def _solve_from(self, root: DuelState) -> None:
-        """Value every unsolved state reachable from `root`, each after every state it leads to. Tarjan's
-        algorithm (iterative) finds the strongly connected parts in that order: nearly every one is a single state,
-        whose only cycle is its own self-loop (a tie), solved by one integer formula; a part with more states (a
-        fumbled Push roll sending a tie back and forth) is solved together as one exact linear system."""
-        index: dict[DuelState, int] = {root: 0}
-        low = [0]
-        stack = [root]
-        on_stack = {root}
-        calls = [(root, iter(self._int_steps(root)[2]))]
-        values = self.values
-        while calls:
-            v, kids = calls[-1]
-            for w, _ in kids:
-                if w.over or w in values:
-                    continue
-                if w not in index:
-                    index[w] = len(low)
-                    low.append(len(low))
-                    stack.append(w)
-                    on_stack.add(w)
-                    calls.append((w, iter(self._int_steps(w)[2])))
-                    break
-                if w in on_stack:
-                    low[index[v]] = min(low[index[v]], index[w])
-            else:
-                calls.pop()
-                iv = index[v]
-                if calls:
-                    iu = index[calls[-1][0]]
-                    low[iu] = min(low[iu], low[iv])
-                if low[iv] == iv:
-                    part = [stack.pop()]
-                    while part[-1] != v:
-                        part.append(stack.pop())
-                    on_stack.difference_update(part)
-                    if len(part) == 1:
-                        values[v] = self._solve_one(v)
-                    else:
-                        self._solve_part(part)
-
-    def _solve_one(self, state: DuelState) -> IntValue:
-        """V(s) = (Σ_{s′≠s} P(s→s′)·V(s′) + the round itself) / (1 − P(s→s)), in integers: with transitions
-        a/m and every V(s′) = N′/D′ over L = lcm(D′), V(s) = (Σ a·(L/D′)·N′ + (0, …, m·L)) / ((m − stay)·L),
-        then reduced by the gcd of all its terms."""
-        m, stay, out = self._int_steps(state)
-        found = [self.values[nxt] if not nxt.over else _terminal(nxt) for nxt, _ in out]
-        common = lcm(*(d for _, d in found))
-        acc = [0] * _WIDTH
-        for (_, a), (num, d) in zip(out, found, strict=True):
-            f = a * (common // d)
-            for k, x in enumerate(num):
-                if x:
-                    acc[k] += f * x
-        acc[-1] += m * common
-        den = (m - stay) * common
-        g = gcd(den, *acc)
-        return tuple(x // g for x in acc), den // g
+        """Value every unsolved state reachable from `root` (`absorbing.solve_in_order`): nearly every strongly
+        connected part is one state with a tie's self-loop; a fumbled Push roll can send a tie back and forth
+        between states, and those are solved together as one exact linear system (`_solve_part`)."""
+        solve_in_order(root, self._int_steps, _done, self.values, self._solve_part)
 
     def _solve_part(self, part: list[DuelState]) -> None:
         index = {s: i for i, s in enumerate(part)}
@@ -501,6 +448,10 @@ def _normalise(state: DuelState) -> DuelState:
     if not state.over:
         return state
     return DuelState(SideState(max(0, state.a.position)), SideState(max(0, state.b.position)))
+
+
+def _done(state: DuelState) -> IntValue | None:
+    return _terminal(state) if state.over else None
 
 
 @lru_cache(maxsize=64)
