@@ -59,7 +59,9 @@ def act(member, cid, **fields):
 # --- who sees which page ---
 
 
-@pytest.mark.parametrize("path", ["", "/table", "/table/board", "/table/log", "/characters/new", "/characters/comet"])
+@pytest.mark.parametrize(
+    "path", ["", "/table", "/table/play", "/table/bar", "/table/log", "/characters/new", "/characters/comet"]
+)
 def test_anonymous_visitors_are_sent_to_log_in(make_table, anonymous, path):
     t = ltl_table(make_table)
     answer = anonymous.get(f"/campaigns/{t.campaign_id}{path}", follow_redirects=False)
@@ -75,15 +77,17 @@ def test_every_page_renders_for_every_member(make_table, ruleset):
     cid = t.campaign_id
     mine = {"gm": "entropy" if ruleset == "ltl" else "rex", "pat": "comet" if ruleset == "ltl" else "kes"}
     for who in (t.gm, t.pat, t.sam, t.sly):
-        for path in ("", "/table", "/table/board", "/table/log", "/table/actions", f"/characters/{mine['pat']}"):
+        for path in ("", "/table", "/table/play", "/table/bar", "/table/log", f"/characters/{mine['pat']}"):
             answer = who.client.get(f"/campaigns/{cid}{path}")
             assert answer.status_code == 200, (who.username, path, answer.text[:300])
-    assert t.gm.client.get(f"/campaigns/{cid}/table/gm").status_code == 200
     assert t.gm.client.get(f"/campaigns/{cid}/characters/{mine['gm']}").status_code == 200
     assert t.pat.client.get(f"/campaigns/{cid}/characters/new").status_code == 200
     assert t.gm.client.get(f"/campaigns/{cid}/characters/new").status_code == 200
     assert t.sly.client.get(f"/campaigns/{cid}/characters/new").status_code == 403
-    assert t.pat.client.get(f"/campaigns/{cid}/table/gm").status_code == 403
+    # the bar is the GM's controls for the GM, and only where the table is for everyone else
+    assert 'data-action="structure.end_scene"' in t.gm.client.get(f"/campaigns/{cid}/table/bar").text
+    for who in (t.pat, t.sly):
+        assert 'data-action="structure.' not in who.client.get(f"/campaigns/{cid}/table/bar").text
     assert 'data-live-campaign="' + cid + '"' in t.pat.client.get(f"/campaigns/{cid}/table").text
 
 
@@ -326,7 +330,7 @@ def test_a_gm_secret_roll_never_reaches_a_players_page(make_table, dice):
     assert act(t.gm, cid, type="ltl.settle", task=task).status_code == 200
     assert "GM only" in t.gm.client.get(f"/campaigns/{cid}/table/log").text
     for who in (t.pat, t.sam, t.sly):
-        for path in ("/table", "/table/log", "/table/board"):
+        for path in ("/table", "/table/log", "/table/play", "/table/bar"):
             page = who.client.get(f"/campaigns/{cid}{path}").text
             assert task not in page and "d20:19" not in page and "(secret)" not in page and "d20: 19" not in page
 
@@ -358,7 +362,7 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
         assert f'data-action="{action}"' not in page, action
     act(t.gm, cid, type="ltl.call", character="comet", kind="karma", difficulty="Hard")
     assert 'data-action="ltl.karma.roll"' in t.pat.client.get(f"/campaigns/{cid}/table").text
-    assert 'id="gm"' not in page
+    assert 'class="gm-acts"' not in page and 'data-action="structure.' not in page  # no GM's rulings for players
     act(t.gm, cid, type="ltl.hero_points.award", character="comet", points="5")
     assert 'data-action="ltl.hero_points.spend"' in t.pat.client.get(f"/campaigns/{cid}/table").text
     gm = t.gm.client.get(f"/campaigns/{cid}/table").text
@@ -374,9 +378,13 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
         "table.undo",
     ):
         assert f'data-action="{action}"' in gm, action
-    gm_panel = gm[gm.index('id="gm"') :]
-    for call in ("ltl.contest.call", "ltl.call", "ltl.team.challenge"):  # R-T-3: the GM's calls, in the GM's panel
-        assert f'data-action="{call}"' in gm_panel, call
+    # R-T-3: the GM's calls: for one character on its card, among the GM's rulings; for several in the bar
+    bar = t.gm.client.get(f"/campaigns/{cid}/table/bar").text
+    for call in ("ltl.contest.call", "ltl.team.challenge"):
+        assert f'data-action="{call}"' in bar, call
+    comet = gm[gm.index('data-character="comet"') :]
+    rulings = comet[comet.index('class="gm-acts"') : comet.index("</article>")]
+    assert 'data-action="ltl.call"' in rulings and "Captain Comet: call" not in rulings
     dice.faces = [5, 4, 3]  # initiative
     started = act(
         t.gm,
@@ -395,7 +403,7 @@ def test_the_table_offers_the_ltl_actions_and_the_gm_panel(make_table, dice):
         assert f'data-action="{action}"' in page, action
     assert 'data-action="ltl.attempt"' not in page  # a challenge in the conflict is the GM's call (R-T-3)
     assert "Conflict, round 1" in page and "side: heroes" in page
-    assert 'data-action="ltl.conflict.end_round"' in t.gm.client.get(f"/campaigns/{cid}/table/gm").text
+    assert 'data-action="ltl.conflict.end_round"' in t.gm.client.get(f"/campaigns/{cid}/table/bar").text
 
 
 def test_a_requests_goes_to_the_gm_and_the_answer_back(make_table):
@@ -403,10 +411,10 @@ def test_a_requests_goes_to_the_gm_and_the_answer_back(make_table):
     cid = t.campaign_id
     asked = act(t.pat, cid, type="request.ask", kind="deus_ex_machina", character="comet", text="the bridge holds")
     assert "ok" in asked.text
-    assert "the bridge holds" in t.gm.client.get(f"/campaigns/{cid}/table/board").text
+    assert "the bridge holds" in t.gm.client.get(f"/campaigns/{cid}/table/bar").text
     assert "the bridge holds" not in t.sam.client.get(f"/campaigns/{cid}/table").text
     rid = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["requests"][0]["id"]
-    assert 'data-action="request.answer"' in t.gm.client.get(f"/campaigns/{cid}/table/board").text
+    assert 'data-action="request.answer"' in t.gm.client.get(f"/campaigns/{cid}/table/bar").text
     act(t.gm, cid, type="request.answer", request=rid, answer="2 levels of Karma", granted="true")
     log = t.pat.client.get(f"/campaigns/{cid}/table/log").text
     assert "2 levels of Karma" in log and "The GM grants Pat&#39;s request" in log
@@ -436,7 +444,7 @@ def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table,
     dice.faces = [6]
     called = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["calls"][0]["id"]
     act(t.pat, cid, type="cv.check", character="kes", call=called)
-    board = t.pat.client.get(f"/campaigns/{cid}/table/board").text
+    board = t.pat.client.get(f"/campaigns/{cid}/table/play").text
     for action in ("cv.reroll", "cv.wit.use", "cv.announce"):
         assert f'data-action="{action}"' in board
     assert "Lift the gate" not in t.sam.client.get(f"/campaigns/{cid}/table").text
@@ -451,6 +459,6 @@ def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table,
         and "re-rolled 4 (counts as 14), +2 modifier, +2 from Quotable Wit #1 = 18" in log
         and "Quotable Wit #1" in log
     )
-    gm = t.gm.client.get(f"/campaigns/{cid}/table/gm").text
+    gm = t.gm.client.get(f"/campaigns/{cid}/table").text
     for action in ("cv.round.start", "cv.award_nature", "cv.override", "structure.end_scene", "table.undo"):
         assert f'data-action="{action}"' in gm, action

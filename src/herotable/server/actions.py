@@ -35,7 +35,9 @@ from herotable.table.state import TableError, TableState
 Options = tuple[tuple[str, str], ...]
 ROLL_KEYS = ("task", "check")
 WHO_KEYS = ("character", "actor", "healer")
-GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds", "Calls"}
+GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds", "Calls", "Damage"}
+BAR_GROUPS = {"Conflict", "Teamwork", "Scene", "Members"}  # the GM's table-wide actions with no one character
+ROUND_TYPES = {"ltl.conflict.end_round", "ltl.conflict.end", "cv.round.start"}  # always in view in the bar
 GM_TYPES = {
     "ltl.conflict.start",
     "ltl.conflict.end_round",
@@ -76,8 +78,22 @@ class Action:
     type: str
     title: str
     fields: tuple[Field, ...] = ()
-    hint: str = ""
+    hint: str = ""  # the rule ids it follows, "R-LTL-2, R-LTL-3": links into the rules reference
     key: str = ""  # stable across reloads (an open section stays open when the panel reloads): type, fixed, label
+    confirm: str = ""  # asked before it is sent: ending an adventure, removing someone, deleting anything
+    fixed: tuple[tuple[str, str], ...] = ()  # the values it is sent with, for the odds beside it
+
+    @property
+    def rules(self) -> list[str]:
+        return [r.strip() for r in self.hint.split(",") if r.strip()]
+
+    @property
+    def plain(self) -> bool:
+        """Nothing to choose: one button."""
+        return all(f.kind == "hidden" for f in self.fields)
+
+    def get(self, name: str) -> str:
+        return dict(self.fixed).get(name, "")
 
 
 def action_key(a: LegalAction) -> str:
@@ -93,14 +109,29 @@ class Group:
 
 
 @dataclass
+class CardActions:
+    """What the viewer may do for one character, on its card: its own actions, and the GM's rulings on it."""
+
+    own: list[Action] = dataclasses.field(default_factory=list)
+    gm: list[Action] = dataclasses.field(default_factory=list)
+
+
+@dataclass
 class Panel:
     """Every form the table page shows one viewer, by where it goes."""
 
-    groups: list[Group] = dataclasses.field(default_factory=list)
-    gm_groups: list[Group] = dataclasses.field(default_factory=list)
+    cards: dict[str, CardActions] = dataclasses.field(default_factory=dict)
+    bar: list[Group] = dataclasses.field(default_factory=list)  # the GM's structure, conflict and calls
+    rounds: list[Action] = dataclasses.field(default_factory=list)  # end the round / the conflict: always in view
+    tools: list[Action] = dataclasses.field(default_factory=list)  # dice, asking the GM
     rolls: dict[str, list[Action]] = dataclasses.field(default_factory=dict)
     answers: dict[str, Action] = dataclasses.field(default_factory=dict)
-    asks: list[Action] = dataclasses.field(default_factory=list)
+    undo: Action | None = None
+
+    @property
+    def calls(self) -> list[str]:
+        """The ids of the GM's calls the viewer's characters are to roll (R-T-3)."""
+        return sorted({a.get("call") for c in self.cards.values() for a in c.own if a.get("call")})
 
 
 class FormLike(Protocol):
@@ -126,11 +157,37 @@ LABELS = {
     "must_succeed": "Must succeed",
     "broke": "Go for broke (levels)",
     "dc": "Difficulty (DC)",
+    "crit_bonus": "If a critical success",
+    "crit_penalty": "If a critical failure",
+    "target": "Against",
+    "style": "With",
+    "burn": "Burn Heroism instead of rolling it",
+}
+# …and where the same name means something else on one form
+FIELD_LABELS = {
+    ("ltl.buy_success", "character"): "Whose roll succeeds",
+    ("ltl.reroll", "character"): "Who re-rolls",
+    ("request.ask", "character"): "About",
+    ("request.ask", "kind"): "What you ask for",
+    ("request.answer", "granted"): "Grant it",
+}
+# asked before the form is sent (the issue's "confirmation before ending an adventure, removing a member or deleting")
+CONFIRM = {
+    "structure.end_adventure": "End the adventure? Its awards are given and it cannot be reopened.",
+    "member.remove": "Remove this member from the campaign?",
 }
 
 
-def _label(name: str) -> str:
-    return LABELS.get(name) or name.replace("_", " ").capitalize()
+def _label(name: str, kind: str = "") -> str:
+    return FIELD_LABELS.get((kind, name)) or LABELS.get(name) or name.replace("_", " ").capitalize()
+
+
+def _confirm(kind: str) -> str:
+    if kind in CONFIRM:
+        return CONFIRM[kind]
+    if "delete" in kind or "retire" in kind:
+        return "This cannot be undone. Go ahead?"
+    return ""
 
 
 def _defaults(kind: str) -> dict[str, Any]:
@@ -143,8 +200,8 @@ def _defaults(kind: str) -> dict[str, Any]:
     return out
 
 
-def _controls(state: TableState, name: str, d: Domain, default: Any) -> list[Field]:
-    label = _label(name)
+def _controls(state: TableState, kind: str, name: str, d: Domain, default: Any) -> list[Field]:
+    label = _label(name, kind)
     if isinstance(d, Choice):
         labels = d.labels or tuple(as_text(c) or "—" for c in d.choices)
         options = tuple((as_text(c), t) for c, t in zip(d.choices, labels, strict=True))
@@ -180,73 +237,60 @@ def _controls(state: TableState, name: str, d: Domain, default: Any) -> list[Fie
     return []
 
 
-def form_of(state: TableState, a: LegalAction) -> Action:
-    """One legal action as a form."""
+def form_of(state: TableState, a: LegalAction, title: str | None = None) -> Action:
+    """One legal action as a form, under `title` (its own label by default)."""
     defaults = _defaults(a.type)
     fields: list[Field] = [Field(k, k, "hidden", value=as_text(v)) for k, v in a.fixed.items()]
     for name, d in a.fields.items():
-        fields += _controls(state, name, d, defaults.get(name))
-    return Action(a.type, a.label, tuple(fields), a.rule, action_key(a))
+        fields += _controls(state, a.type, name, d, defaults.get(name))
+    fixed = tuple((k, as_text(v)) for k, v in a.fixed.items())
+    return Action(a.type, title or a.label, tuple(fields), a.rule, action_key(a), _confirm(a.type), fixed)
 
 
-def _merged(state: TableState, actions: Sequence[LegalAction]) -> list[LegalAction]:
-    """The same action for several characters as one, with a choice of character (the table checks each choice)."""
-    out: list[LegalAction] = []
-    index: dict[tuple[Any, ...], int] = {}
-    for a in actions:
-        who = next((k for k in WHO_KEYS if k in a.fixed), None)
-        if who is None:
-            out.append(a)
-            continue
-        rest = tuple(sorted((k, as_text(v)) for k, v in a.fixed.items() if k != who))
-        key = (a.type, who, rest, tuple(a.fields))
-        label = a.label.split(": ", 1)[-1]
-        cid = str(a.fixed[who])
-        if key not in index:
-            index[key] = len(out)
-            fields = {who: Choice((cid,), (state.character(cid).name,)), **a.fields}
-            out.append(LegalAction(a.type, label[:1].upper() + label[1:], dict(rest), fields, a.group, a.rule))
-            continue
-        prior = out[index[key]]
-        fields = dict(prior.fields)
-        for name, d in {who: Choice((cid,), (state.character(cid).name,)), **a.fields}.items():
-            fields[name] = _union(fields[name], d)
-        out[index[key]] = LegalAction(prior.type, prior.label, prior.fixed, fields, prior.group, prior.rule)
-    return out
+def _on_card(state: TableState, a: LegalAction) -> str | None:
+    """The character whose card carries the action: the one it is fixed to act for."""
+    for k in WHO_KEYS:
+        cid = a.fixed.get(k)
+        if isinstance(cid, str) and state.has_character(cid):
+            return cid
+    return None
 
 
-def _union(a: Domain, b: Domain) -> Domain:
-    if isinstance(a, Choice) and isinstance(b, Choice):
-        labels = dict(zip(a.choices, a.labels or a.choices, strict=True))
-        for c, t in zip(b.choices, b.labels or b.choices, strict=True):
-            labels.setdefault(c, t)
-        return Choice(tuple(labels), tuple(str(t) for t in labels.values()))
-    if isinstance(a, IntRange) and isinstance(b, IntRange):
-        return IntRange(min(a.min, b.min), max(a.max, b.max))
-    return a
+def _short(state: TableState, cid: str, label: str) -> str:
+    """A card's action without the character's name in front ("Squall: attack" on Squall's card: "Attack")."""
+    name = state.character(cid).name
+    text = label[len(name) + 2 :] if label.startswith(f"{name}: ") else label
+    return text[:1].upper() + text[1:]
 
 
 def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False) -> Panel:
-    """Lay the viewer's legal actions out: on their rolls, on the requests, and in the player and GM panels."""
+    """Lay the viewer's legal actions out where they apply: on their rolls, on the requests, on each character's
+    card (the GM's rulings apart), and in the GM's bar. Nothing that cannot apply is offered, since only legal
+    actions are laid out."""
     out = Panel()
-    groups: dict[str, list[LegalAction]] = {}
-    gm_groups: dict[str, list[LegalAction]] = {}
+    bar: dict[str, list[Action]] = {}
     for a in actions:
         if a.type in SKIPPED or any(isinstance(d, SheetDomain) for d in a.fields.values()):
             continue
         roll = next((a.fixed[k] for k in ROLL_KEYS if k in a.fixed), None)
+        ruling = a.group in GM_GROUPS or a.type in GM_TYPES
+        cid = _on_card(state, a)
         if roll is not None:
             out.rolls.setdefault(str(roll), []).append(form_of(state, a))
         elif a.type == "request.answer":
             out.answers[str(a.fixed["request"])] = form_of(state, a)
-        elif a.type == "request.ask":
-            out.asks.append(form_of(state, a))
-        elif a.group in GM_GROUPS or a.type in GM_TYPES or (gm and a.type == "table.undo"):
-            gm_groups.setdefault(a.group, []).append(a)
+        elif a.type == "table.undo":
+            out.undo = form_of(state, a)
+        elif a.type in ROUND_TYPES:
+            out.rounds.append(form_of(state, a))
+        elif cid is not None:
+            card = out.cards.setdefault(cid, CardActions())
+            (card.gm if gm and ruling else card.own).append(form_of(state, a, _short(state, cid, a.label)))
+        elif gm and (ruling or a.group in BAR_GROUPS):
+            bar.setdefault(a.group or "Table", []).append(form_of(state, a))
         else:
-            groups.setdefault(a.group or "Actions", []).append(a)
-    out.groups = [Group(t, tuple(form_of(state, a) for a in _merged(state, acts))) for t, acts in groups.items()]
-    out.gm_groups = [Group(t, tuple(form_of(state, a) for a in _merged(state, acts))) for t, acts in gm_groups.items()]
+            out.tools.append(form_of(state, a))
+    out.bar = [Group(t, tuple(acts)) for t, acts in bar.items()]
     return out
 
 

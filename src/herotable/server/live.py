@@ -39,6 +39,21 @@ HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API 
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
+# facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
+LOG_ONLY = frozenset({"table.dice_rolled"})
+LOG_ONLY_PREFIXES = ("chat.",)
+
+
+def changes_panels(seen: list[Seen]) -> bool:
+    """Whether any of these facts may change a panel of the table page besides the log."""
+    return any(s.fact.type not in LOG_ONLY and not s.fact.type.startswith(LOG_ONLY_PREFIXES) for s in seen)
+
+
+def fragments(state: TableState, user: str) -> str:
+    """The table page's panels for `user`'s audience, as htmx out-of-band fragments (see `pages.live_fragments`)."""
+    from herotable.server.pages import live_fragments  # the pages import the API, which imports this module
+
+    return live_fragments(state, user)
 
 
 def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
@@ -215,7 +230,8 @@ class Hub:
 
     def _frame(self, campaign_id: str, user: str, cursor: str | None) -> tuple[str | None, str]:
         """The frame for `user`'s audience as text, and the cursor after it: the events after `cursor`, or with no
-        cursor a "hello" with the newest of the stream. None instead of text: nothing they may see happened."""
+        cursor a "hello" with the newest of the stream, and (`html`) the table page's panels those events change,
+        rendered for that audience. None instead of text: nothing they may see happened."""
         svc = self.service
         if cursor is None:
             page: Page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
@@ -232,6 +248,8 @@ class Hub:
             "cursor": page.last,
             "view": view_for(state, user),
         }
+        if role is not None and (cursor is None or changes_panels(page.seen)):
+            frame["html"] = fragments(state, user)
         return json.dumps(frame), page.last
 
     async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import InvalidSheet, Problem, RulesError
-from herotable.server import actions, api, board, odds_panel, sheets
+from herotable.server import actions, api, board, odds_panel, rules_ref, sheets
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.security import digest
@@ -29,14 +29,14 @@ from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.game import LegalAction
+from herotable.table.legal import legal_actions
 from herotable.table.state import Role, Ruleset, TableError, TableState
-from herotable.table.views import may_see_sheet
+from herotable.table.views import may_see_sheet, view_for
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
+templates.env.globals["dice_svg"] = board.dice_svg
 router = APIRouter(dependencies=[Depends(check_csrf)])
 P = ParamSpec("P")
-
-TABLE_PARTS = ("board", "log", "actions", "gm", "odds")
 
 
 def local_path(target: str) -> str:
@@ -513,38 +513,90 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
     return render(request, "sheet_view.html", svc, user, **context)
 
 
+# --- the rules reference ---
+
+
+@router.get("/rules", response_class=HTMLResponse)
+def rules_page(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    """Both games' rules as herotable runs them, an anchor per ruling: what a rule id on the table links to."""
+    try:
+        found = rules_ref.books()
+    except FileNotFoundError as err:
+        return render(request, "message.html", svc, user, status=404, message=f"No rules reference here: {err}.")
+    return render(request, "rules.html", svc, user, books=found)
+
+
 # --- the table ---
 
 
-def _table_context(state: TableState, user: User, svc: Services, part: str | None = None) -> dict[str, Any]:
-    """What the table page shows `user`: all of it, or only what one panel (`part`) needs, since each panel
-    reloads on its own with every live frame."""
-    uid = user.user_id
+def _table_context(state: TableState, uid: str) -> dict[str, Any]:
+    """What the table page's panels show one viewer (a member's user id): the board, their legal actions laid out
+    where they apply, and the turn tracker. The same for every viewer of one audience (the GM, a player, every
+    spectator), so a live frame renders it once per audience; nothing in it belongs to one login session."""
     gm = state.is_gm(uid)
+    laid = actions.panel(state, legal_actions(state, uid), gm=gm)
+    shown = board.build(state, uid)
+    return {
+        "campaign": state,
+        "gm": gm,
+        "role": state.role_of(uid),
+        "who": state.names(),
+        "board": shown,
+        "laid": laid,
+        "checks": _check_chances(state, uid, laid) if state.ruleset is Ruleset.CONVICTION else {},
+        "attacks": {a.get("actor") for c in laid.cards.values() for a in c.own if a.type == "ltl.attack"},
+        "own": [c for c in state.characters if c.owner == uid],
+        "alerts": _alerts(shown, laid, gm),
+    }
 
-    def wanted(*parts: str) -> bool:
-        return part is None or part in parts
 
-    context: dict[str, Any] = {"campaign": state, "gm": gm, "role": state.role_of(uid), "who": state.names()}
-    acts = svc.table.legal_actions(state.campaign_id, uid) if wanted("board", "actions", "gm", "odds") else []
-    if wanted("board", "odds"):
-        context["board"] = board.build(state, uid)
-    if wanted("board", "actions", "gm"):
-        laid = actions.panel(state, acts, gm=gm)
-        context |= {
-            "roll_actions": laid.rolls,
-            "answers": laid.answers,
-            "groups": laid.groups,
-            "asks": laid.asks,
-            "gm_groups": laid.gm_groups if gm else [],
-            "own": [c for c in state.characters if c.owner == uid],
-        }
-    if wanted("odds"):
-        context["odds"] = _odds_context(svc.table, state, uid, acts)
-    if wanted("log"):
-        page = svc.table.stream(state.campaign_id, uid, limit=board.LOG_LENGTH * 4)
-        context |= {"log": board.log(state, page.seen), "faces": board.faces}
-    return context
+def _alerts(shown: board.Board, laid: actions.Panel, gm: bool) -> str:
+    """What the page toasts when it changes: the viewer's calls, their turn, and (the GM) open requests. The page
+    keeps the last set it saw and toasts only what is new."""
+    keys = [f"call:{c}" for c in laid.calls] if not gm else []
+    if shown.turns is not None and shown.turns["yours"]:
+        keys.append(f"turn:{shown.turns['round']}:{','.join(shown.turns['turn'])}")
+    if gm:
+        keys += [f"request:{r.id}" for r in shown.requests]
+    return " ".join(keys)
+
+
+def _check_chances(state: TableState, uid: str, laid: actions.Panel) -> dict[str, Any]:
+    """A Conviction check's chance with and without a spend, beside the action it is about: a called check whose
+    ability and skill the GM set, as it is and with a Conviction re-roll (R-T-3, R-CV-4); and on a pending check
+    that fails as it stands, the re-roll's chance to turn it. Only numbers the viewer already sees go in: a call's
+    Difficulty is its roller's to see, a pending check's dice too (`view_for` shows them to no one else)."""
+    from herotable.conviction.character import Ability
+    from herotable.odds.check import check
+    from herotable.table.conviction.decide import table_of as cv_table
+
+    table = cv_table(state)
+    out: dict[str, Any] = {}
+    for card in laid.cards.values():
+        for a in card.own:
+            call = next((c for c in table.calls if c.id == a.get("call")), None)
+            if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
+                continue
+            sheet = table.hero(call.character).sheet
+            bonus = call.modifier + (sheet.abilities.of(Ability(call.ability)) if call.ability else 0)
+            bonus += sheet.skill_rank(call.skill) if call.skill else 0
+            out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
+    seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}
+    for acts in laid.rolls.values():
+        for a in acts:
+            shown = seen.get(a.get("check"))
+            if a.type != "cv.reroll" or shown is None:
+                continue
+            if shown["succeeded"]:
+                out[a.key] = "It succeeds as it stands; a re-roll cannot make it fail (the better die counts)."
+                continue
+            bonus = shown["modifier"] + sum(amount for _, amount in shown["bonuses"])
+            plain = check(bonus, shown["difficulty"])
+            turned = (check(bonus, shown["difficulty"], conviction_reroll=True).success - plain.success) / (
+                plain.first_roll_fails or 1
+            )
+            out[a.key] = f"It fails as it stands; the re-roll turns it into a success {float(turned):.0%} of the time."
+    return out
 
 
 ODDS_CACHED = 512  # odds panels kept per server, by campaign, state and viewer
@@ -581,14 +633,18 @@ def _compute_odds(state: TableState, uid: str, acts: list[LegalAction]) -> list[
     for pairing in odds_panel.pairings(state, acts):
         actor, target = pairing
         a_name, t_name = state.character(actor).name, state.character(target).name
+        head = {"actor": a_name, "target": t_name, "actor_id": actor, "target_id": target}
         try:
             advice = odds_panel.exchange_odds(state, uid, actor, target, actions=acts)
             chart = odds_panel.outcome_chart(odds_panel.conflict_odds(state, uid, actor, target), a_name, t_name)
         except TableError as err:
-            out.append({"actor": a_name, "target": t_name, "refused": err.reason})
+            out.append({**head, "refused": err.reason})
             continue
-        out.append({"actor": a_name, "target": t_name, "options": advice["options"], "chart": Markup(chart)})
+        out.append({**head, "options": advice["options"], "chart": Markup(chart)})
     return out
+
+
+TABLE_PARTS = ("bar", "play")  # the log and the chat serve themselves (herotable.server.chat)
 
 
 @router.get("/campaigns/{campaign_id}/table", response_class=HTMLResponse)
@@ -596,20 +652,42 @@ def _compute_odds(state: TableState, uid: str, acts: list[LegalAction]) -> list[
 def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     assert user is not None
     state = member(svc, campaign_id, user)
-    return render(request, "table.html", svc, user, **_table_context(state, user, svc))
+    context = _table_context(state, user.user_id)
+    return render(request, "table.html", svc, user, **context)
+
+
+@router.get("/campaigns/{campaign_id}/table/odds", response_class=HTMLResponse)
+@page
+def table_odds(
+    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, actor: str = "", chart: str = ""
+) -> Response:
+    """The odds of one fighter's attack against each opponent: inline beside the attack (win this exchange, win the
+    conflict), or with `chart` the full chart of every option. Computed when asked, once per state and viewer."""
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    acts = svc.table.legal_actions(campaign_id, user.user_id)
+    pairs = [p for p in _odds_context(svc.table, state, user.user_id, acts) if p["actor_id"] == actor]
+    name = "parts/odds.html" if chart else "parts/odds_inline.html"
+    return render(request, name, svc, user, campaign=state, odds=pairs)
 
 
 @router.get("/campaigns/{campaign_id}/table/{part}", response_class=HTMLResponse)
 @page
 def table_part(campaign_id: str, part: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
-    """One panel of the table page, re-rendered when a live frame arrives or after the user's own action."""
+    """One panel of the table page: the live frames carry them, and a page fetches one itself after it held a
+    frame back while its user was filling in a form there."""
     assert user is not None
     if part not in TABLE_PARTS:
         raise Refused(404, "There is no such part of the table page.")
     state = member(svc, campaign_id, user)
-    if part == "gm" and not state.is_gm(user.user_id):
-        raise Refused(403, "The GM panel is the GM's.")
-    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user, svc, part))
+    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user.user_id))
+
+
+def live_fragments(state: TableState, uid: str) -> str:
+    """The table page's panels for one audience as htmx out-of-band fragments, for a live frame: rendered once per
+    audience and sent to each of its sockets. Forms carry no session's CSRF token here; the page fills in its own."""
+    context = {"csrf": "", "user": None, **_table_context(state, uid)}
+    return "".join(templates.get_template(f"parts/{part}.html").render(context, oob=True) for part in ("bar", "play"))
 
 
 @router.post("/campaigns/{campaign_id}/table/act")

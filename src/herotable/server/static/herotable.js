@@ -1,11 +1,133 @@
-// Live table: an element with data-live-campaign opens the campaign's WebSocket; each frame is dispatched
-// as a "herotable:frame" DOM event (detail = the frame), and elements with hx-trigger="live from:body"
-// reload themselves through htmx.
+// The live table. An element with data-live-campaign opens the campaign's WebSocket. Each frame is dispatched as a
+// "herotable:frame" DOM event (detail = the frame) and a "live" event (the log reloads itself on it); a frame's
+// "html" holds the changed panels as htmx out-of-band fragments, swapped in place here. A panel whose form someone
+// is filling in keeps its frame until they leave it. Toasts (announced through aria-live) and an optional tone say
+// when the GM calls for your roll, it is your turn, or (for the GM) a request arrives.
 (function () {
+  var csrf = function () {
+    var meta = document.querySelector("meta[name=csrf-token]");
+    return meta ? meta.getAttribute("content") : "";
+  };
+
   function status(text) {
     var el = document.getElementById("live-status");
     if (el) { el.textContent = text; el.className = "live " + (text === "live" ? "" : "off"); }
   }
+
+  // --- sound: off until turned on; a short tone made by the Web Audio API ---
+  var sound = false;
+  var audio = null;
+  function tone() {
+    if (!sound) { return; }
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) { return; }
+    audio = audio || new Ctx();
+    var osc = audio.createOscillator();
+    var gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.0001, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.2, audio.currentTime + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+    osc.connect(gain);
+    gain.connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.4);
+  }
+  function soundToggle(button) {
+    sound = !sound;
+    try { localStorage.setItem("herotable-sound", sound ? "on" : "off"); } catch (e) { /* private mode */ }
+    showSound(button);
+    if (sound) { tone(); }
+  }
+  function showSound(button) {
+    button.setAttribute("aria-pressed", sound ? "true" : "false");
+    button.textContent = sound ? "Sound: on" : "Sound: off";
+  }
+
+  // --- toasts ---
+  function toast(text) {
+    var box = document.getElementById("toasts");
+    if (!box) { return; }
+    var item = document.createElement("div");
+    item.className = "toast";
+    var words = document.createElement("span");
+    words.textContent = text;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "×";
+    close.setAttribute("aria-label", "Dismiss");
+    close.addEventListener("click", function () { item.remove(); });
+    item.appendChild(words);
+    item.appendChild(close);
+    box.appendChild(item);
+    setTimeout(function () { item.remove(); }, 12000);
+    tone();
+  }
+  var alerted = null;  // what the page last knew of: calls, turns, requests
+  function alerts() {
+    var play = document.getElementById("play");
+    var now = (play && play.getAttribute("data-alerts") || "").split(" ").filter(Boolean);
+    if (alerted !== null) {
+      now.forEach(function (key) {
+        if (alerted.indexOf(key) >= 0) { return; }
+        var kind = key.split(":")[0];
+        if (kind === "call") { toast("The GM calls for your roll: it is on your character's card."); }
+        else if (kind === "turn") { toast("Your turn: act from your character's card."); }
+        else if (kind === "request") { toast("A request from a player: open Requests in the bar."); }
+      });
+    }
+    alerted = now;
+  }
+
+  // --- panels: swap in what a frame carries, unless someone is filling in a form there ---
+  function busy(panel) {
+    // busy only while the user has changed the field they are in; an untouched field never holds back news
+    var active = document.activeElement;
+    if (!active || !panel.contains(active)) { return false; }
+    if (active.tagName === "SELECT") {
+      return Array.prototype.some.call(active.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    if (/^(INPUT|TEXTAREA)$/.test(active.tagName)) {
+      return active.type === "checkbox" ? active.checked !== active.defaultChecked : active.value !== active.defaultValue;
+    }
+    return false;
+  }
+  function fillCsrf(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("input[name=csrf_token]"), function (i) { i.value = csrf(); });
+  }
+  var held = {};  // panel id -> the newest fragment it held back
+  function place(fresh) {
+    var old = document.getElementById(fresh.id);
+    if (!old) { return; }
+    if (busy(old)) { held[fresh.id] = fresh; old.setAttribute("data-stale", "1"); return; }
+    var open = Array.prototype.map.call(old.querySelectorAll("details[open][id]"), function (d) { return d.id; });
+    var focus = document.activeElement && old.contains(document.activeElement) ? document.activeElement.id : "";
+    fresh.removeAttribute("hx-swap-oob");
+    old.replaceWith(fresh);
+    open.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
+    fillCsrf(fresh);
+    if (window.htmx) { window.htmx.process(fresh); }
+    if (focus) { var f = document.getElementById(focus); if (f) { f.focus(); } }
+    if (fresh.id === "play") { alerts(); }
+  }
+  function swapFragments(html) {
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    Array.prototype.slice.call(tpl.content.children).forEach(function (el) {
+      if (el.id) { delete held[el.id]; place(el); }
+    });
+  }
+  document.addEventListener("focusout", function (event) {
+    var panel = event.target.closest ? event.target.closest("[data-stale]") : null;
+    if (panel && !(event.relatedTarget && panel.contains(event.relatedTarget))) {
+      var fresh = held[panel.id];
+      setTimeout(function () {  // after the focus has moved on
+        if (fresh && !busy(panel)) { delete held[panel.id]; place(fresh); }
+      }, 0);
+    }
+  });
+
   function connect(root) {
     var id = root.getAttribute("data-live-campaign");
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -13,8 +135,9 @@
     socket.onopen = function () { status("live"); };
     socket.onmessage = function (message) {
       var frame = JSON.parse(message.data);
+      if (frame.html) { swapFragments(frame.html); }
       document.body.dispatchEvent(new CustomEvent("herotable:frame", { detail: frame }));
-      if (window.htmx) { window.htmx.trigger(document.body, "live"); }
+      if (window.htmx && frame.type === "events") { window.htmx.trigger(document.body, "live"); }
     };
     socket.onclose = function (event) {
       if (event.code < 4000) {
@@ -28,49 +151,27 @@
     };
   }
 
-  // A panel does not reload under someone typing or choosing in it; it catches up when they leave it.
-  window.herotableIdle = function (panel) {
-    // busy only while the user has changed the field they are in; an untouched field never holds back news
-    var active = document.activeElement;
-    var changed = false;
-    if (active && active.tagName === "SELECT") {
-      changed = Array.prototype.some.call(active.options, function (o) { return o.selected !== o.defaultSelected; });
-    } else if (active && /^(INPUT|TEXTAREA)$/.test(active.tagName)) {
-      changed = active.type === "checkbox" ? active.checked !== active.defaultChecked : active.value !== active.defaultValue;
-    }
-    var busy = changed && panel.contains(active);
-    if (busy) { panel.setAttribute("data-stale", "1"); }
-    return !busy;
-  };
-  document.addEventListener("focusout", function (event) {
-    var panel = event.target.closest ? event.target.closest("[data-stale]") : null;
-    if (panel && !(event.relatedTarget && panel.contains(event.relatedTarget))) {
-      panel.removeAttribute("data-stale");
-      if (window.htmx) { window.htmx.trigger(panel, "refresh"); }
-    }
+  // A drop-down of the bar closes on Escape (focus back on its summary) and when another one opens.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    var menu = event.target.closest ? event.target.closest("details[open]") : null;
+    if (menu) { menu.open = false; var s = menu.querySelector("summary"); if (s) { s.focus(); } }
   });
+  document.addEventListener("toggle", function (event) {
+    var d = event.target;
+    if (!d.open || !d.classList || !d.classList.contains("menu")) { return; }
+    Array.prototype.forEach.call(document.querySelectorAll("details.menu[open]"), function (o) { if (o !== d) { o.open = false; } });
+  }, true);
 
-  // Open <details> stay open when their panel reloads.
-  var opened = {};
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var target = event.detail.target;
-    // a reload that was already on its way must not wipe a form the user has started to fill in
-    if (target.classList && target.classList.contains("panel") && !window.herotableIdle(target)) {
-      event.detail.shouldSwap = false;
-      return;
-    }
-    opened[target.id] = Array.prototype.map.call(target.querySelectorAll("details[open][id]"), function (d) { return d.id; });
-  });
-  document.addEventListener("htmx:afterSwap", function (event) {
-    var target = event.detail.target;
-    (opened[target.id] || []).forEach(function (id) {
-      var d = document.getElementById(id);
-      if (d) { d.open = true; }
-    });
-  });
-
+  // After the user's own action the result area says what happened; the live frame brings the rest.
   document.addEventListener("DOMContentLoaded", function () {
     var root = document.querySelector("[data-live-campaign]");
-    if (root) { connect(root); }
+    var button = document.getElementById("sound-toggle");
+    if (button) {
+      try { sound = localStorage.getItem("herotable-sound") === "on"; } catch (e) { sound = false; }
+      showSound(button);
+      button.addEventListener("click", function () { soundToggle(button); });
+    }
+    if (root) { alerts(); connect(root); }
   });
 })();
