@@ -104,3 +104,70 @@ def duel(a: int, b: int, cap: int = 3) -> tuple[Fraction, Fraction]:
         return win / (1 - stay), (1 + rounds) / (1 - stay)
 
     return value(a, b, 0, 0)
+
+
+def melee(side_a: list[int], side_b: list[int], targeting: str = "weakest", cap: int = 3) -> tuple[Fraction, ...]:
+    """P(A wins), P(B wins), P(draw), E[rounds] of a melee by direct recursion over every face of every die
+    rolled in a round (R-LTL-12 as the table reads it): fighters act in list order, side A first; each one still
+    to act picks a standing opponent (weakest: lowest position, strongest: highest, first listed on ties; spread:
+    the k-th standing fighter of its side takes the k-th standing opponent, cycling) and both have acted. The
+    loser loses 1, 2 on a critical within the cap, and is at -1 die type next round after a critical; losses
+    land at the end of the round."""
+    n_a = len(side_a)
+    extra = 1 if cap >= 2 else 0
+
+    def pick(pos: tuple[int, ...]) -> list[tuple[int, int]]:
+        acted = [False] * len(pos)
+        out = []
+        for i in range(len(pos)):
+            if pos[i] <= 0 or acted[i]:
+                continue
+            mine = list(range(n_a)) if i < n_a else list(range(n_a, len(pos)))
+            theirs = [j for j in (range(n_a, len(pos)) if i < n_a else range(n_a)) if pos[j] > 0]
+            if not theirs:
+                break
+            if targeting == "weakest":
+                t = min(theirs, key=lambda j: (pos[j], j))
+            elif targeting == "strongest":
+                t = min(theirs, key=lambda j: (-pos[j], j))
+            else:
+                t = theirs[sum(1 for j in mine if j < i and pos[j] > 0) % len(theirs)]
+            acted[i] = acted[t] = True
+            out.append((i, t))
+        return out
+
+    @cache
+    def value(state: tuple[tuple[int, int], ...]) -> tuple[Fraction, ...]:
+        pos = tuple(p for p, _ in state)
+        a_up, b_up = any(p > 0 for p in pos[:n_a]), any(p > 0 for p in pos[n_a:])
+        if not (a_up and b_up):
+            return (Fraction(int(a_up)), Fraction(int(b_up)), Fraction(int(not (a_up or b_up))), Fraction(0))
+        pairs = pick(pos)
+        dice = [(_rolled(pos[i], state[i][1]), _rolled(pos[t], state[t][1])) for i, t in pairs]
+        counts: dict[tuple[tuple[int, int], ...], int] = {}
+        total = 0
+        for faces in product(*(product(range(1, x[0] + 1), range(1, y[0] + 1)) for x, y in dice)):
+            loss = [0] * len(pos)
+            crit = [False] * len(pos)
+            for (i, t), ((sx, dx), (sy, dy)), (x, y) in zip(pairs, dice, faces, strict=True):
+                if x - dx > y - dy:
+                    hit = x == sx and y == 1
+                    loss[t] += 1 + (extra if hit else 0)
+                    crit[t] = crit[t] or hit
+                elif x - dx < y - dy:
+                    hit = y == sy and x == 1
+                    loss[i] += 1 + (extra if hit else 0)
+                    crit[i] = crit[i] or hit
+            nxt = tuple((p - lo, int(c)) if p - lo > 0 else (0, 0) for p, lo, c in zip(pos, loss, crit, strict=True))
+            counts[nxt] = counts.get(nxt, 0) + 1
+            total += 1
+        stay = Fraction(counts.pop(state, 0), total)
+        acc = [Fraction(0)] * 4
+        for nxt, c in counts.items():
+            v = value(nxt)
+            for k in range(4):
+                acc[k] += Fraction(c, total) * v[k]
+        acc[3] += 1
+        return tuple(x / (1 - stay) for x in acc)
+
+    return value(tuple((p, 0) for p in (*side_a, *side_b)))

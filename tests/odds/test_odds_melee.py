@@ -7,12 +7,22 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from odds_brute import duel
+from odds_brute import melee as brute_melee
 
 from herotable.dice import Rating
 from herotable.ltl.options import LtlOptions
 from herotable.odds.conflict import Contender, conflict
 from herotable.odds.exchange import Roll, exchange
-from herotable.odds.melee import Method, Targeting, _ExactMelee, exact_melee, melee, targets
+from herotable.odds.melee import (
+    Method,
+    Targeting,
+    TooLarge,
+    _ExactMelee,
+    exact_melee,
+    exact_work,
+    melee,
+    targets,
+)
 from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _targets, simulate_melee, wilson
 
 R = Rating
@@ -69,6 +79,17 @@ def test_large_melees_fall_back_to_monte_carlo_and_say_so():
     assert result.method is Method.MONTE_CARLO
     assert result.a_wins.low < result.a_wins.value < result.a_wins.high
     assert melee([R(2)], [R(3)]).method is Method.EXACT
+    assert melee([R(4), R(4)], [R(4), R(4)]).method is Method.EXACT  # two d10 against two d10
+
+
+def test_the_exact_solver_stops_at_its_budget():
+    side = [R(3), R(3)]
+    states, work = exact_work(side, side)
+    assert states > 0 and work == exact_work(side, side)[1]
+    assert exact_melee(side, side, budget=work).method is Method.EXACT
+    with pytest.raises(TooLarge):
+        exact_melee(side, side, budget=work - 1)
+    assert melee(side, side, exact_limit=work - 1, seed=1, trials=1000).method is Method.MONTE_CARLO
 
 
 def test_wilson_interval():
@@ -143,3 +164,19 @@ def test_monte_carlo_duels_across_the_ladder_within_interval():
         assert mc.a_wins.low <= float(exact.a_wins) <= mc.a_wins.high, (a, b)
         assert mc.expected_rounds.low <= float(exact.expected_rounds) <= mc.expected_rounds.high, (a, b)
         assert mc.draw.value == 0
+
+
+@pytest.mark.parametrize("targeting", list(Targeting))
+@pytest.mark.parametrize(
+    ("side_a", "side_b"), [([1, 2], [2]), ([2], [1, 1]), ([1, 2], [1, 1]), ([2, 1], [1, 2]), ([1, 1], [1, 1, 1])]
+)
+def test_exact_melee_equals_the_brute_force_over_every_face(side_a, side_b, targeting):
+    want = brute_melee(side_a, side_b, targeting.value)
+    got = exact_melee([R(p) for p in side_a], [R(p) for p in side_b], targeting)
+    assert (got.a_wins.exact, got.b_wins.exact, got.draw.exact, got.expected_rounds.exact) == want
+
+
+def test_exact_melee_equals_the_brute_force_with_a_cap_of_one():
+    want = brute_melee([1, 2], [2, 1], "weakest", cap=1)
+    got = exact_melee([R(1), R(2)], [R(2), R(1)], Targeting.WEAKEST, LtlOptions(effect_cap=1))
+    assert (got.a_wins.exact, got.b_wins.exact, got.draw.exact, got.expected_rounds.exact) == want

@@ -14,18 +14,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from math import prod
+from functools import cache
+from math import lcm, prod
 
 from herotable.dice import Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
-from herotable.odds.distributions import ONE, ZERO
+from herotable.odds.absorbing import IntValue, Steps, solve_in_order
 from herotable.odds.exchange import Roll, exchange, rolled_rating
 from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
 from herotable.odds.montecarlo import simulate_melee
 
-__all__ = ["Estimate", "MeleeOdds", "Method", "Targeting", "exact_melee", "melee", "state_count", "targets"]
+__all__ = [
+    "EXACT_WORK_LIMIT",
+    "Estimate",
+    "MeleeOdds",
+    "Method",
+    "Targeting",
+    "TooLarge",
+    "exact_melee",
+    "exact_work",
+    "melee",
+    "state_count",
+    "targets",
+]
 
-EXACT_STATE_LIMIT = 400  # product of (position + 1) over all fighters up to which melees are solved exactly
+# The exact solver's work (`_ExactMelee.work`): the round outcomes it weighs, plus `STATE_WORK` for each state it
+# reaches (solving a state costs about as much as weighing that many outcomes; its numbers grow with the melee's
+# length). One unit is about 4 µs on the bench machine, so the limit is about one second: 2 d10 against 2 d10 is
+# 252,544 units (see docs/performance.md, `python -m herotable.bench_odds`). Beyond it `melee` runs Monte Carlo.
+STATE_WORK = 50
+EXACT_WORK_LIMIT = 260_000
+
+
+class TooLarge(Exception):
+    """The exact solver would do more work than its budget allows (`EXACT_WORK_LIMIT`)."""
 
 
 def targets(positions: Sequence[int], n_a: int, targeting: Targeting) -> list[tuple[int, int]]:
@@ -52,79 +74,128 @@ def targets(positions: Sequence[int], n_a: int, targeting: Targeting) -> list[tu
     return out
 
 
-State = tuple[tuple[int, int], ...]  # (position, -1 levels carried into this round) per fighter
-Vector = tuple[Fraction, Fraction, Fraction, Fraction]  # A wins, B wins, draw, E[rounds]
+State = tuple[tuple[int, int], ...]  # (position, -1 carried into this round: 0 or 1) per fighter
+_LANE = 16  # bits per fighter in a round's packed losses: levels lost in the low 8, criticals suffered above
+_CRIT = 1 << 8
+
+
+class _Landing(dict[int, tuple[int, int]]):
+    """A fighter's (position, -1) after a round, by its packed lane of losses and criticals suffered."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__()
+        self.pos = pos
+
+    def __missing__(self, lane: int) -> tuple[int, int]:
+        left = self.pos - (lane & 0xFF)
+        found = self[lane] = (left, 1 if lane >> 8 else 0) if left > 0 else (0, 0)
+        return found
+
+
+@cache
+def _landing(pos: int) -> _Landing:
+    return _Landing(pos)
 
 
 class _ExactMelee:
-    def __init__(self, n_a: int, targeting: Targeting, options: LtlOptions) -> None:
+    """The melee chain: one round's steps in integers (`_raw_steps`), values by `absorbing.solve_in_order`."""
+
+    def __init__(self, n_a: int, targeting: Targeting, options: LtlOptions, budget: int | None = None) -> None:
         self.n_a = n_a
+        self.budget = budget
+        self.work = 0
+        self.weighed = 0
         self.targeting = targeting
         self.options = options
-        self.values: dict[State, Vector] = {}
+        self.extra = 1 if options.effect_cap >= 2 else 0
+        self.values: dict[State, IntValue] = {}
+        self.int_steps: dict[State, Steps[State]] = {}
+        self._finished: dict[State, IntValue | None] = {}
+        self._pairs: dict[tuple[int, int, int, int], tuple[int, tuple[int, int, int, int, int]]] = {}
 
-    def _outcome(self, state: State) -> Vector | None:
+    def _outcome(self, state: State) -> IntValue | None:
+        """A finished melee's value (A wins, B wins, draw, rounds), None while both sides stand."""
+        if state in self._finished:
+            return self._finished[state]
         a_up = any(p > 0 for p, _ in state[: self.n_a])
         b_up = any(p > 0 for p, _ in state[self.n_a :])
-        if a_up and b_up:
-            return None
-        return (ONE if a_up else ZERO, ONE if b_up else ZERO, ZERO if a_up or b_up else ONE, ZERO)
+        found = None if a_up and b_up else ((int(a_up), int(b_up), int(not (a_up or b_up)), 0), 1)
+        self._finished[state] = found
+        return found
+
+    def _pair(self, pi: int, mi: int, pt: int, mt: int) -> tuple[int, tuple[int, int, int, int, int]]:
+        """The exchange between an actor and its target at these positions and -1s, as d and d·P(tie, critical
+        win, plain win, critical loss, plain loss) from the actor's side."""
+        key = (pi, mi, pt, mt)
+        known = self._pairs.get(key)
+        if known is None:
+            ri = rolled_rating(Rating(pi), minus_one=mi)
+            rt = rolled_rating(Rating(pt), minus_one=mt)
+            odds = exchange(Roll(ri), Roll(rt), self.options)
+            win, lose = odds.win - odds.crit_success, odds.lose - odds.crit_failure
+            parts = (odds.tie, odds.crit_success, win, odds.crit_failure, lose)
+            d = lcm(*(p.denominator for p in parts))
+            t, cs, w, cf, lo = (p.numerator * (d // p.denominator) for p in parts)
+            known = self._pairs[key] = d, (t, cs, w, cf, lo)
+        return known
+
+    def _raw_steps(self, state: State) -> tuple[int, dict[State, int]]:
+        """One round from `state`: a denominator m and m·P(next state). Each exchange multiplies in its cases;
+        the losses and criticals so far are one packed integer per combination, decoded once at the end."""
+        partial = {0: 1}
+        m = 1
+        crit_loss = (1 + self.extra) | _CRIT
+        for i, t in targets([p for p, _ in state], self.n_a, self.targeting):
+            d, (tie, cs, w, cf, lo) = self._pair(*state[i], *state[t])
+            m *= d
+            cases = [
+                (dl, n)
+                for dl, n in (
+                    (0, tie),
+                    (crit_loss << (_LANE * t), cs),
+                    (1 << (_LANE * t), w),
+                    (crit_loss << (_LANE * i), cf),
+                    (1 << (_LANE * i), lo),
+                )
+                if n
+            ]
+            grown: dict[int, int] = {}
+            for key, weight in partial.items():
+                for dl, n in cases:
+                    grown[key + dl] = grown.get(key + dl, 0) + weight * n
+            partial = grown
+        self.weighed += len(partial)
+        out: dict[State, int] = {}
+        lands = [_landing(pos) for pos, _ in state]
+        for key, weight in partial.items():
+            found = tuple(land[(key >> (_LANE * k)) & 0xFFFF] for k, land in enumerate(lands))
+            out[found] = out.get(found, 0) + weight
+        return m, out
+
+    def _int_steps(self, state: State) -> Steps[State]:
+        got = self.int_steps.get(state)
+        if got is None:
+            m, steps = self._raw_steps(state)
+            stay = steps.pop(state, 0)
+            got = self.int_steps[state] = (m, stay, list(steps.items()))
+            self.work = self.weighed + STATE_WORK * len(self.int_steps)
+            if self.budget is not None and self.work > self.budget:
+                raise TooLarge(f"more than {self.budget} units of work to solve exactly")
+        return got
 
     def transitions(self, state: State) -> dict[State, Fraction]:
-        count = len(state)
-        extra = 1 if self.options.effect_cap >= 2 else 0
-        partial: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] = {((0,) * count, (0,) * count): ONE}
-        for i, t in targets([p for p, _ in state], self.n_a, self.targeting):
-            ri = rolled_rating(Rating(state[i][0]), minus_one=state[i][1])
-            rt = rolled_rating(Rating(state[t][0]), minus_one=state[t][1])
-            odds = exchange(Roll(ri), Roll(rt), self.options)
-            cases = (
-                (odds.crit_success, t, 1 + extra, True),
-                (odds.win - odds.crit_success, t, 1, False),
-                (odds.lose - odds.crit_failure, i, 1, False),
-                (odds.crit_failure, i, 1 + extra, True),
-            )
-            grown: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] = {}
-            for (loss, crit), p in partial.items():
-                if odds.tie:
-                    grown[(loss, crit)] = grown.get((loss, crit), ZERO) + p * odds.tie
-                for q, loser, levels, critical in cases:
-                    if not q:
-                        continue
-                    nl = list(loss)
-                    nl[loser] += levels
-                    nc = list(crit)
-                    nc[loser] += 1 if critical else 0
-                    key = (tuple(nl), tuple(nc))
-                    grown[key] = grown.get(key, ZERO) + p * q
-            partial = grown
-        out: dict[State, Fraction] = {}
-        for (loss, crit), p in partial.items():
-            nxt = tuple(
-                (max(0, pos - loss[k]), crit[k] if pos - loss[k] > 0 else 0) for k, (pos, _) in enumerate(state)
-            )
-            out[nxt] = out.get(nxt, ZERO) + p
-        return out
+        """Where one round leads from `state`, exactly."""
+        m, steps = self._raw_steps(state)
+        return {nxt: Fraction(a, m) for nxt, a in steps.items()}
 
-    def value(self, state: State) -> Vector:
+    def value(self, state: State) -> IntValue:
+        """(A wins, B wins, draw, E[rounds]) from `state` as integer numerators over one denominator."""
         done = self._outcome(state)
         if done is not None:
             return done
-        known = self.values.get(state)
-        if known is not None:
-            return known
-        steps = self.transitions(state)
-        stay = steps.get(state, ZERO)
-        acc = [ZERO, ZERO, ZERO, ONE]
-        for nxt, p in steps.items():
-            if nxt != state:
-                v = self.value(nxt)
-                for k in range(4):
-                    acc[k] += p * v[k]
-        scale = ONE / (ONE - stay)
-        result = (acc[0] * scale, acc[1] * scale, acc[2] * scale, acc[3] * scale)
-        self.values[state] = result
-        return result
+        if state not in self.values:
+            solve_in_order(state, self._int_steps, self._outcome, self.values)
+        return self.values[state]
 
 
 def exact_melee(
@@ -132,17 +203,41 @@ def exact_melee(
     side_b: Sequence[Rating],
     targeting: Targeting = Targeting.WEAKEST,
     options: LtlOptions = DEFAULT_OPTIONS,
+    *,
+    budget: int | None = None,
 ) -> MeleeOdds:
-    """Exact odds of a melee (R-LTL-12), whatever its size (the caller judges the cost; see `melee`).
-    Raises ValueError for an empty side or a fighter below d4."""
+    """Exact odds of a melee (R-LTL-12). Without a `budget` whatever its size (the caller judges the cost; see
+    `melee`); with one, raises TooLarge once the solver has weighed more round outcomes than that. Raises
+    ValueError for an empty side or a fighter below d4."""
+    check_sides(side_a, side_b)
+    solver = _ExactMelee(len(side_a), targeting, options, budget)
+    (a, b, draw, rounds), den = solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
+    return MeleeOdds(
+        Method.EXACT,
+        Estimate.of(Fraction(a, den)),
+        Estimate.of(Fraction(b, den)),
+        Estimate.of(Fraction(draw, den)),
+        Estimate.of(Fraction(rounds, den)),
+    )
+
+
+def exact_work(
+    side_a: Sequence[Rating],
+    side_b: Sequence[Rating],
+    targeting: Targeting = Targeting.WEAKEST,
+    options: LtlOptions = DEFAULT_OPTIONS,
+) -> tuple[int, int]:
+    """(states reached, work) of the exact solver for this melee: what `EXACT_WORK_LIMIT` bounds. Solves it
+    to count."""
     check_sides(side_a, side_b)
     solver = _ExactMelee(len(side_a), targeting, options)
-    a, b, draw, rounds = solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
-    return MeleeOdds(Method.EXACT, Estimate.of(a), Estimate.of(b), Estimate.of(draw), Estimate.of(rounds))
+    solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
+    return len(solver.values), solver.work
 
 
 def state_count(side_a: Sequence[Rating], side_b: Sequence[Rating]) -> int:
-    """The size the exact solver's position space can reach: the product of (position + 1)."""
+    """The size of the fighters' position space: the product of (position + 1). The states reached are a few
+    times more (the -1s carried), and the work grows faster than either (see `exact_work`)."""
     return prod(r.position + 1 for r in (*side_a, *side_b))
 
 
@@ -154,13 +249,16 @@ def melee(
     *,
     seed: int | None = None,
     trials: int = 20_000,
-    exact_limit: int = EXACT_STATE_LIMIT,
+    exact_limit: int = EXACT_WORK_LIMIT,
 ) -> MeleeOdds:
-    """Odds of N against M (R-LTL-12): exact when `state_count` is within `exact_limit`, else Monte Carlo with
-    `trials` conflicts from `seed`. Raises ValueError when Monte Carlo is needed and no seed is given."""
+    """Odds of N against M (R-LTL-12): exact while the solver weighs at most `exact_limit` round outcomes, else
+    Monte Carlo with `trials` conflicts from `seed`; `MeleeOdds.method` says which. Raises ValueError when Monte
+    Carlo is needed and no seed is given."""
     check_sides(side_a, side_b)
-    if state_count(side_a, side_b) <= exact_limit:
-        return exact_melee(side_a, side_b, targeting, options)
+    try:
+        return exact_melee(side_a, side_b, targeting, options, budget=exact_limit)
+    except TooLarge:
+        pass
     if seed is None:
         raise ValueError("this melee is too large to solve exactly; Tip: pass a seed for Monte Carlo")
     return simulate_melee(side_a, side_b, seed, trials=trials, targeting=targeting, options=options)
