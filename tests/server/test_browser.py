@@ -104,6 +104,7 @@ class Player:
         self.page.goto(path if path.startswith("http") else self.server.url + path)
 
     def shot(self, name: str) -> None:
+        self.page.evaluate("window.scrollTo(0, 0)")  # the bar sticks to the top of the screen: shoot from the top
         self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
     def register(self) -> None:
@@ -113,14 +114,21 @@ class Player:
         p.fill("#reg-password", PASSWORD)
         p.click("form[action='/register'] button[type=submit]")
 
-    def act(self, panel: str, action: str, fields: dict[str, str] | None = None, checks: tuple[str, ...] = ()) -> None:
-        """Open an action in a panel, fill it, submit it, and wait for its answer; fail on a refusal."""
+    def act(
+        self,
+        where: str,
+        action: str,
+        fields: dict[str, str] | None = None,
+        checks: tuple[str, ...] = (),
+        card: str | None = None,
+    ) -> None:
+        """Open an action in a part of the page ("bar", or "play" with the `card` of a character), fill it, submit it,
+        and wait for its answer; fail on a refusal."""
         p = self.page
-        form = p.locator(f"#{panel} form[data-action='{action}']").first
-        details = p.locator(f"#{panel} details[data-action='{action}']").first
-        form.wait_for(state="attached")  # the action may arrive with the next live reload
-        if details.count() and not details.evaluate("d => d.open"):
-            details.locator("summary").click()
+        scope = f"#{where}" + (f" [data-character='{card}']" if card else "")
+        form = p.locator(f"{scope} form[data-action='{action}']").first
+        form.wait_for(state="attached")  # the action may arrive with the next live frame
+        self.open(form)
         expect(form.locator("button[type=submit]")).to_be_visible()
         for name, value in (fields or {}).items():
             control = form.locator(f"[name='{name}']").last
@@ -133,23 +141,35 @@ class Player:
             form.locator(f"input[type=checkbox][name='{key}']" + (f"[value='{value}']" if value else "")).check()
         self.submit(form)
 
+    def open(self, form: Any) -> None:
+        """Open every section and drop-down the form sits in, from the outside in, by clicking their summaries."""
+        for _ in range(3):
+            closed = form.locator("xpath=ancestor::details[not(@open)]")
+            if not closed.count():
+                return
+            closed.first.locator("xpath=./summary").click()
+
     def roll_action(
         self, action: str, fields: dict[str, str] | None = None, fixed: dict[str, str] | None = None
     ) -> None:
-        """Act on the open roll shown on the board (re-roll, settle, announce…): the form for `action` whose hidden
+        """Act on the open roll shown on the table (re-roll, settle, announce…): the form for `action` whose hidden
         fields hold `fixed`, with its choices set to `fields`."""
-        forms = self.page.locator(f"#board article.roll form[data-action='{action}']")
+        forms = self.page.locator(f"#play article.roll form[data-action='{action}']")
         for name, value in (fixed or {}).items():
             forms = forms.filter(has=self.page.locator(f"input[type=hidden][name='{name}'][value='{value}']"))
         form = forms.first
+        form.wait_for(state="attached")
+        self.open(form)
         for name, value in (fields or {}).items():
             form.locator(f"[name='{name}']").select_option(value)
         self.submit(form)
 
     def submit(self, form: Any) -> None:
         button = form.locator("button[type=submit]")
-        # a live reload may land between opening a section and pressing its button: keep the section open
-        form.evaluate("f => { const d = f.closest('details'); if (d) { d.open = true; } }")
+        # a live frame may land between opening a section and pressing its button: keep its sections open
+        form.evaluate(
+            "f => { for (let d = f.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }"
+        )
         with self.page.expect_response(lambda r: r.url.endswith("/table/act")) as answer:
             button.click()
         body = answer.value.text()
@@ -219,8 +239,14 @@ def ltl_hero(player: Player, name: str, style: str) -> None:
 
 
 def initiative(gm: Player) -> list[list[str]]:
-    tags = gm.page.locator("#board .conflict p:has-text('Initiative') .tag").all_inner_texts()
-    return [t.split(", ") for t in tags]
+    """The fighters' ids by initiative group, first to act first; none when everyone acts at once."""
+    turns = gm.page.locator("#play ol.turns")
+    if turns.get_attribute("aria-label") != "Initiative order":
+        return []
+    return [
+        g.locator("[data-fighter]").evaluate_all("es => es.map(e => e.dataset.fighter)")
+        for g in turns.locator("li.group").all()
+    ]
 
 
 def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server):
@@ -254,48 +280,51 @@ def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server
     for p in (gm, ana, ben):
         open_table(p, campaign_url)
     for step in ("structure.start_adventure", "structure.start_session"):
-        gm.act("gm", step)
-    gm.act("gm", "structure.start_scene", checks=("dramatic",))
-    # what needs the GM's judgement is a request the GM answers on their page
-    ana.act("actions", "request.ask", {"kind": "deus_ex_machina", "character": "squall", "text": "the crane falls"})
-    expect(gm.page.locator("#board .requests")).to_contain_text("the crane falls")
+        gm.act("bar", step)
+    gm.act("bar", "structure.start_scene", checks=("dramatic",))
+    # what needs the GM's judgement is a request the GM answers from the inbox in the bar, which counts them
+    ana.act("bar", "request.ask", {"kind": "deus_ex_machina", "character": "squall", "text": "the crane falls"})
+    expect(gm.page.locator("#bar .requests")).to_contain_text("the crane falls")
+    expect(gm.page.locator("#inbox .count")).to_have_text("1")
+    expect(gm.page.locator("#toasts .toast.alert")).to_contain_text("request")  # the GM hears of it (R-T-3)
+    gm.page.locator("#inbox > summary").click()
     gm.shot("11a-ltl-table-gm-request")
-    gm.page.locator("#board .requests form[data-action='request.answer'] [name='answer']").fill("1 level of Karma")
-    gm.submit(gm.page.locator("#board .requests form[data-action='request.answer']"))
+    gm.page.locator("#bar .requests form[data-action='request.answer'] [name='answer']").fill("1 level of Karma")
+    gm.submit(gm.page.locator("#bar .requests form[data-action='request.answer']"))
     ana.log_has("1 level of Karma")
+    expect(gm.page.locator("#inbox .count")).to_have_text("0")
     # a refused action explains itself inline, and nothing is written
-    ben.page.locator("#actions details[data-action='table.roll'] summary").click()
-    ben.page.locator("#actions form[data-action='table.roll'] [name='expression']").fill("2d")
-    ben.page.locator("#actions form[data-action='table.roll'] button[type=submit]").click()
-    expect(ben.page.locator("#actions form[data-action='table.roll'] [role=alert]")).to_contain_text("Tip:")
+    ben.page.locator("#menu-tools > summary").click()
+    ben.page.locator("#bar details[data-action='table.roll'] > summary").click()
+    ben.page.locator("#bar form[data-action='table.roll'] [name='expression']").fill("2d")
+    ben.page.locator("#bar form[data-action='table.roll'] button[type=submit]").click()
+    expect(ben.page.locator("#bar form[data-action='table.roll'] [role=alert]")).to_contain_text("Tip:")
     ben.shot("11b-ltl-table-phone-refused")
-    gm.act("gm", "ltl.conflict.start")
+    ben.page.keyboard.press("Escape")
+    gm.act("bar", "ltl.conflict.start")
     for p in (ana, ben):
-        expect(p.page.locator("#board")).to_contain_text("Conflict, round 1")
+        expect(p.page.locator("#play")).to_contain_text("Conflict, round 1")
     gm.shot("11-ltl-table-gm")
 
-    heroes = {"Squall": (ana, "squall"), "Breaker": (ben, "breaker")}
     settled = 0
     burned = pushed = False
+    heroes = {"squall": (ana, "Squall"), "breaker": (ben, "Breaker")}
     for _round in range(4):
-        for group in initiative(gm) or [["Squall", "Breaker"]]:  # no initiative: everyone at once
-            for fighter in group:
-                if fighter == "Captain Krake":
-                    if (
-                        "acted this round"
-                        not in gm.page.locator("#board li[data-character='captain-krake']").inner_text()
-                    ):
-                        gm.act("actions", "ltl.conflict.pass", {"character": "captain-krake"})
+        for group in initiative(gm) or [["squall", "breaker"]]:  # no initiative: everyone at once
+            for cid in group:
+                if cid == "captain-krake":
+                    if "acted this round" not in gm.page.locator("#play [data-character='captain-krake']").inner_text():
+                        gm.act("play", "ltl.conflict.pass", card="captain-krake")
                     continue
-                player, cid = heroes[fighter]
+                player, fighter = heroes[cid]
                 if player is ben and not pushed:
-                    ben.act("actions", "ltl.heroism.push", {"character": cid}, checks=("burn",))
+                    ben.act("play", "ltl.heroism.push", card=cid, checks=("burn",))
                     pushed = True
                     for other in (gm, ana):
                         other.log_has("Breaker is pushing")
-                player.act("actions", "ltl.attack", {"actor": cid, "target": "captain-krake"})
+                player.act("play", "ltl.attack", {"target": "captain-krake"}, card=cid)
                 if player is ana and not burned:
-                    ana.act("actions", "ltl.karma.try_again", {"character": cid})
+                    ana.act("play", "ltl.karma.try_again", card=cid)
                     ana.roll_action("ltl.reroll", fixed={"source": "try_again"})
                     burned = True
                     ana.shot("12-ltl-table-open-roll")
@@ -306,17 +335,17 @@ def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server
                 for other in (gm, ana, ben):
                     expect(other.page.locator("#log li.entry:has-text('Settled')")).to_have_count(settled)
                     expect(other.page.locator("#log")).to_contain_text(re.compile(rf"{fighter}( \([^)]*\))?: d\d+ "))
-        gm.act("gm", "ltl.conflict.end_round")
-        expect(gm.page.locator("#board .conflict")).to_contain_text(re.compile(f"round {_round + 2}|over"))
-        if "defeated" in gm.page.locator("#board li[data-character='captain-krake']").inner_text():
+        gm.act("bar", "ltl.conflict.end_round")
+        expect(gm.page.locator("#play .tracker")).to_contain_text(re.compile(f"round {_round + 2}|over"))
+        if "defeated" in gm.page.locator("#play [data-character='captain-krake']").inner_text():
             break
-    else:
-        gm.act("gm", "ltl.override", {"character": "captain-krake", "reason": "the harbour wins", "lose": "5"})
+    else:  # the GM rules from the villain's card
+        gm.act("play", "ltl.override", {"reason": "the harbour wins", "lose": "5"}, card="captain-krake")
     assert burned and pushed
     for p in (gm, ana, ben):
-        expect(p.page.locator("#board li[data-character='captain-krake']")).to_contain_text("defeated")
+        expect(p.page.locator("#play [data-character='captain-krake']")).to_contain_text("defeated")
     ben.shot("13-ltl-table-phone")
-    gm.act("gm", "ltl.conflict.end")
+    gm.act("bar", "ltl.conflict.end")
     for p in (ana, ben):
         p.log_has("The conflict ends")
     gm.shot("14-ltl-table-gm-after")
@@ -362,16 +391,19 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
     for p in (gm, kes, moss):
         open_table(p, campaign_url)
     for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
-        gm.act("gm", step)
-    gm.act("gm", "cv.round.start")
-    expect(moss.page.locator("#board")).to_contain_text("Sheet hidden by the GM")
+        gm.act("bar", step)
+    gm.act("bar", "cv.round.start")
+    expect(moss.page.locator("#play")).to_contain_text("Sheet hidden by the GM")
 
     # a check, a Conviction re-roll, then the announcement everyone sees
     # R-T-3: the GM calls for the check and sets its Difficulty; Kes rolls it
-    gm.act("gm", "cv.check.call", {"character": "kestrel", "difficulty": "15", "label": "Climb the mast"})
-    kes.act("actions", "cv.check", {"character": "kestrel"})
-    expect(gm.page.locator("#board")).to_contain_text("Climb the mast")
-    expect(moss.page.locator("#board")).not_to_contain_text("Climb the mast")  # pending: Kes and the GM only
+    gm.act("play", "cv.check.call", {"difficulty": "15", "label": "Climb the mast"}, card="kestrel")
+    # the call raises a toast on Kes's page only; a public fact after it shows the others' pages were told of
+    # everything they may see
+    expect(kes.page.locator("#toasts .toast.alert")).to_contain_text("calls for your roll")
+    kes.act("play", "cv.check", card="kestrel")
+    expect(gm.page.locator("#play")).to_contain_text("Climb the mast")
+    expect(moss.page.locator("#play")).not_to_contain_text("Climb the mast")  # pending: Kes and the GM only
     kes.roll_action("cv.reroll")
     kes.shot("22-cv-table-pending-check")
     kes.roll_action("cv.announce")
@@ -380,19 +412,21 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
         p.log_has("re-rolled")
 
     # a surge, seen by everyone
-    moss.act("actions", "cv.surge", {"character": "moss"})
+    moss.act("play", "cv.surge", card="moss")
     for p in (gm, kes):
         p.log_has("Moss surges for an extra standard action")
+    for p in (gm, moss):
+        expect(p.page.locator("#toasts .toast.alert")).to_have_count(0)
 
     # a Quotable Wit in the next round (one point a round): Moss marks a line Kestrel heard; Kestrel uses it
-    gm.act("gm", "cv.round.start")
-    wit = {"character": "moss", "text": "Not today, Rex!", "speaker": "moss"}
-    moss.act("actions", "cv.wit.designate", wit, checks=("heard_by=kestrel",))
+    gm.act("bar", "cv.round.start")
+    wit = {"text": "Not today, Rex!", "speaker": "moss"}
+    moss.act("play", "cv.wit.designate", wit, checks=("heard_by=kestrel",), card="moss")
     for p in (gm, kes):
-        expect(p.page.locator("#board .wits")).to_contain_text("Not today, Rex!")
-    gm.act("gm", "cv.check.call", {"character": "kestrel", "difficulty": "12", "label": "Swing across"})
-    kes.act("actions", "cv.check", {"character": "kestrel"})
-    expect(kes.page.locator("#board article.roll form[data-action='cv.wit.use']")).to_have_count(1)
+        expect(p.page.locator("#play .wits")).to_contain_text("Not today, Rex!")
+    gm.act("play", "cv.check.call", {"difficulty": "12", "label": "Swing across"}, card="kestrel")
+    kes.act("play", "cv.check", card="kestrel")
+    expect(kes.page.locator("#play article.roll form[data-action='cv.wit.use']")).to_have_count(1)
     kes.roll_action("cv.wit.use", {"wit": "1"})
     kes.roll_action("cv.announce")
     for p in (gm, moss):
@@ -401,4 +435,118 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
     moss.shot("23-cv-table-phone")
     gm.shot("24-cv-table-gm")
     for p in (gm, kes, moss):
+        p.close()
+
+
+# --- one screen: a three-fighter conflict at both widths ---
+
+DESK = {"width": 1400, "height": 900}
+
+
+def in_view(player: Player, selector: str) -> None:
+    """The element is on screen without scrolling: the page is at its top and the element lies within the viewport."""
+    page = player.page
+    element = page.locator(selector).first
+    expect(element).to_be_visible()
+    assert page.evaluate("window.scrollY") == 0
+    box = element.bounding_box()
+    height = page.viewport_size["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, (player.name, selector, box)
+
+
+def both_widths(player: Player, name: str) -> None:
+    """A screenshot of the page at the desk's width and the phone's (then back to the player's own)."""
+    own = player.page.viewport_size
+    for size, tag in ((DESK, "desk"), (PHONE, "phone")):
+        player.page.set_viewport_size(size)
+        player.page.evaluate("window.scrollTo(0, 0)")
+        player.shot(f"{name}-{tag}")
+    player.page.set_viewport_size(own)
+
+
+def test_a_three_fighter_conflict_fits_one_screen_with_only_legal_actions_at_both_widths(browser, server):
+    gm = Player(browser, server, "Gwen", viewport=DESK)
+    ana = Player(browser, server, "Ana", viewport=DESK)
+    ben = Player(browser, server, "Ben", viewport=PHONE)
+    link = start_campaign(gm, "Harbour Nights", "ltl")
+    campaign_url = gm.page.url.split("#")[0]
+    join(ana, link, "ltl", shots=False)
+    ltl_hero(ana, "Squall", "Lightning")
+    both_widths(ana, "30-sheet-view")
+    join(ben, link, "ltl", shots=False)
+    both_widths(ben, "31-sheet-editor")
+    ltl_hero(ben, "Breaker", "Waves")
+    gm.goto(campaign_url)
+    gm.page.click("text=New character or NPC")
+    fill(gm.page, {"name": "Captain Krake", "base": "d6", "karma": "d4", "heroism": "d4", "writer": "Dee"})
+    gm.page.check("#f-npc")
+    gm.page.click("text=Save the character")
+    gm.page.wait_for_url(re.compile(r"/characters/captain-krake$"))
+    gm.goto("/")
+    both_widths(gm, "32-campaigns")
+    gm.goto(campaign_url)
+    both_widths(gm, "33-campaign")
+    gm.goto("/rules#R-LTL-9")
+    expect(gm.page.locator("#R-LTL-9")).to_be_attached()
+    both_widths(gm, "34-rules")
+
+    for p in (gm, ana, ben):
+        open_table(p, campaign_url)
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        gm.act("bar", step)
+    gm.act("bar", "ltl.conflict.start")
+    for p in (ana, ben):
+        expect(p.page.locator("#play .tracker")).to_contain_text("Conflict, round 1")
+
+    # a player's card offers what the API lists for that character now, and nothing else
+    api = ana.page.request.get(f"{campaign_url.replace('/campaigns/', '/api/v1/campaigns/')}/actions").json()
+    listed = api if isinstance(api, list) else api["actions"]
+    for_squall = {
+        a["type"]
+        for a in listed
+        if "squall" in (a["fixed"].get("character"), a["fixed"].get("actor"), a["fixed"].get("healer"))
+        and not ({"task", "check"} & set(a["fixed"]))
+        and not a["type"].startswith(("character.", "campaign.", "chat."))  # the sheet's page, the chat box
+    }
+    card = ana.page.locator("#play [data-character='squall'] .card-acts form[data-action]")
+    shown = set(card.evaluate_all("fs => fs.map(f => f.dataset.action)"))
+    assert shown == for_squall, (shown, for_squall)
+    assert "ltl.attack" in shown and "ltl.override" not in shown
+    assert not ana.page.locator("#play [data-character='breaker'] form[data-action]").count()  # Ben's, not hers
+    expect(ana.page.locator("#play [data-character='squall'] .odds-inline")).to_contain_text("to win the conflict")
+
+    # Squall attacks; her pending roll and the GM's end-the-round control are on screen without scrolling
+    ana.act("play", "ltl.attack", {"target": "captain-krake"}, card="squall")
+    for p in (ana, gm):
+        expect(p.page.locator("#play article.roll svg.die").first).to_be_visible()
+    for p in (gm, ana):
+        p.page.evaluate("window.scrollTo(0, 0)")
+    in_view(ana, "#play article.roll [data-action='ltl.settle']")
+    in_view(gm, "#play article.roll")
+    expect(ana.page.locator("#play article.roll svg.die title").first).to_contain_text(re.compile(r"d\d+ showing \d+"))
+    both_widths(ana, "35-table-player-pending-roll")
+    ana.roll_action("ltl.settle")
+    expect(gm.page.locator("#play [data-fighter='squall']")).to_contain_text("acted")
+    in_view(gm, "#bar .rounds [data-action='ltl.conflict.end_round']")
+    both_widths(gm, "36-table-gm-conflict")
+
+    # Ben on his phone: his roll is on screen without scrolling too, and so is the GM's control on a phone
+    ben.act("play", "ltl.attack", {"target": "captain-krake"}, card="breaker")
+    ben.page.evaluate("window.scrollTo(0, 0)")
+    in_view(ben, "#play article.roll [data-action='ltl.settle']")
+    ben.shot("37-table-phone-pending-roll")
+    ben.roll_action("ltl.settle")  # the round ends only with no exchange open (R-LTL-12)
+    gm.page.set_viewport_size(PHONE)
+    gm.page.evaluate("window.scrollTo(0, 0)")
+    in_view(gm, "#bar .rounds [data-action='ltl.conflict.end_round']")
+    gm.page.set_viewport_size(DESK)
+    both_widths(ben, "38-table-player")
+
+    # keyboard only: the GM opens the Structure menu and Escape closes it again
+    gm.page.locator("#menu-structure > summary").focus()
+    gm.page.keyboard.press("Enter")
+    expect(gm.page.locator("#menu-structure")).to_have_attribute("open", "")
+    gm.page.keyboard.press("Escape")
+    expect(gm.page.locator("#menu-structure")).not_to_have_attribute("open", "")
+    for p in (gm, ana, ben):
         p.close()

@@ -127,3 +127,28 @@ def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_
     assert all(t == texts[0] for t in texts)  # every spectator reads the same frames
     labels = [e["fact"]["label"] for f in got[0] for e in f["events"]]
     assert labels == [f"roll {n}" for n in range(8)]  # each once, in order
+
+
+def test_frames_carry_the_changed_panels_out_of_band_and_a_dice_roll_none(tmp_path):
+    # issue 12: a page never re-fetches every panel after every event; the frame brings them, for its audience
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
+    cid, m = table(app)
+    setup_fight(m, cid)
+    with (
+        m["pat"].client.websocket_connect(f"/ws/campaigns/{cid}") as pat_ws,
+        m["sam"].client.websocket_connect(f"/ws/campaigns/{cid}") as sam_ws,
+    ):
+        hello = receive(pat_ws)
+        assert hello["type"] == "hello" and 'id="play"' in hello["html"] and 'id="bar"' in hello["html"]
+        receive(sam_ws)
+        m["gm"].command(cid, type="ltl.call", character="comet", difficulty="Hard", label="Leap the gap")
+        called = frames_until(pat_ws, of_type("ltl.roll_called"))[-1]
+        assert 'hx-swap-oob="true"' in called["html"] and 'data-alerts="call:' in called["html"]  # the page toasts it
+        assert 'data-action="ltl.challenge"' in called["html"]  # the roll the GM called for, on Comet's card
+        m["sam"].command(cid, type="table.roll", expression="1d20")
+        rolled = frames_until(sam_ws, of_type("table.dice_rolled"))
+        pat_rolled = frames_until(pat_ws, of_type("table.dice_rolled"))[-1]
+    assert "html" not in pat_rolled  # a free roll changes the log alone: no panels
+    # the call is Pat's and the GM's: Sam's frames never carry it, nor a way to roll it (R-T-3)
+    sam_text = json.dumps(rolled)
+    assert "Leap the gap" not in sam_text and 'data-action="ltl.challenge"' not in sam_text

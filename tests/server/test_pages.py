@@ -462,3 +462,32 @@ def test_the_conviction_table_offers_checks_rerolls_and_quotable_wit(make_table,
     gm = t.gm.client.get(f"/campaigns/{cid}/table").text
     for action in ("cv.round.start", "cv.award_nature", "cv.override", "structure.end_scene", "table.undo"):
         assert f'data-action="{action}"' in gm, action
+
+
+def test_the_rules_reference_has_an_anchor_for_every_ruling_the_table_links_to(make_table, anonymous):
+    t = ltl_table(make_table)
+    rules = anonymous.get("/rules")
+    assert rules.status_code == 200
+    anchors = set(re.findall(r'id="(R-(?:LTL|CV|T)-\d+)"', rules.text))
+    page = t.gm.client.get(f"/campaigns/{t.campaign_id}/table").text
+    linked = set(re.findall(r'href="/rules#(R-[A-Z]+-\d+)"', page))
+    assert linked and linked <= anchors, linked - anchors
+    assert {"R-LTL-9", "R-CV-4", "R-T-3"} <= anchors
+    assert "<script" not in rules.text.split("<main", 1)[1]  # the rule books' Markdown renders no raw HTML
+
+
+def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    page = html_text(t.gm.client.get(f"/campaigns/{cid}/table").text)
+    visible = re.sub(r"<[^>]+>", " ", page)
+    for command in ("ltl.attack", "structure.end_scene", "table.undo", "(ltl.", "request.ask"):
+        assert command not in visible, command  # command names are never labels
+    assert 'hx-confirm="End the adventure?' in page
+    # buying a success names whose roll succeeds, not who re-rolls (issue 13)
+    from herotable.server.actions import form_of
+    from herotable.table.game import Choice, LegalAction
+
+    state = t.gm.client.app.state.services.table.state(cid)
+    buy = LegalAction("ltl.buy_success", "Buy success", {"task": "t1"}, {"character": Choice(("comet",), ("Comet",))})
+    assert [f.label for f in form_of(state, buy).fields if f.name == "character"] == ["Whose roll succeeds"]

@@ -51,7 +51,9 @@ GM_TYPES = {
     "cv.check.call",
     "cv.level.raise",
 }
-SKIPPED = {"character.create_ltl", "character.create_cv", "member.set_role", "member.remove"}
+SKIPPED = {"member.set_role", "member.remove"}
+# kinds with pages of their own (sheets, the campaign's settings; each card links its sheet) and the chat's box
+ELSEWHERE = ("character.", "campaign.", "chat.")
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
 SIDES: Options = (("", "not in it"), ("heroes", "heroes"), ("villains", "villains"), ("third", "a third side"))
 
@@ -270,7 +272,11 @@ def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False
     out = Panel()
     bar: dict[str, list[Action]] = {}
     for a in actions:
-        if a.type in SKIPPED or any(isinstance(d, SheetDomain) for d in a.fields.values()):
+        if (
+            a.type in SKIPPED
+            or a.type.startswith(ELSEWHERE)
+            or any(isinstance(d, SheetDomain) for d in a.fields.values())
+        ):
             continue
         roll = next((a.fixed[k] for k in ROLL_KEYS if k in a.fixed), None)
         ruling = a.group in GM_GROUPS or a.type in GM_TYPES

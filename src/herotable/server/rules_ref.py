@@ -52,5 +52,6 @@ def books() -> tuple[Book, ...]:
         if not path.exists():
             raise FileNotFoundError(f"the rules reference reads {path}; run the server from a herotable checkout")
         html, found = _anchor(md.render(path.read_text(encoding="utf-8")), anchored)
+        found.sort(key=lambda rid: (rid.rsplit("-", 1)[0], int(rid.rsplit("-", 1)[1])))
         out.append(Book(name.removesuffix(".md"), title, Markup(html), tuple(found)))
     return tuple(out)

@@ -46,11 +46,11 @@
   }
 
   // --- toasts ---
-  function toast(text) {
+  function toast(text, quiet) {
     var box = document.getElementById("toasts");
     if (!box) { return; }
     var item = document.createElement("div");
-    item.className = "toast";
+    item.className = quiet ? "toast note" : "toast alert";
     var words = document.createElement("span");
     words.textContent = text;
     var close = document.createElement("button");
@@ -61,8 +61,8 @@
     item.appendChild(words);
     item.appendChild(close);
     box.appendChild(item);
-    setTimeout(function () { item.remove(); }, 12000);
-    tone();
+    setTimeout(function () { item.remove(); }, quiet ? 5000 : 12000);
+    if (!quiet) { tone(); }
   }
   var alerted = null;  // what the page last knew of: calls, turns, requests
   function alerts() {
@@ -162,6 +162,24 @@
     if (!d.open || !d.classList || !d.classList.contains("menu")) { return; }
     Array.prototype.forEach.call(document.querySelectorAll("details.menu[open]"), function (o) { if (o !== d) { o.open = false; } });
   }, true);
+
+  // A drop-down closes when the user clicks elsewhere, and after an action sent from it went through (the result
+  // goes to the toasts then, since the live frame may have redrawn the form).
+  document.addEventListener("click", function (event) {
+    Array.prototype.forEach.call(document.querySelectorAll("#bar details[open]"), function (d) {
+      if (!d.contains(event.target)) { d.open = false; }
+    });
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    var menu = form && form.closest ? form.closest("#bar details") : null;
+    var xhr = event.detail.xhr;
+    if (!menu || !event.detail.successful || !xhr || /role="alert"/.test(xhr.responseText)) { return; }
+    var live = (menu.id && document.getElementById(menu.id)) || menu;
+    live.open = false;
+    var words = xhr.responseText.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+    if (words) { toast(words, true); }
+  });
 
   // After the user's own action the result area says what happened; the live frame brings the rest.
   document.addEventListener("DOMContentLoaded", function () {
