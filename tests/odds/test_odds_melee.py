@@ -23,7 +23,7 @@ from herotable.odds.melee import (
     melee,
     targets,
 )
-from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _targets, simulate_melee, wilson
+from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _plan, _targets, simulate_melee, wilson
 
 R = Rating
 
@@ -180,3 +180,32 @@ def test_exact_melee_equals_the_brute_force_with_a_cap_of_one():
     want = brute_melee([1, 2], [2, 1], "weakest", cap=1)
     got = exact_melee([R(1), R(2)], [R(2), R(1)], Targeting.WEAKEST, LtlOptions(effect_cap=1))
     assert (got.a_wins.exact, got.b_wins.exact, got.draw.exact, got.expected_rounds.exact) == want
+
+
+@pytest.mark.parametrize("targeting", list(Targeting))
+def test_tabulated_round_plans_are_the_rules_exchanges(targeting):
+    # every position code of 2 against 3 where both sides stand: the packed plan lists `targets` in order
+    n_a, count = 2, 5
+    plan, exchanges = _plan(count, n_a, targeting)
+    for code in range(8**count):
+        pos = [(code >> (3 * f)) & 7 for f in range(count)]
+        if not any(pos[:n_a]) or not any(pos[n_a:]):
+            continue
+        want = targets(pos, n_a, targeting)
+        got = [
+            ((int(plan[code]) >> (8 * k + 4)) & 15, (int(plan[code]) >> (8 * k)) & 15) for k in range(exchanges[code])
+        ]
+        assert got == want, pos
+
+
+def test_packed_melee_rounds_follow_the_exact_chain():
+    # 2 against 2 with -1s in play: the first round's outcomes by Monte Carlo within their interval of exact
+    side_a, side_b = [R(1), R(6)], [R(7), R(2)]
+    solver = _ExactMelee(2, Targeting.WEAKEST, LtlOptions())
+    start = ((1, 0), (6, 0), (7, 0), (2, 0))
+    exact = exact_melee(side_a, side_b)
+    mc = simulate_melee(side_a, side_b, 4, trials=60_000, confidence=0.999)
+    assert sum(solver.transitions(start).values()) == 1
+    for key in ("a_wins", "b_wins", "draw", "expected_rounds"):
+        est, want = getattr(mc, key), getattr(exact, key)
+        assert est.low <= want.value <= est.high, key

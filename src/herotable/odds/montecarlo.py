@@ -8,7 +8,10 @@ unbiased): 120 is the least common multiple of the ladder's sides, so `x % 120` 
 independent uniform numbers on 0..119, and each taken modulo its die's sides is an exactly uniform face.
 The outcome of every pair of dice and draw (tie, win, critical win, loss, critical loss) is tabulated once;
 a duel without exploding dice goes further and tabulates its next state, so a round of every trial is one
-draw and two table look-ups.
+draw and two table look-ups. A melee of up to six fighters without exploding dice keeps each trial in one
+packed integer, tabulates each round's exchanges by the fighters' positions, and lands the losses on every
+fighter at once with word arithmetic (`_packed_melee`); larger melees and exploding dice keep one row per
+fighter.
 """
 
 from __future__ import annotations
@@ -285,6 +288,137 @@ def _melee(
     return tally
 
 
+# --- melees of up to six fighters without exploding dice: one packed integer per trial -------------------------
+# A trial's fighters are 8-bit lanes of one int64 `s`: lane f holds fighter f's position (bits 0-2; 0 is down)
+# and its -1 for this round (bit 3). The round's plan (who attacks whom) depends only on the positions, so it is
+# tabulated once for every position code `pc` (3 bits a fighter, 8**count codes): for each fighter, the lane of
+# its target, or an empty lane when it does not act. A round is then, for each fighter, one look-up of its
+# target, one draw and the outcome table, and one look-up of what the outcome costs whom, added into a packed
+# word of losses (bits 0-4 of a lane) and criticals suffered (bits 5-7). Losses land on all lanes at once with
+# word arithmetic: (position | 128) - loss stays within its lane, and its bit 7 says whether anything is left.
+
+PACKED_MAX = 6
+_LANES = sum(1 << (8 * f) for f in range(PACKED_MAX))  # 0x010101010101
+_LOW3, _LOW5, _LOW7, _HIGH = 7 * _LANES, 31 * _LANES, 127 * _LANES, 128 * _LANES
+
+
+@cache
+def _plan(count: int, n_a: int, targeting: Targeting) -> tuple[IntArray, UInt8Array]:
+    """Per position code: the round's exchanges in order, 8 bits each (actor in the high 4, target in the low
+    4), and how many there are."""
+    codes = np.arange(8**count, dtype=np.int64)
+    pos = np.stack([(codes >> (3 * f)) & 7 for f in range(count)]).astype(np.int8)
+    standing = pos > 0
+    with np.errstate(divide="ignore", invalid="ignore"):  # codes with one side down: never played
+        aim = _targets(pos, standing, n_a, targeting)
+    acted = np.zeros((count, codes.size), dtype=bool)
+    cols = np.arange(codes.size)
+    packed = np.zeros(codes.size, dtype=np.int64)
+    exchanges = np.zeros(codes.size, dtype=np.int64)
+    for f in range(count):
+        tgt = aim[f].astype(np.int64)
+        acts = standing[f] & ~acted[f] & (tgt >= 0)
+        acts[acts] &= standing[tgt[acts], cols[acts]]  # no standing opponent: the melee is over
+        acted[f] |= acts
+        acted[tgt[acts], cols[acts]] = True
+        packed[acts] |= ((f << 4) | tgt[acts]) << (8 * exchanges[acts])
+        exchanges += acts
+    return packed, exchanges.astype(np.uint8)
+
+
+@cache
+def _loss_rows(count: int, extra: int) -> IntArray:
+    """`[(actor × 16 + target) × 5 + outcome]` → the packed losses and criticals that exchange adds."""
+    rows = np.zeros(16 * 16 * 5, dtype=np.int64)
+    for f in range(count):
+        for t in range(count):
+            at = (f * 16 + t) * 5
+            rows[at + WIN] = 1 << (8 * t)
+            rows[at + CRIT_WIN] = (1 + extra + 32) << (8 * t)
+            rows[at + LOSE] = 1 << (8 * f)
+            rows[at + CRIT_LOSE] = (1 + extra + 32) << (8 * f)
+    return rows
+
+
+@cache
+def _pair_outcomes() -> UInt8Array:
+    """`[(actor lane's low nibble × 16 + target's) << 14 | draw]` → the outcome code: the outcome table
+    re-indexed by what the lanes hold (position, and the -1 in bit 3), so one look-up settles an exchange."""
+    rolled = [p if m == 0 else int(_STEP_DOWN[p]) for m in (0, 1) for p in range(8)]
+    table = np.zeros((256, 1 << 14), dtype=np.uint8)
+    outcome = _outcome_table().reshape(64, _DRAW)
+    for a, ra in enumerate(rolled):
+        for t, rt in enumerate(rolled):
+            table[a * 16 + t, :_DRAW] = outcome[ra * 8 + rt]
+    return table.reshape(-1)
+
+
+def _packed_melee(
+    start: Sequence[int], n_a: int, trials: int, gen: np.random.Generator, targeting: Targeting, extra: int
+) -> _Tally:
+    count = len(start)
+    plan, exchanges = _plan(count, n_a, targeting)
+    losses = _loss_rows(count, extra)
+    outcome = _pair_outcomes()
+    side_a = sum(255 << (8 * f) for f in range(n_a))
+    side_b = sum(255 << (8 * f) for f in range(n_a, count))
+    s = np.full(trials, sum(p << (8 * f) for f, p in enumerate(start)), dtype=np.int64)
+    pc = np.full(trials, sum(p << (3 * f) for f, p in enumerate(start)), dtype=np.int64)
+    tally = _Tally()
+    for round_no in range(1, MAX_ROUNDS + 1):
+        n = s.size
+        if n == 0:
+            return tally
+        tally.running(round_no, n)
+        # trials with the most exchanges first, so the k-th exchange of the round is played by a prefix
+        many = exchanges[pc]
+        order = np.argsort(np.uint8(PACKED_MAX) - many, kind="stable")
+        s, pc = s[order], pc[order]
+        upto = np.cumsum(np.bincount(many, minlength=PACKED_MAX + 1)[::-1])[::-1]  # upto[k]: trials with >= k
+        tally.exchanges += int(upto[1:].sum())
+        plays = plan[pc]
+        hit = np.zeros(n, dtype=np.int64)
+        for k in range(1, PACKED_MAX + 1):
+            m = int(upto[k])
+            if m == 0:
+                break
+            who = plays[:m] >> (8 * (k - 1))
+            who &= 0xFF
+            lanes = s[:m]
+            at = (lanes >> ((who & 15) << 3)) & 15
+            at |= (lanes >> ((who >> 4) << 3) & 15) << 4
+            at <<= 14
+            at |= gen.integers(0, _DRAW, size=m, dtype=np.uint16)
+            who *= 5
+            who += outcome[at]
+            hit[:m] += losses[who]
+        left = (s & _LOW3 | _HIGH) - (hit & _LOW5)
+        low = left & _LOW7
+        alive = (left & (low + _LOW7) & _HIGH) >> 7
+        pos = low & (alive * 255)
+        crit = (((hit >> 5) & _LOW3) + _LOW7) & _HIGH
+        s = pos | ((crit >> 4) & (alive << 3))
+        a_up = (pos & side_a) != 0
+        b_up = (pos & side_b) != 0
+        going = a_up & b_up
+        a_only = int(np.count_nonzero(a_up & ~b_up))
+        b_only = int(np.count_nonzero(b_up & ~a_up))
+        tally.a += a_only
+        tally.b += b_only
+        tally.draw += n - int(np.count_nonzero(going)) - a_only - b_only
+        s, pos = s[going], pos[going]
+        # the position code: each lane's 3 bits side by side
+        pos |= pos >> 5
+        pos &= 0x003F003F003F003F
+        pos |= pos >> 10
+        pos &= 0x00000FFF00000FFF
+        pos |= pos >> 20
+        pc = pos & 0xFFFFFF
+    if s.size:
+        raise ArithmeticError(f"{s.size} trials still running after {MAX_ROUNDS} rounds")
+    return tally
+
+
 def simulate_melee(
     side_a: Sequence[Rating],
     side_b: Sequence[Rating],
@@ -316,6 +450,8 @@ def _simulate(
     start = [r.position for r in (*side_a, *side_b)]
     if len(start) == 2 and not options.exploding:
         return _duel(start[0], start[1], trials, gen, extra)
+    if len(start) <= PACKED_MAX and not options.exploding:
+        return _packed_melee(start, len(side_a), trials, gen, targeting, extra)
     return _melee(start, len(side_a), trials, gen, targeting, options.exploding, extra)
 
 
