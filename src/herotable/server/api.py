@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from herotable.server import odds_panel
+from herotable.server import log_pages, odds_panel
 from herotable.server.auth import replace_password, stamp, start_session
 from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
 from herotable.server.live import seen_json
@@ -235,12 +235,20 @@ def events(
     after: str | None = cursor_query(),
     before: str | None = cursor_query(),
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
+    filter: Annotated[str, Query(pattern=log_pages.FILTER_PATTERN, description=log_pages.FILTER_HELP)] = "all",
 ) -> dict[str, Any]:
     """Your own stream of the log, numbered for you alone: `after` a cursor to catch up (oldest first), `before` one
-    to page back, neither for the newest page. `first` and `last` are the cursors around the page."""
+    to page back, neither for the newest page. `first` and `last` are the cursors around what was read; `older` the
+    cursor to page back from, null once the start is reached. A filtered page back reads your stream by slices until
+    it holds 50 events or has read 1,000, so it may hold fewer than `limit` and still have `older`."""
     state = member_state(svc, campaign_id, user)
-    page = svc.table.stream(campaign_id, user.user_id, after=after, before=before, limit=limit, untrusted=True)
-    return {"events": [seen_json(state, s) for s in page.seen], "first": page.first, "last": page.last}
+    page = log_pages.read_log(svc.table, campaign_id, user.user_id, filter, after=after, before=before, limit=limit)
+    return {
+        "events": [seen_json(state, s) for s in page.seen],
+        "first": page.first,
+        "last": page.last,
+        "older": page.older,
+    }
 
 
 @router.get("/campaigns/{campaign_id}/actions")

@@ -1,0 +1,51 @@
+// The log and chat panels (parts/log.html, parts/chat.html).
+// - A live reload of the log keeps the filter chosen, and waits while older pages are open (the reader is reading
+//   back); "Back to the newest" brings the newest page.
+// - In the chat box, Enter sends and Shift+Enter starts a new line.
+(function () {
+  function panel() { return document.getElementById("log-panel"); }
+
+  // a request for the log made from outside the panel (a live reload of the section holding it)
+  function reload(event) {
+    var p = panel();
+    var elt = event.detail.elt;
+    return p && elt && !p.contains(elt) && /\/table\/log$/.test(event.detail.path || "");
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!reload(event)) { return; }
+    var filter = panel().getAttribute("data-filter");
+    if (filter && !event.detail.parameters.filter) { event.detail.parameters.filter = filter; }
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var p = panel();
+    if (p && p.hasAttribute("data-paged") && reload(event)) {
+      event.preventDefault();
+      p.setAttribute("data-behind", "1");
+    }
+  });
+  document.addEventListener("click", function (event) {
+    var older = event.target.closest ? event.target.closest("[data-log-older]") : null;
+    var p = panel();
+    if (older && p) {
+      p.setAttribute("data-paged", "1");
+      var newest = p.querySelector(".log-newest");
+      if (newest) { newest.hidden = false; }
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var box = event.target;
+    if (box.id !== "chat-text" || event.key !== "Enter" || event.shiftKey || event.isComposing) { return; }
+    event.preventDefault();
+    if (box.form && box.value.trim()) { box.form.requestSubmit(); }
+  });
+  // after sending, the box is new: give it the focus back so the conversation goes on
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var config = event.detail.requestConfig;
+    if (config && config.verb === "post" && /\/chat$/.test(config.path || "")) {
+      var box = document.getElementById("chat-text");
+      if (box) { box.focus(); }
+    }
+  });
+})();
