@@ -16,6 +16,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from herotable.ltl.options import DEFAULT_OPTIONS
+
 LADDER = (4, 6, 8, 10, 12, 20)
 SIDES_AT = {1: 4, 2: 6, 3: 8, 4: 10, 5: 12, 6: 20, 7: 20}
 WLT = tuple[Fraction, Fraction, Fraction]
@@ -219,9 +221,33 @@ def _monte_carlo() -> dict[str, object]:
     }
 
 
+def _exact_melees() -> dict[str, object]:
+    """Two against two of the same die (weakest first, the default), solved exactly: the time, the states reached
+    and the work `melee` bounds (`EXACT_WORK_LIMIT`), and which method `melee` picks."""
+    from herotable.dice import Rating
+    from herotable.odds.melee import EXACT_WORK_LIMIT, Targeting, _ExactMelee, melee
+    from herotable.odds.montecarlo import _plan
+
+    _plan(4, 2, Targeting.WEAKEST)  # built once per process, as a server would have it
+    out: dict[str, object] = {"exact_work_limit": EXACT_WORK_LIMIT}
+    for position in range(1, 6):
+        side = [Rating(position)] * 2
+        start = time.perf_counter()
+        solver = _ExactMelee(2, Targeting.WEAKEST, DEFAULT_OPTIONS)
+        solver.value(tuple((position, 0) for _ in range(4)))
+        took = time.perf_counter() - start
+        out[f"2{side[0]}_vs_2{side[0]}"] = {
+            "exact_s": round(took, 3),
+            "states": len(solver.values),
+            "work": solver.work,
+            "melee_picks": melee(side, side, seed=1).method.value,
+        }
+    return out
+
+
 def figures() -> dict[str, object]:
     """Every odds figure of one run, under the keys `make bench` writes."""
-    return {"odds": _odds_vs_libraries(), "monte_carlo": _monte_carlo()}
+    return {"odds": _odds_vs_libraries(), "monte_carlo": _monte_carlo(), "exact_melee": _exact_melees()}
 
 
 def main() -> dict[str, object]:
