@@ -101,3 +101,41 @@ def test_the_odds_panel_is_computed_once_per_state_and_viewer(monkeypatch):
     m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy")
     assert "None of your fighters can open an exchange now" in m["pat"].get(f"/campaigns/{cid}/table/odds").text
     assert len(computed) == 3  # the state moved on: computed again
+
+
+def test_the_whole_fight_says_whether_its_odds_are_exact():
+    cid, m = heroes_and_villains()
+    m["gm"].command(cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"]])
+    r = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=entropy")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    fight, duel = body["fight"], m["pat"].get(f"/api/v1/campaigns/{cid}/odds/conflict.svg?actor=comet&target=entropy")
+    assert body["method"] == "exact" and fight["method"] == "exact" and fight["says"] == "exact"
+    assert fight["fighters"] == [["Captain Comet"], ["Doctor Entropy"]]
+    # one against one is the duel model rolling base Power: the exact fractions add up
+    total = sum(Fraction(fight[k]["exact"]) for k in ("a_wins", "b_wins", "draw"))
+    assert total == 1 and duel.status_code == 200
+
+
+def test_a_fight_with_a_hidden_villain_gives_a_player_no_odds_but_the_gm_gets_them():
+    cid, m = heroes_and_villains()
+    m["gm"].command(
+        cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"], ["shadow", "villains"]]
+    )
+    fight = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=entropy").json()["fight"]
+    assert "refused" in fight and "hidden" in fight["refused"] and "a_wins" not in fight
+    gm = m["gm"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=entropy").json()["fight"]
+    assert gm["method"] in ("exact", "monte_carlo") and gm["fighters"][1] == ["Doctor Entropy", "Shadow"]
+
+
+def test_monte_carlo_fight_odds_say_so_with_their_interval():
+    from herotable.odds.melee import melee
+    from herotable.server.odds_panel import estimate, says
+
+    big = [Rating(7)] * 3
+    odds = melee(big, big, seed=5, trials=2000)
+    assert says(odds) == "Monte Carlo estimate from 2,000 simulated fights, 95% interval"
+    shown = estimate(odds.a_wins)
+    assert shown["low"] < shown["estimate"] < shown["high"] and "exact" not in shown
+    small = melee([Rating(2)], [Rating(3)])
+    assert says(small) == "exact" and estimate(small.a_wins)["exact"] == str(small.a_wins.exact)

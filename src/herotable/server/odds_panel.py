@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -15,6 +16,7 @@ from herotable.dice import Rating
 from herotable.ltl.hero import Hero, LossType
 from herotable.odds.advisor import advise, advise_check
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
+from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
 from herotable.table.commands import controls
 from herotable.table.game import Choice, Flag, IntRange, LegalAction
 from herotable.table.ltl.decide import table_of
@@ -115,6 +117,8 @@ def exchange_odds(
     return {
         "actor": actor,
         "target": target,
+        "method": Method.EXACT.value,  # a duel's odds are always solved exactly
+        "fight": fight_odds(state, viewer),
         "options": [
             {
                 "key": o.key,
@@ -128,6 +132,69 @@ def exchange_odds(
             }
             for o in rows
         ],
+    }
+
+
+FIGHT_TRIALS = 20_000  # Monte Carlo fights behind the whole fight's odds when it is too large to solve exactly
+
+
+def estimate(value: Estimate) -> dict[str, Any]:
+    """The API's shape for an exact probability (`probability`) or a Monte Carlo one (estimate, low, high)."""
+    if value.exact is not None:
+        return probability(value.exact)
+    return {"estimate": value.value, "low": value.low, "high": value.high}
+
+
+def says(odds: MeleeOdds) -> str:
+    """What a panel says it shows: exact odds, or a Monte Carlo estimate with its interval."""
+    if odds.method is Method.EXACT:
+        return "exact"
+    return f"Monte Carlo estimate from {odds.trials:,} simulated fights, {odds.confidence:.0%} interval"
+
+
+@lru_cache(maxsize=256)
+def _fight(side_a: tuple[int, ...], side_b: tuple[int, ...], seed: int) -> MeleeOdds:
+    return melee([Rating(p) for p in side_a], [Rating(p) for p in side_b], seed=seed, trials=FIGHT_TRIALS)
+
+
+def fight_odds(state: TableState, viewer: str) -> dict[str, Any] | None:
+    """How the whole fight may end, side against side, every standing fighter rolling base Power and attacking
+    the weakest opponent (the melee model of `herotable.odds.melee`, R-LTL-12): exact while it can be solved
+    within the exact solver's limit, else a Monte Carlo estimate with its 95% interval, seeded by the campaign
+    state so the same state shows the same figures; `method` and `says` tell which. None outside a conflict of
+    two sides standing. A player facing a hidden sheet gets the refusal instead of odds that would reveal it."""
+    table = table_of(state)
+    fight = table.conflict
+    if fight is None:
+        return None
+    heroes = {f.id: table.hero(f.id) for f in fight.fighters}
+    standing = [
+        f
+        for f in fight.fighters
+        if not (f.gave_up or heroes[f.id].is_defeated(fight.stakes) or heroes[f.id].unconscious)
+    ]
+    sides = list(dict.fromkeys(f.side for f in standing))
+    if len(sides) != 2:
+        return None
+    names = [[state.character(f.id).name for f in standing if f.side == side] for side in sides]
+    head: dict[str, Any] = {"sides": sides, "fighters": names}
+    try:
+        for f in standing:
+            _visible(state, viewer, f.id)
+    except TableError as err:
+        return {**head, "refused": err.reason}
+    positions = [tuple(heroes[f.id].base_now(fight.stakes).position for f in standing if f.side == s) for s in sides]
+    if not all(p >= 1 for side in positions for p in side):
+        return None  # someone standing below d4: the melee model has no die for them
+    odds = _fight(positions[0], positions[1], state.seq)
+    return {
+        **head,
+        "method": odds.method.value,
+        "says": says(odds),
+        "trials": odds.trials,
+        "a_wins": estimate(odds.a_wins),
+        "b_wins": estimate(odds.b_wins),
+        "draw": estimate(odds.draw),
     }
 
 
