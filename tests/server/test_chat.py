@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from herotable.server.chat import chat_fragment, log_fragment
 from herotable.server.log_pages import SCAN_MOST, SLICE
 from herotable.store.memory import MemoryEventStore
 from herotable.table.chat import Say
@@ -264,3 +265,19 @@ def test_the_older_button_loads_the_next_page_of_the_same_filter(app):
     assert 'class="log-panel"' not in more and "Older" not in more
     shown = re.findall(r"line (\d+)<", panel) + re.findall(r"line (\d+)<", more)
     assert sorted(map(int, shown)) == list(range(250))
+
+
+def test_the_panels_render_for_one_viewer_for_a_live_frame(app):
+    cid, m = table(app)
+    say(m["pat"], cid, "for sam alone", m["sam"].user_id)
+    say(m["sly"], cid, "hello from the stands")
+    svc = app.state.services.table
+    state = svc.state(cid)
+    for u in MEMBERS:
+        html = str(log_fragment(svc, state, m[u].user_id, oob=True))
+        assert 'id="log-panel"' in html and 'hx-swap-oob="true"' in html and "hello from the stands" in html
+        assert ("for sam alone" in html) is (u in ("gm", "pat", "sam")), u
+    chat = str(chat_fragment(state, m["sly"].user_id, oob=True))
+    assert 'id="chat-panel"' in chat and 'hx-swap-oob="true"' in chat and "/r 2d6+1" not in chat
+    assert 'name="csrf_token"' not in chat and 'name="csrf_token"' in str(chat_fragment(state, m["sly"].user_id, "t"))
+    assert 'hx-swap-oob' not in str(log_fragment(svc, state, m["pat"].user_id))
