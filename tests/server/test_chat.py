@@ -280,4 +280,4 @@ def test_the_panels_render_for_one_viewer_for_a_live_frame(app):
     chat = str(chat_fragment(state, m["sly"].user_id, oob=True))
     assert 'id="chat-panel"' in chat and 'hx-swap-oob="true"' in chat and "/r 2d6+1" not in chat
     assert 'name="csrf_token"' not in chat and 'name="csrf_token"' in str(chat_fragment(state, m["sly"].user_id, "t"))
-    assert 'hx-swap-oob' not in str(log_fragment(svc, state, m["pat"].user_id))
+    assert "hx-swap-oob" not in str(log_fragment(svc, state, m["pat"].user_id))
