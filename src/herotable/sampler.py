@@ -254,7 +254,18 @@ MAX_CHARACTERS = 6
 CREATE = ("character.create_ltl", "character.create_cv")
 
 
-RARE = {"member.remove": 0.02, "member.set_role": 0.1}  # members who leave take no more actions
+# members who leave take no more actions; characters retired or deleted play no more; an archived campaign waits
+RARE = {
+    "member.remove": 0.02,
+    "member.set_role": 0.1,
+    "character.edit": 0.1,
+    "campaign.rename": 0.05,
+    "character.delete": 0.02,
+    "character.retire": 0.05,
+    "character.return": 0.5,
+    "campaign.archive": 0.05,
+    "campaign.hand_over": 0.02,
+}
 
 
 def choose(

@@ -31,7 +31,7 @@ from herotable.store.port import (
     StoreError,
     StreamCursor,
 )
-from herotable.table import kinds  # noqa: F401  (registers every command, fact and game)
+from herotable.table import campaign_settings, kinds  # noqa: F401  (kinds registers every command, fact and game)
 from herotable.table.codec import CodecError
 from herotable.table.commands import Command, InvalidCommand, command_from_json, command_to_json
 from herotable.table.decide import decide
@@ -62,7 +62,9 @@ PAGE = 200
 
 log = logging.getLogger(__name__)
 # the facts that make a campaign's membership (membership changes are never undone: they are not actions)
-MEMBERSHIP_FACTS = frozenset({"campaign.created", "member.joined", "member.role_changed", "member.left"})
+MEMBERSHIP_FACTS = frozenset(
+    {"campaign.created", "member.joined", "member.role_changed", "member.left", *campaign_settings.LISTED_FACTS}
+)
 
 
 def utc_now() -> str:
@@ -175,7 +177,7 @@ def fold_log(stored: Iterable[StoredEvent], start: TableState | None = None) -> 
     its facts at once. Raises BrokenLog for an event that cannot be read, FoldError for a log that contradicts
     itself (UndoNeedsHistory when `start` lacks the history an undo needs)."""
     try:
-        return fold(facts_of(stored), start)
+        return fold(facts_of(stored, skim=True), start)
     except (FactError, CodecError) as err:
         raise BrokenLog(f"the log cannot be read: {err}") from None
 

@@ -366,6 +366,6 @@ def new_character_owner(state: TableState, user: str, cid: str, owner: str | Non
             "a hidden sheet is the GM's secret, so its character is the GM's to play",
             fix="leave the owner out for a hidden NPC, or leave the sheet visible",
         )
-    if not cid.strip() or state.has_character(cid):
+    if not cid.strip() or state.taken(cid):
         raise TableError("character/id", f"character id {cid!r} is empty or taken", fix="choose another id")
     return owner

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from herotable.dice import RecordingRng, Rng
 from herotable.table import fold
+from herotable.table.campaign_settings import refuse_if_archived
 from herotable.table.commands import COMMANDS, Command, Ctx
 from herotable.table.facts import Emitted, Visibility
 from herotable.table.game import game_for
@@ -38,6 +39,7 @@ def decide(state: TableState, cmd: Command, user: str, rng: Rng, command_id: str
             f"{cmd.type} is a {game_for(spec.game).title} command and this campaign plays {title}",
             fix=f"use the {title} commands",
         )
+    refuse_if_archived(state, cmd.type)
     recording = RecordingRng(rng)
     decision = spec.handler(state, cmd, Ctx(user, recording, command_id))
     if not decision.facts:

@@ -165,11 +165,16 @@ def acting_for(state: TableState, user: str, heroes: Mapping[str, Any]) -> list[
     return [c for c in state.characters if c.id in heroes and (role is Role.GM or c.owner == user)]
 
 
+def _taken_ids(state: TableState) -> tuple[str, ...]:
+    """Character ids in use: at the table, retired, or deleted (the log still names them)."""
+    return (*(c.id for c in state.characters), *(s.ref.id for s in state.retired), *(g for g, _ in state.gone))
+
+
 def new_character_actions(state: TableState, user: str, kind: str, game: str, rule: str) -> list[LegalAction]:
     """Creating a character: a player makes their own hero; the GM makes NPCs, hidden or not, and heroes for
     anyone (R-T-3)."""
     fields: dict[str, Domain] = {
-        "character": TextDomain(NAME_LENGTH, required=True, exclude=tuple(c.id for c in state.characters)),
+        "character": TextDomain(NAME_LENGTH, required=True, exclude=_taken_ids(state)),
         "sheet": SheetDomain(game),
     }
     if not state.is_gm(user):

@@ -6,4 +6,16 @@ The table's own modules and each game's package register their commands (`comman
 
 from __future__ import annotations
 
-from herotable.table import chat, conviction, dice_roll, ltl, requests, structure, undo  # noqa: F401
+from herotable.table import (  # noqa: F401
+    campaign_settings,
+    chat,
+    conviction,
+    dice_roll,
+    ltl,
+    requests,
+    sheet_edits,
+    structure,
+    undo,
+)
+from herotable.table.conviction import sheet_edits as cv_sheet_edits  # noqa: F401
+from herotable.table.ltl import sheet_edits as ltl_sheet_edits  # noqa: F401

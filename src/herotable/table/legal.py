@@ -4,7 +4,7 @@ it sound and complete against decide. It never shows a viewer what they may not 
 
 from __future__ import annotations
 
-from herotable.table import chat
+from herotable.table import campaign_settings, chat, sheet_edits
 from herotable.table.commands import LABEL_LENGTH, PROSE_LENGTH
 from herotable.table.dice_roll import EXPRESSION_LENGTH
 from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, game_of
@@ -18,11 +18,16 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     role = state.role_of(user)
     if role is None:
         return []
+    if state.archived:  # read-only: the GM may bring it back, members may leave
+        leaving = [a for a in _members(state, user, role) if a.type in campaign_settings.WHILE_ARCHIVED]
+        return campaign_settings.campaign_actions(state, user) + leaving
     out = _structure(state) if role is Role.GM else []
     out += game_of(state).legal_actions(state, user)
     if role is not Role.SPECTATOR:
         out += _table(state, user, role)
     out += chat.legal(state, user)
+    out += sheet_edits.sheet_actions(state, user)
+    out += campaign_settings.campaign_actions(state, user)
     out += _members(state, user, role)
     last = undoable(state, user)
     if last is not None:

@@ -54,6 +54,14 @@ class CharacterRef:
 
 
 @dataclass(frozen=True)
+class Shelved:
+    """A retired character: out of play, its sheet and its game state kept until it returns."""
+
+    ref: CharacterRef
+    hero: Any  # the game's hero as it left play (JSON, when read back from a snapshot)
+
+
+@dataclass(frozen=True)
 class Structure:
     """Where the campaign is (R-T-1): adventure, game session and scene counters, and what is open."""
 
@@ -112,6 +120,10 @@ class TableState:
     revealed: frozenset[str] = frozenset()
     seq: int = 0  # the last event folded
     last_command: str = ""  # the command of the last event folded
+    archived: bool = False  # read-only until the GM brings it back
+    notes: tuple[tuple[str, str], ...] = ()  # (character, notes): shown with the sheet, to whoever may read it
+    retired: tuple[Shelved, ...] = ()  # characters out of play, kept as they were
+    gone: tuple[tuple[str, str], ...] = ()  # (id, name) of deleted characters, whose facts the log still names
 
     def member(self, user: str | None) -> Member | None:
         return next((m for m in self.members if m.user == user), None) if user else None
@@ -141,8 +153,17 @@ class TableState:
     def has_character(self, cid: str) -> bool:
         return any(c.id == cid for c in self.characters)
 
+    def taken(self, cid: str) -> bool:
+        """Whether a character id is in use: at the table, retired, or deleted (the log still names it)."""
+        return (
+            self.has_character(cid) or any(s.ref.id == cid for s in self.retired) or any(g == cid for g, _ in self.gone)
+        )
+
     def names(self) -> dict[str, str]:
-        """Display names of members (by user id) and characters (by id); a hidden NPC's name is public."""
+        """Display names of members (by user id) and characters (by id, retired and deleted ones too); a hidden NPC's
+        name is public."""
         out = {m.user: m.name for m in self.members}
+        out.update(self.gone)
+        out.update({s.ref.id: s.ref.name for s in self.retired})
         out.update({c.id: c.name for c in self.characters})
         return out

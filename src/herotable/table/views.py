@@ -44,6 +44,8 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         "role": role.value,
         "members": encode(state.members),
         "characters": encode(state.characters),
+        "retired": encode(tuple(s.ref for s in state.retired)),
+        "archived": state.archived,
         "structure": encode(state.structure),
         "requests": [encode(r) for r in state.requests if gm or r.user == user],
         "last_action": None
