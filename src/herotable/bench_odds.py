@@ -185,30 +185,40 @@ def _odds_vs_libraries() -> dict[str, object]:
 def _monte_carlo() -> dict[str, object]:
     """Monte Carlo conflicts against numpy's raw integer rate, every figure the best of `repeats` runs: the
     first run of anything pays one-off costs (page faults on fresh arrays, building the outcome tables), which
-    would understate the raw rate as much as it would the simulation's."""
+    would understate the raw rate as much as it would the simulation's. The runs take turns (duels, melees, raw
+    integers, raw draws, then again), so a busy spell on a shared machine falls on all of them alike."""
     np: Any = importlib.import_module("numpy")
     from herotable.dice import Rating
     from herotable.ltl.options import DEFAULT_OPTIONS
     from herotable.odds.melee import Targeting
     from herotable.odds.montecarlo import _simulate
 
-    repeats = 5
+    repeats = 7
     gen = np.random.default_rng(1)
-
-    def conflicts(side_a: list[Rating], side_b: list[Rating], trials: int) -> tuple[float, float]:
-        best, dice = float("inf"), 0
-        for _ in range(repeats):
-            start = time.perf_counter()
-            tally = _simulate(side_a, side_b, gen, trials, Targeting.WEAKEST, DEFAULT_OPTIONS)
-            best = min(best, time.perf_counter() - start)
-            dice = 2 * tally.exchanges  # two dice an exchange, no exploding
-        return trials / best, dice / best
-
-    duels, duel_dice = conflicts([Rating(4)], [Rating(4)], 200_000)
-    melees, melee_dice = conflicts([Rating(7)] * 3, [Rating(7)] * 3, 200_000)
     raw = 10_000_000
-    raw_rate = raw / _best_of(lambda: gen.integers(1, 11, size=raw), repeats)
-    draw_rate = raw / _best_of(lambda: gen.integers(0, 14_400, size=raw, dtype=np.uint16), repeats)
+    trials = 200_000
+    duel, melee = ([Rating(4)], [Rating(4)]), ([Rating(7)] * 3, [Rating(7)] * 3)
+    best = {"duel": float("inf"), "melee": float("inf"), "raw": float("inf"), "draw": float("inf")}
+    dice = {"duel": 0, "melee": 0}
+
+    def timed(name: str, work: Callable[[], object]) -> object:
+        start = time.perf_counter()
+        done = work()
+        best[name] = min(best[name], time.perf_counter() - start)
+        return done
+
+    def fights(side_a: list[Rating], side_b: list[Rating]) -> Callable[[], object]:
+        return lambda: _simulate(side_a, side_b, gen, trials, Targeting.WEAKEST, DEFAULT_OPTIONS)
+
+    for _ in range(repeats):
+        for name, (side_a, side_b) in (("duel", duel), ("melee", melee)):
+            tally: Any = timed(name, fights(side_a, side_b))
+            dice[name] = 2 * tally.exchanges  # two dice an exchange, no exploding
+        timed("raw", lambda: gen.integers(1, 11, size=raw))
+        timed("draw", lambda: gen.integers(0, 14_400, size=raw))
+    duels, duel_dice = trials / best["duel"], dice["duel"] / best["duel"]
+    melees, melee_dice = trials / best["melee"], dice["melee"] / best["melee"]
+    raw_rate, draw_rate = raw / best["raw"], raw / best["draw"]
     return {
         "mc_duel_d10_vs_d10_conflicts_per_s": round(duels),
         "mc_dice_per_s": round(duel_dice),

@@ -157,7 +157,7 @@ def _duel(pa: int, pb: int, trials: int, gen: np.random.Generator, extra: int) -
     for round_no in range(1, MAX_ROUNDS + 1):
         tally.running(round_no, live)
         idx = _DUEL_BASE[state]
-        idx += gen.integers(0, _DRAW, size=state.size, dtype=np.uint16)
+        idx += gen.integers(0, _DRAW, size=state.size)
         state = table[idx]
         done = state < _RUNNING
         finished = int(np.count_nonzero(done))
@@ -190,7 +190,7 @@ def _explode(gen: np.random.Generator, natural: IntArray, sides: IntArray) -> In
 
 def _exchange(gen: np.random.Generator, r_a: Int8Array, r_t: Int8Array, exploding: bool) -> IntArray:
     """Outcome codes of exchanges between dice of rolled positions `r_a` (actor) and `r_t` (target)."""
-    x = gen.integers(0, _DRAW, size=r_a.size, dtype=np.uint16)
+    x = gen.integers(0, _DRAW, size=r_a.size)
     ra, rt = r_a.astype(np.intp), r_t.astype(np.intp)
     if not exploding:
         code: IntArray = _outcome_table()[(ra * 8 + rt) * _DRAW + x].astype(np.int64)
@@ -363,20 +363,18 @@ def _packed_melee(
     side_a = sum(255 << (8 * f) for f in range(n_a))
     side_b = sum(255 << (8 * f) for f in range(n_a, count))
     s = np.full(trials, sum(p << (8 * f) for f, p in enumerate(start)), dtype=np.int64)
-    pc = np.full(trials, sum(p << (3 * f) for f, p in enumerate(start)), dtype=np.int64)
+    many = np.full(trials, exchanges[sum(p << (3 * f) for f, p in enumerate(start))], dtype=np.uint8)
+    plays = np.full(trials, plan[sum(p << (3 * f) for f, p in enumerate(start))], dtype=np.int64)
     tally = _Tally()
     for round_no in range(1, MAX_ROUNDS + 1):
+        # s, many and plays hold the running trials, those with the most exchanges first, so the k-th exchange
+        # of the round is played by a prefix
         n = s.size
         if n == 0:
             return tally
         tally.running(round_no, n)
-        # trials with the most exchanges first, so the k-th exchange of the round is played by a prefix
-        many = exchanges[pc]
-        order = np.argsort(np.uint8(PACKED_MAX) - many, kind="stable")
-        s, pc = s[order], pc[order]
         upto = np.cumsum(np.bincount(many, minlength=PACKED_MAX + 1)[::-1])[::-1]  # upto[k]: trials with >= k
         tally.exchanges += int(upto[1:].sum())
-        plays = plan[pc]
         hit = np.zeros(n, dtype=np.int64)
         for k in range(1, PACKED_MAX + 1):
             m = int(upto[k])
@@ -388,7 +386,7 @@ def _packed_melee(
             at = (lanes >> ((who & 15) << 3)) & 15
             at |= (lanes >> ((who >> 4) << 3) & 15) << 4
             at <<= 14
-            at |= gen.integers(0, _DRAW, size=m, dtype=np.uint16)
+            at |= gen.integers(0, _DRAW, size=m)
             who *= 5
             who += outcome[at]
             hit[:m] += losses[who]
@@ -400,20 +398,21 @@ def _packed_melee(
         s = pos | ((crit >> 4) & (alive << 3))
         a_up = (pos & side_a) != 0
         b_up = (pos & side_b) != 0
-        going = a_up & b_up
-        a_only = int(np.count_nonzero(a_up & ~b_up))
-        b_only = int(np.count_nonzero(b_up & ~a_up))
-        tally.a += a_only
-        tally.b += b_only
-        tally.draw += n - int(np.count_nonzero(going)) - a_only - b_only
-        s, pos = s[going], pos[going]
-        # the position code: each lane's 3 bits side by side
+        a_only = int(np.count_nonzero(a_up > b_up))
+        b_only = int(np.count_nonzero(b_up > a_up))
+        # the position code: each lane's 3 bits side by side; it has no exchanges once a side is down
         pos |= pos >> 5
         pos &= 0x003F003F003F003F
         pos |= pos >> 10
         pos &= 0x00000FFF00000FFF
         pos |= pos >> 20
-        pc = pos & 0xFFFFFF
+        pos &= 0xFFFFFF
+        many = exchanges[pos]
+        order = np.argsort(np.uint8(PACKED_MAX) - many, kind="stable")[: int(np.count_nonzero(many))]
+        tally.a += a_only
+        tally.b += b_only
+        tally.draw += n - order.size - a_only - b_only
+        s, many, plays = s[order], many[order], plan[pos[order]]
     if s.size:
         raise ArithmeticError(f"{s.size} trials still running after {MAX_ROUNDS} rounds")
     return tally
