@@ -8,6 +8,8 @@ import re
 
 from playwright.sync_api import expect
 
+from herotable.server.log_pages import SLICE
+
 from .test_browser import PHONE, Player, browser, join, open_table, server, start_campaign  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
@@ -43,6 +45,16 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     ben = Player(browser, server, "Ben", viewport=PHONE)
     link = start_campaign(gm, "Chat Night", "ltl")
     campaign_url = gm.page.url.split("#")[0]
+    # an evening's chatter already in the log, more than its newest page holds
+    cid = campaign_url.rstrip("/").rsplit("/", 1)[1]
+    token = gm.page.locator("meta[name='csrf-token']").get_attribute("content")
+    for n in range(SLICE):
+        said = gm.page.request.post(
+            f"{server.url}/api/v1/campaigns/{cid}/commands",
+            data={"type": "chat.say", "text": f"earlier line {n}"},
+            headers={"X-CSRF-Token": token or ""},
+        )
+        assert said.ok, said.text()
     for player in (ana, ben):
         join(player, link, "ltl", shots=False)
     everyone = (gm, ana, ben)
@@ -74,6 +86,20 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     expect(ana.page.locator("#log li.whisper").first).to_contain_text("to you")
     expect(gm.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to you")
     expect(ben.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to the GM")
+
+    # reading back: older pages stay open while news arrives, until "Back to the newest"
+    log = ana.page.locator("#log")
+    expect(log).not_to_contain_text("earlier line 0")
+    ana.page.locator("#log [data-log-older]").click()
+    expect(log).to_contain_text("earlier line 0")
+    expect(log).to_contain_text("Roll for it")
+    send(gm, "While you read")
+    expect(ben.page.locator("#log")).to_contain_text("While you read")
+    ana.page.wait_for_timeout(1000)  # the frame reached ana's page too, and was held
+    expect(log).not_to_contain_text("While you read")
+    ana.page.locator("#log-panel .log-newest").click()
+    expect(log).to_contain_text("While you read")
+    expect(log).not_to_contain_text("earlier line 0")
 
     # a bad roll says what is wrong beside the box and keeps the line
     ana.page.locator("#chat-panel textarea[name='text']").fill("/r 2d+")

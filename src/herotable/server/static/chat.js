@@ -9,7 +9,9 @@
   function reload(event) {
     var p = panel();
     var elt = event.detail.elt;
-    return p && elt && !p.contains(elt) && /\/table\/log$/.test(event.detail.path || "");
+    var d = event.detail;
+    var path = d.path || (d.requestConfig && d.requestConfig.path) || (d.pathInfo && d.pathInfo.requestPath) || "";
+    return p && elt && !p.contains(elt) && /\/table\/log(\?|$)/.test(path);
   }
 
   document.addEventListener("htmx:configRequest", function (event) {
