@@ -300,22 +300,19 @@ class _Chain:
         parts: list[tuple[DuelState, int, int]] = []
         for da in self.declare(0, state.a, choice):
             for db in self.declare(1, state.b, None):
-                w_n = da.weight.numerator * db.weight.numerator
-                w_d = da.weight.denominator * db.weight.denominator
+                (an, ad), (bn, bd) = _ints(da.weight), _ints(db.weight)
                 odds = exchange(da.roll, db.roll, self.options)
                 d, cases = _int_odds(odds)
+                w_d = ad * bd * d
                 for n, (after_a, after_b) in zip(cases, self._outcomes(da, db, cases), strict=True):
                     if not n:
                         continue
+                    w_n = an * bn * n
                     for pa, ra in self._recover(0, after_a):
+                        pan, pad = _ints(pa)
                         for pb, rb in self._recover(1, after_b):
-                            parts.append(
-                                (
-                                    _normalise(DuelState(ra, rb)),
-                                    w_n * n * pa.numerator * pb.numerator,
-                                    w_d * d * pa.denominator * pb.denominator,
-                                )
-                            )
+                            pbn, pbd = _ints(pb)
+                            parts.append((_normalise(DuelState(ra, rb)), w_n * pan * pbn, w_d * pad * pbd))
         m = lcm(*(d for _, n, d in parts if n))
         out: dict[DuelState, int] = {}
         for nxt, n, d in parts:
@@ -393,6 +390,11 @@ class _Chain:
         for s, result in zip(part, _solve(matrix, rhs), strict=True):
             common = lcm(*(x.denominator for x in result))
             self.values[s] = tuple(x.numerator * (common // x.denominator) for x in result), common
+
+
+def _ints(x: Fraction) -> tuple[int, int]:
+    """A weight's numerator and denominator; the certain weight without Fraction's property look-ups."""
+    return (1, 1) if x is ONE else (x.numerator, x.denominator)
 
 
 _INT_ODDS: dict[int, tuple[ExchangeOdds, tuple[int, tuple[int, int, int, int, int]]]] = {}
