@@ -75,26 +75,37 @@ def targets(positions: Sequence[int], n_a: int, targeting: Targeting) -> list[tu
 
 
 State = tuple[tuple[int, int], ...]  # (position, -1 carried into this round: 0 or 1) per fighter
+# Inside the solver a state is one integer, 4 bits a fighter: the position in bits 0-2 and the -1 in bit 3; it
+# hashes and compares as fast as Python can.
 _LANE = 16  # bits per fighter in a round's packed losses: levels lost in the low 8, criticals suffered above
 _CRIT = 1 << 8
 
 
-class _Landing(dict[int, tuple[int, int]]):
-    """A fighter's (position, -1) after a round, by its packed lane of losses and criticals suffered."""
+def _code(state: State) -> int:
+    return sum((pos | (minus << 3)) << (4 * k) for k, (pos, minus) in enumerate(state))
 
-    def __init__(self, pos: int) -> None:
+
+def _uncode(code: int, count: int) -> State:
+    return tuple((((code >> (4 * k)) & 7), (code >> (4 * k + 3)) & 1) for k in range(count))
+
+
+class _Landing(dict[int, int]):
+    """A fighter's nibble after a round (shifted into its place), by its packed lane of losses and criticals."""
+
+    def __init__(self, pos: int, shift: int) -> None:
         super().__init__()
         self.pos = pos
+        self.shift = shift
 
-    def __missing__(self, lane: int) -> tuple[int, int]:
+    def __missing__(self, lane: int) -> int:
         left = self.pos - (lane & 0xFF)
-        found = self[lane] = (left, 1 if lane >> 8 else 0) if left > 0 else (0, 0)
+        found = self[lane] = (left | (8 if lane >> 8 else 0)) << self.shift if left > 0 else 0
         return found
 
 
 @cache
-def _landing(pos: int) -> _Landing:
-    return _Landing(pos)
+def _landing(pos: int, k: int) -> _Landing:
+    return _Landing(pos, 4 * k)
 
 
 class _ExactMelee:
@@ -108,29 +119,28 @@ class _ExactMelee:
         self.targeting = targeting
         self.options = options
         self.extra = 1 if options.effect_cap >= 2 else 0
-        self.values: dict[State, IntValue] = {}
-        self.int_steps: dict[State, Steps[State]] = {}
-        self._finished: dict[State, IntValue | None] = {}
-        self._pairs: dict[tuple[int, int, int, int], tuple[int, tuple[int, int, int, int, int]]] = {}
+        self.values: dict[int, IntValue] = {}
+        self.int_steps: dict[int, Steps[int]] = {}
+        self._side_a = sum(7 << (4 * k) for k in range(n_a))
+        self._pairs: dict[tuple[int, int], tuple[int, tuple[int, int, int, int, int]]] = {}
+        self.count = 0
 
-    def _outcome(self, state: State) -> IntValue | None:
+    def _outcome(self, code: int) -> IntValue | None:
         """A finished melee's value (A wins, B wins, draw, rounds), None while both sides stand."""
-        if state in self._finished:
-            return self._finished[state]
-        a_up = any(p > 0 for p, _ in state[: self.n_a])
-        b_up = any(p > 0 for p, _ in state[self.n_a :])
-        found = None if a_up and b_up else ((int(a_up), int(b_up), int(not (a_up or b_up)), 0), 1)
-        self._finished[state] = found
-        return found
+        a_up = code & self._side_a != 0
+        b_up = code & ~self._side_a & _POSITIONS != 0
+        if a_up and b_up:
+            return None
+        return _FINISHED[a_up, b_up]
 
-    def _pair(self, pi: int, mi: int, pt: int, mt: int) -> tuple[int, tuple[int, int, int, int, int]]:
-        """The exchange between an actor and its target at these positions and -1s, as d and d·P(tie, critical
-        win, plain win, critical loss, plain loss) from the actor's side."""
-        key = (pi, mi, pt, mt)
+    def _pair(self, actor: int, target: int) -> tuple[int, tuple[int, int, int, int, int]]:
+        """The exchange between an actor and its target, by their nibbles (position, -1), as d and d·P(tie,
+        critical win, plain win, critical loss, plain loss) from the actor's side."""
+        key = (actor, target)
         known = self._pairs.get(key)
         if known is None:
-            ri = rolled_rating(Rating(pi), minus_one=mi)
-            rt = rolled_rating(Rating(pt), minus_one=mt)
+            ri = rolled_rating(Rating(actor & 7), minus_one=actor >> 3)
+            rt = rolled_rating(Rating(target & 7), minus_one=target >> 3)
             odds = exchange(Roll(ri), Roll(rt), self.options)
             win, lose = odds.win - odds.crit_success, odds.lose - odds.crit_failure
             parts = (odds.tie, odds.crit_success, win, odds.crit_failure, lose)
@@ -139,14 +149,15 @@ class _ExactMelee:
             known = self._pairs[key] = d, (t, cs, w, cf, lo)
         return known
 
-    def _raw_steps(self, state: State) -> tuple[int, dict[State, int]]:
-        """One round from `state`: a denominator m and m·P(next state). Each exchange multiplies in its cases;
+    def _raw_steps(self, code: int) -> tuple[int, dict[int, int]]:
+        """One round from a state: a denominator m and m·P(next state). Each exchange multiplies in its cases;
         the losses and criticals so far are one packed integer per combination, decoded once at the end."""
+        nibbles = [(code >> (4 * k)) & 15 for k in range(self.count)]
         partial = {0: 1}
         m = 1
         crit_loss = (1 + self.extra) | _CRIT
-        for i, t in targets([p for p, _ in state], self.n_a, self.targeting):
-            d, (tie, cs, w, cf, lo) = self._pair(*state[i], *state[t])
+        for i, t in targets([n & 7 for n in nibbles], self.n_a, self.targeting):
+            d, (tie, cs, w, cf, lo) = self._pair(nibbles[i], nibbles[t])
             m *= d
             cases = [
                 (dl, n)
@@ -165,19 +176,21 @@ class _ExactMelee:
                     grown[key + dl] = grown.get(key + dl, 0) + weight * n
             partial = grown
         self.weighed += len(partial)
-        out: dict[State, int] = {}
-        lands = [_landing(pos) for pos, _ in state]
+        out: dict[int, int] = {}
+        lands = [(_LANE * k, _landing(n & 7, k)) for k, n in enumerate(nibbles)]
         for key, weight in partial.items():
-            found = tuple(land[(key >> (_LANE * k)) & 0xFFFF] for k, land in enumerate(lands))
+            found = 0
+            for shift, land in lands:
+                found |= land[(key >> shift) & 0xFFFF]
             out[found] = out.get(found, 0) + weight
         return m, out
 
-    def _int_steps(self, state: State) -> Steps[State]:
-        got = self.int_steps.get(state)
+    def _int_steps(self, code: int) -> Steps[int]:
+        got = self.int_steps.get(code)
         if got is None:
-            m, steps = self._raw_steps(state)
-            stay = steps.pop(state, 0)
-            got = self.int_steps[state] = (m, stay, list(steps.items()))
+            m, steps = self._raw_steps(code)
+            stay = steps.pop(code, 0)
+            got = self.int_steps[code] = (m, stay, list(steps.items()))
             self.work = self.weighed + STATE_WORK * len(self.int_steps)
             if self.budget is not None and self.work > self.budget:
                 raise TooLarge(f"more than {self.budget} units of work to solve exactly")
@@ -185,17 +198,28 @@ class _ExactMelee:
 
     def transitions(self, state: State) -> dict[State, Fraction]:
         """Where one round leads from `state`, exactly."""
-        m, steps = self._raw_steps(state)
-        return {nxt: Fraction(a, m) for nxt, a in steps.items()}
+        self.count = len(state)
+        m, steps = self._raw_steps(_code(state))
+        return {_uncode(nxt, self.count): Fraction(a, m) for nxt, a in steps.items()}
 
     def value(self, state: State) -> IntValue:
         """(A wins, B wins, draw, E[rounds]) from `state` as integer numerators over one denominator."""
-        done = self._outcome(state)
+        self.count = len(state)
+        code = _code(state)
+        done = self._outcome(code)
         if done is not None:
             return done
-        if state not in self.values:
-            solve_in_order(state, self._int_steps, self._outcome, self.values)
-        return self.values[state]
+        if code not in self.values:
+            solve_in_order(code, self._int_steps, self._outcome, self.values)
+        return self.values[code]
+
+
+_POSITIONS = sum(7 << (4 * k) for k in range(32))
+_FINISHED: dict[tuple[bool, bool], IntValue] = {
+    (True, False): ((1, 0, 0, 0), 1),
+    (False, True): ((0, 1, 0, 0), 1),
+    (False, False): ((0, 0, 1, 0), 1),
+}
 
 
 def exact_melee(
