@@ -57,7 +57,7 @@ def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
     assert "Captain Comet against" not in m["sam"].get(f"/campaigns/{cid}/table/odds").text  # not sam's fighter
     gm_page = m["gm"].get(f"/campaigns/{cid}/table/odds").text
     assert "Captain Comet against Shadow" in gm_page and gm_page.count("<svg") == 4  # every pairing, both ways
-    assert 'id="odds"' in m["pat"].get(f"/campaigns/{cid}/table").text
+    assert f"/campaigns/{cid}/table/odds?actor=comet" in m["pat"].get(f"/campaigns/{cid}/table").text  # on the card
     attacked = m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy")
     assert attacked.status_code == 200, attacked.text
     waiting = m["pat"].get(f"/campaigns/{cid}/table/odds").text

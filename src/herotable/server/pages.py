@@ -28,7 +28,7 @@ from herotable.server.security import digest
 from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
-from herotable.table.game import LegalAction
+from herotable.table.game import LegalAction, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.state import Role, Ruleset, TableError, TableState
 from herotable.table.views import may_see_sheet, view_for
@@ -659,16 +659,18 @@ def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: Maybe
 @router.get("/campaigns/{campaign_id}/table/odds", response_class=HTMLResponse)
 @page
 def table_odds(
-    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, actor: str = "", chart: str = ""
+    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, actor: str = "", inline: str = ""
 ) -> Response:
-    """The odds of one fighter's attack against each opponent: inline beside the attack (win this exchange, win the
-    conflict), or with `chart` the full chart of every option. Computed when asked, once per state and viewer."""
+    """The odds of the viewer's attacks: every choice's odds and the chart of how the conflict may end, for each
+    fighter against each opponent (or one fighter's, `actor`); with `inline`, only the line beside the attack (win
+    this exchange, win the conflict). Computed when asked, once per state and viewer."""
     assert user is not None
     state = member(svc, campaign_id, user)
     acts = svc.table.legal_actions(campaign_id, user.user_id)
-    pairs = [p for p in _odds_context(svc.table, state, user.user_id, acts) if p["actor_id"] == actor]
-    name = "parts/odds.html" if chart else "parts/odds_inline.html"
-    return render(request, name, svc, user, campaign=state, odds=pairs)
+    pairs = [p for p in _odds_context(svc.table, state, user.user_id, acts) if not actor or p["actor_id"] == actor]
+    name = "parts/odds_inline.html" if inline else "parts/odds.html"
+    conflict = game_of(state).board(state, user.user_id).conflict is not None
+    return render(request, name, svc, user, campaign=state, odds=pairs, conflict=conflict)
 
 
 @router.get("/campaigns/{campaign_id}/table/{part}", response_class=HTMLResponse)
