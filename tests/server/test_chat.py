@@ -281,3 +281,11 @@ def test_the_panels_render_for_one_viewer_for_a_live_frame(app):
     assert 'id="chat-panel"' in chat and 'hx-swap-oob="true"' in chat and "/r 2d6+1" not in chat
     assert 'name="csrf_token"' not in chat and 'name="csrf_token"' in str(chat_fragment(state, m["sly"].user_id, "t"))
     assert "hx-swap-oob" not in str(log_fragment(svc, state, m["pat"].user_id))
+
+
+def test_a_message_is_shown_as_text_never_as_markup(app):
+    cid, m = table(app)
+    say(m["pat"], cid, '<img src=x onerror="alert(1)"> <b>bold</b>')
+    panel = m["sam"].get(f"/campaigns/{cid}/table/log").text
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt; &lt;b&gt;bold&lt;/b&gt;" in panel
+    assert "<img" not in panel and "<b>" not in panel
