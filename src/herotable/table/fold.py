@@ -102,12 +102,18 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
         done = done[:-1]
         before, befores = (befores[-1], befores[:-1]) if len(befores) == len(state.done) else (None, befores)
     public, gm = Visibility.PUBLIC, Visibility.GM
+    pushed: list[Done] = []  # actions ended since `done` was last made whole (copying it per action is the cost)
+    pushed_befores: list[tuple[Any, ...]] = []
     for seq, command_id, actor, command_type, f, visibility, fact_owner in events:  # noqa: B007 (the last seq)
         kind = f.type
         if command_id != last:
             if open_action:
                 entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
-                done, befores = _push(done, befores, entry, before)
+                if before is None:
+                    done, befores = _push(*_flush(done, befores, pushed, pushed_befores), entry, None)
+                else:
+                    pushed.append(entry)
+                    pushed_befores.append(before)
             last = command_id
             open_action = command_type not in NOT_ACTIONS and kind != UNDONE_TYPE
             if open_action:
@@ -117,6 +123,8 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
         if f.inert:
             pass
         elif kind in CORE_EVOLVE or kind == UNDONE_TYPE:
+            if pushed:
+                done, befores = _flush(done, befores, pushed, pushed_befores)
             if game is not state.game or done is not state.done or befores is not state.befores:
                 state = evolved(state, game=game, done=done, befores=befores)
             state = evolve(state, f)
@@ -139,7 +147,9 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
                 audience, owner = Visibility.OWNER, fact_owner
     if open_action:
         entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
-        done, befores = _push(done, befores, entry, before)
+        done, befores = _push(*_flush(done, befores, pushed, pushed_befores), entry, before)
+    elif pushed:
+        done, befores = _flush(done, befores, pushed, pushed_befores)
     new: TableState = _new(TableState)
     fields = new.__dict__
     fields.update(state.__dict__)
@@ -158,6 +168,19 @@ def _push(
     if len(done) >= UNDO_DEPTH:
         return (*done[-UNDO_DEPTH + 1 :], entry), (*befores[-UNDO_DEPTH + 1 :], before)
     return (*done, entry), (*befores, before)
+
+
+def _flush(
+    done: tuple[Done, ...], befores: tuple[Any, ...], pushed: list[Done], pushed_befores: list[tuple[Any, ...]]
+) -> tuple[tuple[Done, ...], tuple[Any, ...]]:
+    """The undo stack with the actions pushed since it was last made whole (each with its earlier state), emptying
+    the lists: what `_push` would have made of them one by one."""
+    if not pushed:
+        return done, befores
+    done, befores = (*done, *pushed)[-UNDO_DEPTH:], (*befores, *pushed_befores)[-UNDO_DEPTH:]
+    pushed.clear()
+    pushed_befores.clear()
+    return done, befores
 
 
 def _undo(state: TableState, f: Any) -> TableState:
@@ -204,11 +227,15 @@ def recorded_facts(events: Sequence[Any]) -> list[Recorded]:
     return list(facts_of(events))
 
 
-def facts_of(events: Iterable[Any]) -> Iterator[Recorded]:
-    """`recorded_facts`, one at a time: what `fold` reads straight from a store's events."""
+def facts_of(events: Iterable[Any], *, skim: bool = False) -> Iterator[Recorded]:
+    """`recorded_facts`, one at a time: what `fold` reads straight from a store's events.
+
+    With `skim` (for a fold, which reads only an inert fact's kind), a current inert fact that reveals nothing is
+    not decoded: it comes as a blank fact of its kind, with no fields. Never show a skimmed fact."""
     command_id, command_type = "", ""
     current = FACT_TYPES
     decoders = DECODERS
+    blanks = _BLANKS
     for e in events:
         if e.command_id != command_id:
             command_id = e.command_id
@@ -217,11 +244,25 @@ def facts_of(events: Iterable[Any]) -> Iterator[Recorded]:
         cls = current.get(e.type)
         data = e.data
         if cls is not None and e.version == cls.version:
-            build = decoders.get(cls) or decoder(cls)
-            try:
-                f = build(data)
-            except CodecError as err:
-                raise FactError(f"{e.type!r} version {e.version}: {err}") from None
+            f = blanks[cls] if skim else None
+            if f is None:
+                build = decoders.get(cls) or decoder(cls)
+                try:
+                    f = build(data)
+                except CodecError as err:
+                    raise FactError(f"{e.type!r} version {e.version}: {err}") from None
         else:
             f = read_fact(e.type, e.version, data)
         yield _record(Recorded, (e.seq, command_id, e.actor or "", command_type, f, _VISIBILITY[e.visibility], e.owner))
+
+
+class _Blanks(dict[type[Fact], Fact | None]):
+    """A blank fact per inert kind that reveals nothing (None for every other kind), made when first asked for."""
+
+    def __missing__(self, cls: type[Fact]) -> Fact | None:
+        blank = _new(cls) if cls.inert and cls.reveals is None else None
+        self[cls] = blank
+        return blank
+
+
+_BLANKS = _Blanks()
