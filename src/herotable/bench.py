@@ -17,7 +17,7 @@ from herotable.bench_live import live
 from herotable.bench_odds import figures as odds_figures
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
-from herotable.sampler import new_table, play
+from herotable.sampler import RARE, new_table, play
 from herotable.service import fold_log
 from herotable.store.chain import GENESIS, chain_problems, event_hash
 from herotable.store.export import digest, export_campaign, import_campaign
@@ -66,8 +66,9 @@ _CLOSING = {"ltl.settle": 6.0, "cv.announce": 6.0, "request.answer": 4.0, "cv.ex
 
 def _at_a_table(kind: str) -> float:
     """How much likelier a kind of action is in the bench's campaigns than chance: rolls are settled and requests
-    answered soon after they open, as at a table; members rarely leave."""
-    return _CLOSING.get(kind, 0.02 if kind == "member.remove" else 0.1 if kind == "member.set_role" else 1.0)
+    answered soon after they open, as at a table; members rarely leave, and sheets and campaigns are rarely edited,
+    retired, archived or handed over (as in the sampler's own play)."""
+    return _CLOSING.get(kind, RARE.get(kind, 1.0))
 
 
 def _record(store: EventStore, campaign_id: str, ruleset: Ruleset, events: int, seed: int) -> None:
