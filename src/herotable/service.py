@@ -50,7 +50,7 @@ from herotable.table.fold import (
 from herotable.table.game import LegalAction, game_for
 from herotable.table.legal import legal_actions
 from herotable.table.render import Seen
-from herotable.table.state import Role, Ruleset, TableState
+from herotable.table.state import Forbidden, Role, Ruleset, TableState
 from herotable.table.structure import CreateCampaign
 from herotable.table.views import view_for
 
@@ -382,6 +382,17 @@ class TableService:
         decided = decide(empty, cmd, user, self.rng, command_id)
         self.store.create_campaign(cid, title.strip() or cid, ruleset.value, self.clock())
         return self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id).state
+
+    def delete_campaign(self, campaign_id: str, user: str) -> None:
+        """Delete the campaign for good, its log, snapshots and invitations with it: the GM's alone, and not a fact,
+        since nothing is left to hold one (the GM may export it first). Raises Forbidden, UnknownCampaign."""
+        if not self.state(campaign_id).is_gm(user):
+            raise Forbidden(
+                "campaign/not_gm", "only the GM deletes the campaign", fix="ask the GM", ruling=campaign_settings.RULE
+            )
+        self.store.delete_campaign(campaign_id)
+        with self._lock:
+            self._cache.pop(campaign_id, None)
 
     def execute(
         self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None, fresh: bool = False

@@ -200,6 +200,7 @@ def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
             "ruleset": state.ruleset.value,
             "role": role.value,
             "members": len(state.members),
+            "archived": state.archived,
         }
         for state, role in svc.table.campaigns_of(user.user_id)
     ]

@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 
 from herotable.dice import Rng
-from herotable.server import api, chat, errors, live_routes, pages
+from herotable.server import api, chat, errors, live_routes, manage, pages
 from herotable.server.deps import make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None, *, store: EventStore | None = N
     app.include_router(api.router)
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel
+    app.include_router(manage.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

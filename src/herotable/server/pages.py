@@ -329,7 +329,13 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
         role=state.role_of(user.user_id),
         invites=invites,
         characters=_character_rows(state, user.user_id),
+        retired=_retired_rows(state, user.user_id),
     )
+
+
+def _may_change(state: TableState, user: str, owner: str) -> bool:
+    """Whether `user` may edit, retire or delete a character of `owner` (its player or the GM; the table decides)."""
+    return state.is_gm(user) or (owner == user and state.role_of(user) is Role.PLAYER)
 
 
 def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
@@ -342,8 +348,23 @@ def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
             "npc": c.npc,
             "hidden": c.hidden,
             "readable": may_see_sheet(state, user, c.id),
+            "editable": _may_change(state, user, c.owner) and not state.archived,
         }
         for c in state.characters
+    ]
+
+
+def _retired_rows(state: TableState, user: str) -> list[dict[str, Any]]:
+    """Retired characters: their names for every member, bringing back and deleting for their player and the GM."""
+    who = state.names()
+    return [
+        {
+            "id": s.ref.id,
+            "name": s.ref.name,
+            "owner": who.get(s.ref.owner, s.ref.owner),
+            "editable": _may_change(state, user, s.ref.owner) and not state.archived,
+        }
+        for s in state.retired
     ]
 
 
@@ -508,6 +529,7 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
         "character": found,
         "hero": hero,
         "owner": state.names().get(found.owner),
+        "editable": _may_change(state, user.user_id, found.owner) and not state.archived,
     }
     context.update(sheets.editor_for(state).view(hero))
     return render(request, "sheet_view.html", svc, user, **context)

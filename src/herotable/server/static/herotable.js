@@ -181,6 +181,14 @@
     if (words) { toast(words, true); }
   });
 
+  // A plain form with data-confirm (removing a member, deleting a character, handing the GM role over) asks first;
+  // htmx forms ask through hx-confirm.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    var question = form && form.getAttribute ? form.getAttribute("data-confirm") : null;
+    if (question && !window.confirm(question)) { event.preventDefault(); }
+  });
+
   // After the user's own action the result area says what happened; the live frame brings the rest.
   document.addEventListener("DOMContentLoaded", function () {
     var root = document.querySelector("[data-live-campaign]");
