@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from herotable.store import payload
 from herotable.store.chain import chain_problems
-from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, StoredEvent, StoreError
+from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, Portrait, StoredEvent, StoreError
+
+PORTRAIT_TYPES = ("image/webp", "image/png")  # what the server re-encodes portraits to
 
 
 def _text(value: object, where: str) -> None:
@@ -141,3 +144,20 @@ def positions(events: Sequence[StoredEvent]) -> list[int]:
         counts[key] = counts.get(key, 0) + 1
         out.append(counts[key])
     return out
+
+
+def check_portrait(portrait: Portrait) -> None:
+    """Raise `StoreError` naming the first field of `portrait` that breaks the contract."""
+    _text(portrait.campaign_id, "portrait campaign_id")
+    _text(portrait.character_id, "portrait character_id")
+    _text(portrait.set_by, "portrait set_by")
+    _timestamp(portrait.set_at, "portrait set_at")
+    if portrait.media_type not in PORTRAIT_TYPES:
+        raise StoreError(
+            f"portrait media_type is {portrait.media_type!r}; it must be one of {', '.join(PORTRAIT_TYPES)}. "
+            "Tip: keep only images the server re-encoded"
+        )
+    _count(portrait.width, "portrait width", 1)
+    _count(portrait.height, "portrait height", 1)
+    if not portrait.image or hashlib.sha256(portrait.image).hexdigest() != portrait.digest:
+        raise StoreError("portrait digest is not the SHA-256 of its image. Tip: make it with Portrait.of")

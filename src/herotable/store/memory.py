@@ -13,6 +13,7 @@ from herotable.store.invariants import (
     check_batch,
     check_campaign,
     check_log,
+    check_portrait,
     check_seq,
     check_snapshot_seq,
     encode_snapshot,
@@ -26,6 +27,7 @@ from herotable.store.port import (
     ConcurrencyError,
     DuplicateCommand,
     NewEvent,
+    Portrait,
     Snapshot,
     StoredEvent,
     StreamCursor,
@@ -41,6 +43,7 @@ class _Log:
     snapshots: dict[tuple[int, int], str]
     head_hash: str = GENESIS
     streams: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    portraits: dict[str, Portrait] = field(default_factory=dict)  # by character id
 
 
 def _decoded(event: StoredEvent, data: str, command: str | None) -> StoredEvent:
@@ -239,9 +242,34 @@ class MemoryEventStore:
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
+        """Remove a campaign with its log, snapshots and portraits. Raises `UnknownCampaign`."""
         with self._lock:
             self._log(campaign_id)
             del self._logs[campaign_id]
+
+    def set_portrait(self, portrait: Portrait) -> None:
+        """Keep `portrait`, replacing its character's earlier one. Raises `UnknownCampaign`, `StoreError`."""
+        check_portrait(portrait)
+        with self._lock:
+            self._log(portrait.campaign_id).portraits[portrait.character_id] = portrait
+
+    def portrait(self, campaign_id: str, character_id: str) -> Portrait | None:
+        """The character's portrait, or None."""
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            return None if log is None else log.portraits.get(character_id)
+
+    def portrait_digests(self, campaign_id: str) -> dict[str, str]:
+        """Each portrait's digest by character id."""
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            return {} if log is None else {cid: p.digest for cid, p in log.portraits.items()}
+
+    def delete_portrait(self, campaign_id: str, character_id: str) -> bool:
+        """Remove the character's portrait; whether there was one."""
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            return log is not None and log.portraits.pop(character_id, None) is not None
 
     def close(self) -> None:
         """Nothing to release."""

@@ -8,6 +8,7 @@ share a `command_id`, are appended together and sit next to each other in the lo
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -87,6 +88,39 @@ class Snapshot:
     seq: int
     state: Mapping[str, Any]
     version: int
+
+
+@dataclass(frozen=True)
+class Portrait:
+    """A character's portrait as kept: an image the server already checked and re-encoded (no metadata), its size in
+    pixels, the SHA-256 of its bytes (`digest`, hex), and who set it when. Kept beside the log, never in it."""
+
+    campaign_id: str
+    character_id: str
+    media_type: str
+    image: bytes
+    width: int
+    height: int
+    digest: str
+    set_by: str
+    set_at: str
+
+    @classmethod
+    def of(
+        cls,
+        campaign_id: str,
+        character_id: str,
+        image: bytes,
+        *,
+        media_type: str,
+        width: int,
+        height: int,
+        set_by: str,
+        set_at: str,
+    ) -> Portrait:
+        """A portrait of these bytes, its digest computed."""
+        digest = hashlib.sha256(image).hexdigest()
+        return cls(campaign_id, character_id, media_type, image, width, height, digest, set_by, set_at)
 
 
 class StoreError(Exception):
@@ -223,7 +257,25 @@ class EventStore(Protocol):
         ...
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log and snapshots (its invitations go with it). Raises `UnknownCampaign`."""
+        """Remove a campaign with its log, snapshots and portraits (its invitations go with it). Raises
+        `UnknownCampaign`."""
+        ...
+
+    def set_portrait(self, portrait: Portrait) -> None:
+        """Keep `portrait` as its character's, replacing the one before. Raises `UnknownCampaign`, and `StoreError`
+        for a portrait that breaks the contract (a digest that is not its image's, an unknown media type)."""
+        ...
+
+    def portrait(self, campaign_id: str, character_id: str) -> Portrait | None:
+        """The character's portrait, or None."""
+        ...
+
+    def portrait_digests(self, campaign_id: str) -> dict[str, str]:
+        """The digest of each portrait of the campaign, by character id, without reading any image."""
+        ...
+
+    def delete_portrait(self, campaign_id: str, character_id: str) -> bool:
+        """Remove the character's portrait; whether there was one."""
         ...
 
     def close(self) -> None:

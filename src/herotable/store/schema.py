@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Float, ForeignKey, Index, Integer, Text
+from sqlalchemy import Float, ForeignKey, Index, Integer, LargeBinary, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -60,6 +60,23 @@ class SnapshotRecord(Base):
     version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     state: Mapped[str] = mapped_column(Text)
+
+
+class PortraitRecord(Base):
+    """A character's portrait: the image as the server re-encoded it, its size, and a digest of its bytes (what a
+    browser's cached copy is checked against)."""
+
+    __tablename__ = "portraits"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    character_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    media_type: Mapped[str] = mapped_column(Text)
+    image: Mapped[bytes] = mapped_column(LargeBinary)
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    digest: Mapped[str] = mapped_column(Text)
+    set_by: Mapped[str] = mapped_column(Text)
+    set_at: Mapped[str] = mapped_column(Text)
 
 
 class UserRecord(Base):

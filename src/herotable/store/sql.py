@@ -19,6 +19,7 @@ from herotable.store.invariants import (
     check_batch,
     check_campaign,
     check_log,
+    check_portrait,
     check_seq,
     check_snapshot_seq,
     encode_snapshot,
@@ -35,6 +36,7 @@ from herotable.store.port import (
     DuplicateCommand,
     EventStore,
     NewEvent,
+    Portrait,
     Snapshot,
     StoredEvent,
     StoreError,
@@ -46,6 +48,7 @@ from herotable.store.schema import (
     EventRecord,
     InviteRecord,
     InviteUseRecord,
+    PortraitRecord,
     RemovalRecord,
     SnapshotRecord,
 )
@@ -81,6 +84,17 @@ _EVENT_COLUMNS = (
     EventRecord.prev_hash,
     EventRecord.hash,
     EventRecord.stream_pos,
+)
+_PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
+    PortraitRecord.campaign_id,
+    PortraitRecord.character_id,
+    PortraitRecord.media_type,
+    PortraitRecord.image,
+    PortraitRecord.width,
+    PortraitRecord.height,
+    PortraitRecord.digest,
+    PortraitRecord.set_by,
+    PortraitRecord.set_at,
 )
 
 
@@ -398,12 +412,62 @@ class SqlEventStore:
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots, invitations and their records. Raises `UnknownCampaign`."""
+        """Remove a campaign with its log, snapshots, portraits, invitations and their records. Raises
+        `UnknownCampaign`."""
         with self._writer.begin() as connection:
             self._campaign(connection, campaign_id)
-            for table in (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, EventRecord):
+            for table in (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, PortraitRecord, EventRecord):
                 connection.execute(delete(table).where(table.campaign_id == campaign_id))
             connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
+
+    def set_portrait(self, portrait: Portrait) -> None:
+        """Keep `portrait`, replacing its character's earlier one. Raises `UnknownCampaign`, `StoreError`."""
+        check_portrait(portrait)
+        key = (PortraitRecord.campaign_id == portrait.campaign_id) & (
+            PortraitRecord.character_id == portrait.character_id
+        )
+        for _ in range(2):  # a concurrent first portrait of the same character: the second try replaces it
+            try:
+                with self._writer.begin() as connection:
+                    self._campaign(connection, portrait.campaign_id)
+                    connection.execute(delete(PortraitRecord).where(key))
+                    connection.execute(insert(PortraitRecord).values(**vars(portrait)))
+                return
+            except IntegrityError:
+                continue
+        raise StoreError(
+            f"the portrait of {portrait.character_id!r} kept changing while it was being set. Tip: send it again"
+        )
+
+    def portrait(self, campaign_id: str, character_id: str) -> Portrait | None:
+        """The character's portrait, or None."""
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(*_PORTRAIT_COLUMNS)
+                .where(PortraitRecord.campaign_id == campaign_id)
+                .where(PortraitRecord.character_id == character_id)
+            ).one_or_none()
+        return None if found is None else Portrait(*found)
+
+    def portrait_digests(self, campaign_id: str) -> dict[str, str]:
+        """Each portrait's digest by character id (the primary key's prefix finds them; no image is read)."""
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(PortraitRecord.character_id, PortraitRecord.digest).where(
+                    PortraitRecord.campaign_id == campaign_id
+                )
+            )
+            return {character: digest for character, digest in found}
+
+    def delete_portrait(self, campaign_id: str, character_id: str) -> bool:
+        """Remove the character's portrait; whether there was one."""
+        with self._writer.begin() as connection:
+            gone = connection.execute(
+                delete(PortraitRecord)
+                .where(PortraitRecord.campaign_id == campaign_id)
+                .where(PortraitRecord.character_id == character_id)
+            )
+            return bool(gone.rowcount)
 
     def close(self) -> None:
         """Close the store's connections."""
