@@ -25,17 +25,64 @@ class DemoLogin:
     role: str
 
 
-def _cv_sheet(name: str, role: CvRole, charisma: int) -> CvSheet:
-    return CvSheet(
-        name=name,
-        level=3,
-        roles=(role,),
-        toughness=2,
-        nature=Nature("Loyal", "Reckless"),
-        combat_bonus=2,
-        abilities=Abilities(strength=2, dexterity=1, constitution=1, intelligence=0, wisdom=1, charisma=charisma),
-        skills=(("Notice", 4), ("Acrobatics", 3)),
-    )
+# Ben's hero in the Larger Than Life demo: a different Power, story, ratings and Superpowers from Ana's Captain Comet,
+# with a healing Power (R-LTL-15) so the demo shows healing too
+NOVA = {
+    "name": "Nova",
+    "writer": "Ines Ink",
+    "artist": "Tom Tone",
+    "origin": "A lighthouse keeper's daughter who caught a falling star's light in the lamp and in herself",
+    "superpowers": [
+        {"name": "Light Blasts", "stunts": ["Blinding Flash"]},
+        {"name": "Healing Glow", "stunts": [], "healing": True},
+    ],
+    "motivation": "Keep every light in the harbour burning",
+    "costume": "Midnight blue, with a star on the chest that flares when she is angry",
+    "specialties": ["Navigation", "First Aid"],
+    "complications": ["Her glow gives her away in the dark"],
+    "drawbacks": ["Weakened in total darkness"],
+    "base": "d8",
+    "styles": {"Blasts": "d12", "Dodge": "d10"},
+    "karma": "d8",
+    "heroism": "d10",
+    "hero_points": 0,
+}
+
+# The Conviction demo's three: a warrior who boards ships, an expert who talks and tinkers, and a pirate captain who
+# speaks with dinosaurs and calls storms; different roles, abilities, skills, feats and Natures
+KESTREL = CvSheet(
+    name="Kestrel",
+    level=3,
+    roles=(CvRole.WARRIOR,),
+    toughness=3,
+    nature=Nature("Loyal", "Reckless"),
+    combat_bonus=3,
+    abilities=Abilities(strength=3, dexterity=2, constitution=1, intelligence=0, wisdom=0, charisma=-1),
+    skills=(("Acrobatics", 4), ("Climb", 3), ("Intimidate", 4), ("Notice", 2)),
+    feats=("Sea Legs", "Heavy Swing", "Boarding Rush"),
+)
+MOSS = CvSheet(
+    name="Moss",
+    level=3,
+    roles=(CvRole.EXPERT,),
+    toughness=1,
+    nature=Nature("Curious", "Greedy"),
+    combat_bonus=1,
+    abilities=Abilities(strength=0, dexterity=1, constitution=0, intelligence=2, wisdom=1, charisma=2),
+    skills=(("Notice", 6), ("Diplomacy", 6), ("Craft", 5), ("Pilot", 4), ("Sleight of Hand", 3)),
+    feats=("Keen Eye", "Silver Tongue", "Jury-Rig"),
+)
+CAPTAIN_REX = CvSheet(
+    name="Captain Rex",
+    level=4,
+    roles=(CvRole.WARRIOR, CvRole.ADEPT),
+    toughness=2,
+    nature=Nature("Bold", "Cruel"),
+    combat_bonus=3,
+    abilities=Abilities(strength=2, dexterity=1, constitution=2, intelligence=1, wisdom=2, charisma=3),
+    skills=(("Intimidate", 7), ("Handle Animal", 5), ("Pilot", 4)),
+    feats=("Spirit Sight", "Storm Calling", "Dino Whisperer"),
+)
 
 
 def seed_demo(svc: Services) -> list[DemoLogin]:
@@ -60,7 +107,7 @@ def seed_demo(svc: Services) -> list[DemoLogin]:
         table.execute(
             "demo-ltl",
             ben,
-            CreateLtlCharacter("nova", {**CAPTAIN_COMET, "name": "Nova", "base": "d8", "styles": {"Blasts": "d12"}}),
+            CreateLtlCharacter("nova", NOVA),
         )
         table.execute("demo-ltl", gm, CreateLtlCharacter("entropy", DOCTOR_ENTROPY, npc=True, hidden=True))
         for cmd in (StartAdventure(), StartSession(), StartScene()):
@@ -70,11 +117,9 @@ def seed_demo(svc: Services) -> list[DemoLogin]:
         table.create_campaign(gm, "Gwen", "Ninja Island (Conviction demo)", Ruleset.CONVICTION, campaign_id="demo-cv")
         table.execute("demo-cv", ana, Join("Ana"))
         table.execute("demo-cv", ben, Join("Ben", Role.PLAYER))
-        table.execute("demo-cv", ana, CreateCvCharacter("kes", _cv_sheet("Kestrel", CvRole.WARRIOR, 2)))
-        table.execute("demo-cv", ben, CreateCvCharacter("moss", _cv_sheet("Moss", CvRole.EXPERT, 1)))
-        table.execute(
-            "demo-cv", gm, CreateCvCharacter("rex", _cv_sheet("Captain Rex", CvRole.WARRIOR, 1), npc=True, hidden=True)
-        )
+        table.execute("demo-cv", ana, CreateCvCharacter("kes", KESTREL))
+        table.execute("demo-cv", ben, CreateCvCharacter("moss", MOSS))
+        table.execute("demo-cv", gm, CreateCvCharacter("rex", CAPTAIN_REX, npc=True, hidden=True))
         for cmd in (StartAdventure(), StartSession(), StartScene()):
             table.execute("demo-cv", gm, cmd)
     return [DemoLogin(u, DEMO_PASSWORD, "GM" if u == "gwen" else "player") for u, _ in DEMO_USERS]
