@@ -364,12 +364,12 @@ def _last_chance(f: lf.LastChanceTaken, n: Names) -> str:
     return f"{_n(n, f.character)} takes Last Chance: one more try" + (", one level harder" if f.harder else "")
 
 
-_CALLED = {
-    "challenge": "a challenge",
-    "attempt": "a challenge in the conflict",
-    "karma": "a Karma roll",
-    "stunt": "a Power Stunt",
-    "last_chance": "a Last Chance roll",
+_CALLED = {  # after a possessive: "the GM calls for Captain Comet's Power Stunt"
+    "challenge": "challenge",
+    "attempt": "challenge in the conflict",
+    "karma": "Karma roll",
+    "stunt": "Power Stunt",
+    "last_chance": "Last Chance roll",
 }
 
 
