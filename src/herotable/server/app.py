@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 
 from herotable.dice import Rng
-from herotable.server import api, chat, errors, live_routes, manage, pages
+from herotable.server import api, chat, errors, live_routes, manage, pages, portrait_routes
 from herotable.server.deps import make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, *, store: EventStore | None = N
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel
     app.include_router(manage.router)
+    app.include_router(portrait_routes.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -27,8 +27,8 @@ class Services:
 
 
 def make_services(settings: Settings, table: TableService) -> Services:
-    """The services of one app: accounts beside the table's store, limits, and removals remembered so that an
-    invitation made before a member's removal no longer admits them."""
+    """The services of one app: accounts beside the table's store, limits, removals remembered so that an
+    invitation made before a member's removal no longer admits them, and a deleted character's portrait removed."""
     accounts = accounts_for(table.store)
 
     def removals(campaign_id: str, events: list[StoredEvent]) -> None:
@@ -37,7 +37,13 @@ def make_services(settings: Settings, table: TableService) -> Services:
             if e.type == "member.left" and isinstance(removed, str) and removed != e.actor:
                 accounts.record_removal(campaign_id, removed, stamp())
 
+    def portraits(campaign_id: str, events: list[StoredEvent]) -> None:
+        for e in events:
+            if e.type == "character.deleted":  # the id is never used again; its portrait goes with it
+                table.store.delete_portrait(campaign_id, str(e.data["character"]))
+
     table.subscribe(removals)
+    table.subscribe(portraits)
     return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts))
 
 

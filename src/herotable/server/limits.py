@@ -1,5 +1,7 @@
-"""What every request must be before any route reads it: a body of at most `max_body` bytes, and no NUL character
-anywhere a route or the database would read it (path, query, form body), since no stored text may hold one.
+"""What every request must be before any route reads it: a body of at most `max_body` bytes (a portrait upload, on
+its own route alone, up to `PORTRAIT_BODY_BYTES`), and no NUL character anywhere a route or the database would read it
+(path, query, form body), since no stored text may hold one. A portrait's body is an image, NULs and all: its route
+keeps no text from it, only the image it re-encodes.
 
 A plain ASGI middleware, so it sees the raw request: the body is read once, checked, and handed on unchanged. A
 refusal is a JSON error with a stable code and a fix, like every other error, and nothing runs after it.
@@ -8,8 +10,11 @@ refusal is a JSON error with a stable code and a fix, like every other error, an
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from herotable.server import portrait_image
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -18,6 +23,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_BODY_BYTES = 64 * 1024  # a command, a sheet or a form: the largest legal one is well under this
+# a portrait of at most 1 MB, with its form's CSRF token and the multipart framing around it
+PORTRAIT_BODY_BYTES = portrait_image.MAX_BYTES + 16 * 1024
+PORTRAIT_PATH = re.compile(r"/campaigns/[^/]+/portraits/[^/]+")
 
 SECURITY_HEADERS = (
     # no inline script, nothing from elsewhere; the live table's WebSocket is same-origin. Inline style attributes
@@ -108,16 +116,19 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or ())
+        portrait = PORTRAIT_PATH.fullmatch(scope.get("path", "")) is not None
+        limit = PORTRAIT_BODY_BYTES if portrait else self.max_body
         declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            await self._refuse(scope, receive, send, self._too_large())
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._refuse(scope, receive, send, self._too_large(portrait))
             return
-        body, more = await self._read(receive)
+        body, more = await self._read(receive, limit)
         if body is None:
-            await self._refuse(scope, receive, send, self._too_large())
+            await self._refuse(scope, receive, send, self._too_large(portrait))
             return
         kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        field = _nul_in_form(kind, body) or _nul_in_json(kind, body)
+        # a portrait is binary, NULs and all; its route stores no text from the body (only the re-encoded image)
+        field = None if portrait else _nul_in_form(kind, body) or _nul_in_json(kind, body)
         if field:
             refusal = _refusal(
                 422,
@@ -140,7 +151,14 @@ class RequestGuard:
         static = scope.get("path", "").startswith("/static/")
         await self.app(scope, replay, self._with_headers(send, static=static))
 
-    def _too_large(self) -> tuple[int, bytes]:
+    def _too_large(self, portrait: bool) -> tuple[int, bytes]:
+        if portrait:
+            return _refusal(
+                413,
+                "portrait/too_large",
+                "the portrait is larger than 1 MB, the most a portrait may be; nothing was changed",
+                "save the picture smaller (fewer pixels, or as a JPEG or WebP) and upload it again",
+            )
         return _refusal(
             413,
             "request/too_large",
@@ -148,8 +166,8 @@ class RequestGuard:
             "send a shorter text: every field has a limit, shown on its form",
         )
 
-    async def _read(self, receive: Receive) -> tuple[bytes | None, Receive]:
-        """The whole body (None once it passes the limit), and what to read after it (a disconnect)."""
+    async def _read(self, receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
+        """The whole body (None once it passes `limit`), and what to read after it (a disconnect)."""
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -158,7 +176,7 @@ class RequestGuard:
                 return b"".join(chunks), _repeating(message)
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:
+            if size > limit:
                 return None, receive
             chunks.append(chunk)
             if not message.get("more_body", False):

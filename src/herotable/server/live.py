@@ -49,11 +49,11 @@ def changes_panels(seen: list[Seen]) -> bool:
     return any(s.fact.type not in LOG_ONLY and not s.fact.type.startswith(LOG_ONLY_PREFIXES) for s in seen)
 
 
-def fragments(state: TableState, user: str) -> str:
+def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
     """The table page's panels for `user`'s audience, as htmx out-of-band fragments (see `pages.live_fragments`)."""
     from herotable.server.pages import live_fragments  # the pages import the API, which imports this module
 
-    return live_fragments(state, user)
+    return live_fragments(state, user, digests)
 
 
 def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
@@ -249,7 +249,7 @@ class Hub:
             "view": view_for(state, user),
         }
         if role is not None and (cursor is None or changes_panels(page.seen)):
-            frame["html"] = fragments(state, user)
+            frame["html"] = fragments(state, user, svc.store.portrait_digests(campaign_id))
         return json.dumps(frame), page.last
 
     async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:

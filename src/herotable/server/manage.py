@@ -16,6 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import RulesError
+from herotable.server import portraits
 from herotable.server.deps import MaybeUserDep, ServicesDep, check_csrf
 from herotable.server.pages import Refused, member, page, render
 from herotable.store.port import UnknownCampaign
@@ -108,6 +109,7 @@ def _edit_page(
         confirm_delete=CONFIRM_DELETE.format(name=ref.name),
         name_length=NAME_LENGTH,
         prose_length=PROSE_LENGTH,
+        **portraits.edit_context(svc.table.store, state, uid, cid),
     )
 
 

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import InvalidSheet, Problem, RulesError
-from herotable.server import actions, api, board, odds_panel, rules_ref, sheets
+from herotable.server import actions, api, board, odds_panel, portraits, rules_ref, sheets
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.security import digest
@@ -551,10 +551,11 @@ def rules_page(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Respon
 # --- the table ---
 
 
-def _table_context(state: TableState, uid: str) -> dict[str, Any]:
+def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict[str, Any]:
     """What the table page's panels show one viewer (a member's user id): the board, their legal actions laid out
-    where they apply, and the turn tracker. The same for every viewer of one audience (the GM, a player, every
-    spectator), so a live frame renders it once per audience; nothing in it belongs to one login session."""
+    where they apply, the turn tracker, and the portraits they may see (of the store's `digests`, by character). The
+    same for every viewer of one audience (the GM, a player, every spectator), so a live frame renders it once per
+    audience; nothing in it belongs to one login session."""
     gm = state.is_gm(uid)
     laid = actions.panel(state, legal_actions(state, uid), gm=gm)
     shown = board.build(state, uid)
@@ -569,6 +570,7 @@ def _table_context(state: TableState, uid: str) -> dict[str, Any]:
         "attacks": {a.get("actor") for c in laid.cards.values() for a in c.own if a.type == "ltl.attack"},
         "own": [c for c in state.characters if c.owner == uid],
         "alerts": _alerts(shown, laid, gm),
+        "portraits": portraits.shown(state, uid, digests),
     }
 
 
@@ -674,7 +676,7 @@ TABLE_PARTS = ("bar", "play")  # the log and the chat serve themselves (herotabl
 def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     assert user is not None
     state = member(svc, campaign_id, user)
-    context = _table_context(state, user.user_id)
+    context = _table_context(state, user.user_id, svc.table.store.portrait_digests(campaign_id))
     return render(request, "table.html", svc, user, **context)
 
 
@@ -704,13 +706,14 @@ def table_part(campaign_id: str, part: str, request: Request, svc: ServicesDep, 
     if part not in TABLE_PARTS:
         raise Refused(404, "There is no such part of the table page.")
     state = member(svc, campaign_id, user)
-    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user.user_id))
+    digests = svc.table.store.portrait_digests(campaign_id)
+    return render(request, f"parts/{part}.html", svc, user, **_table_context(state, user.user_id, digests))
 
 
-def live_fragments(state: TableState, uid: str) -> str:
+def live_fragments(state: TableState, uid: str, digests: dict[str, str]) -> str:
     """The table page's panels for one audience as htmx out-of-band fragments, for a live frame: rendered once per
     audience and sent to each of its sockets. Forms carry no session's CSRF token here; the page fills in its own."""
-    context = {"csrf": "", "user": None, **_table_context(state, uid)}
+    context = {"csrf": "", "user": None, **_table_context(state, uid, digests)}
     return "".join(templates.get_template(f"parts/{part}.html").render(context, oob=True) for part in ("bar", "play"))
 
 

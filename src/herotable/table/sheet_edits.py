@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+from herotable.table.campaign_settings import refuse_if_archived
 from herotable.table.codec import evolved
 from herotable.table.commands import (
     NAME_LENGTH,
@@ -36,6 +37,7 @@ from herotable.table.game import Domain, KeyedValues, LegalAction, TextDomain
 from herotable.table.state import CharacterRef, Forbidden, Role, Ruleset, Shelved, TableError, TableState
 
 RULE = "R-T-2"
+PORTRAIT = "character.portrait"  # setting or removing a portrait: no command, but refused like one when archived
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,16 @@ def _may_change(state: TableState, user: str, ref: CharacterRef, what: str) -> N
         raise Forbidden(
             "character/not_yours", f"{ref.name} is not your character: you may not {what} it", fix="ask its player"
         )
+
+
+def check_portrait_change(state: TableState, user: str, cid: str) -> CharacterRef:
+    """`user` may set or remove the portrait of character `cid` (in play): as with its sheet, its player or the GM;
+    not in an archived campaign. A portrait is kept beside the log, not as a fact, and changes nothing in play, so
+    it may change during a scene. Raises Forbidden, TableError."""
+    refuse_if_archived(state, PORTRAIT)
+    ref = state.character(cid)
+    _may_change(state, user, ref, "change the portrait of")
+    return ref
 
 
 def _free(state: TableState, cid: str, what: str) -> None:

@@ -1,0 +1,362 @@
+"""Character portraits: uploads checked and re-encoded with real Pillow-made images (PNG, JPEG, WebP; too large, a
+decompression bomb, not an image), set and removed by the character's player or the GM only, served only to members
+who may read the character's sheet, and gone with their character. A refused upload changes nothing."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+from typing import Any
+
+import pytest
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+
+from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.server.limits import MAX_BODY_BYTES, PORTRAIT_BODY_BYTES
+from herotable.server.pages import live_fragments
+from herotable.server.portrait_image import FIT, MAX_BYTES, MAX_PIXELS, PortraitRefused, reencode
+from herotable.store import EventStore
+
+from .clients import Member, anonymous, make_app, register, table
+
+# --- images made by Pillow ---
+
+
+def picture(kind: str, size: tuple[int, int] = (800, 600), mode: str = "RGB", **save: Any) -> bytes:
+    """A real image of `kind` (PNG, JPEG, WEBP, GIF): a gradient, so it has pixels worth encoding."""
+    image = Image.linear_gradient("L").resize(size).convert(mode)
+    out = io.BytesIO()
+    image.save(out, kind, **save)
+    return out.getvalue()
+
+
+def noise_png(side: int) -> bytes:
+    """A PNG of random pixels, stored uncompressed: large for its size in pixels."""
+    noisy = Image.effect_noise((side, side), 120).convert("RGB")
+    out = io.BytesIO()
+    noisy.save(out, "PNG", compress_level=0)
+    return out.getvalue()
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A small, well-formed PNG whose header declares `width` x `height` pixels: a decompression bomb's shape."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * 4096, 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def opened(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+# --- the checks, on their own ---
+
+
+@pytest.mark.parametrize("kind", ["PNG", "JPEG", "WEBP"])
+def test_a_png_jpeg_or_webp_is_kept_as_a_webp_that_fits_512_pixels(kind: str) -> None:
+    made = reencode(picture(kind, (1200, 900)))
+    kept = opened(made.image)
+    assert (made.media_type, kept.format) == ("image/webp", "WEBP")
+    assert (made.width, made.height) == kept.size == (FIT, FIT * 3 // 4)  # scaled down, its shape kept
+    small = reencode(picture(kind, (120, 200)))
+    assert (small.width, small.height) == (120, 200)  # never scaled up
+
+
+def test_nothing_but_the_pixels_is_kept() -> None:
+    exif = Image.Exif()
+    exif[0x013B] = "Artist Secretname"  # Artist
+    exif[0x010E] = "taken at 51.5N 0.1W, my house"  # ImageDescription
+    jpeg = picture("JPEG", exif=exif.tobytes(), icc_profile=b"\x00" * 128, comment=b"a private comment")
+    text = Image.new("RGB", (50, 50))
+    info = PngInfo()
+    info.add_text("Author", "Secretname")
+    out = io.BytesIO()
+    text.save(out, "PNG", pnginfo=info)
+    for upload in (jpeg, out.getvalue()):
+        assert b"Secretname" in upload
+        made = reencode(upload)
+        kept = opened(made.image)
+        assert b"Secretname" not in made.image and b"my house" not in made.image and b"private" not in made.image
+        assert not {"exif", "icc_profile", "xmp", "comment"} & set(kept.info)
+
+
+def test_a_photo_is_turned_upright_as_its_camera_said() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: the camera was turned; the picture is shown rotated 90 degrees
+    made = reencode(picture("JPEG", (300, 100), exif=exif.tobytes()))
+    assert (made.width, made.height) == (100, 300)
+
+
+def test_transparency_survives() -> None:
+    image = Image.new("RGBA", (64, 64), (200, 30, 30, 255))
+    image.paste((0, 0, 0, 0), (0, 0, 32, 64))  # the left half clear
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    kept = opened(reencode(out.getvalue()).image)
+    assert kept.mode == "RGBA" and kept.getpixel((5, 5))[3] == 0 and kept.getpixel((60, 5))[3] == 255
+
+
+def test_a_file_over_one_megabyte_is_refused() -> None:
+    big = noise_png(640)
+    assert len(big) > MAX_BYTES
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(big)
+    assert refused.value.status == 413 and refused.value.code == "portrait/too_large"
+    assert "at most 1 MB" in refused.value.message and "Tip: save it smaller" in refused.value.message
+
+
+@pytest.mark.parametrize(("width", "height"), [(4097, 4096), (30_000, 30_000), (1_000_000, 1_000_000)])
+def test_a_decompression_bomb_is_refused_before_its_pixels_are_decoded(width: int, height: int) -> None:
+    bomb = png_declaring(width, height)
+    assert len(bomb) < 1024 and width * height > MAX_PIXELS
+    started = time.monotonic()
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(bomb)
+    assert time.monotonic() - started < 1.0  # nothing the size it declares was ever allocated
+    assert refused.value.status == 422 and refused.value.code == "portrait/too_many_pixels"
+    assert "Tip: scale it down" in refused.value.message
+
+
+def test_the_most_pixels_a_portrait_may_declare_are_accepted() -> None:
+    made = reencode(picture("PNG", (4096, 4096)))
+    assert (made.width, made.height) == (FIT, FIT)
+
+
+@pytest.mark.parametrize(
+    ("upload", "status", "code"),
+    [
+        (b"", 415, "portrait/empty"),
+        (b"just some text, not a picture", 415, "portrait/not_an_image"),
+        (b"<svg xmlns='http://www.w3.org/2000/svg'></svg>", 415, "portrait/not_an_image"),
+        (picture("GIF", (40, 40)), 415, "portrait/not_an_image"),
+        (picture("BMP", (40, 40)), 415, "portrait/not_an_image"),
+        (picture("PNG", (400, 400))[:300], 422, "portrait/unreadable"),  # cut short
+        (b"\xff\xd8\xff" + b"\x00" * 100, 422, "portrait/unreadable"),  # starts like a JPEG, is none
+    ],
+)
+def test_what_is_not_a_png_jpeg_or_webp_is_refused_saying_so(upload: bytes, status: int, code: str) -> None:
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(upload)
+    assert (refused.value.status, refused.value.code) == (status, code)
+    assert "Tip:" in refused.value.message
+
+
+# --- on the web ---
+
+
+@pytest.fixture
+def app() -> Any:
+    return make_app()
+
+
+@pytest.fixture
+def campaign(app: Any) -> tuple[str, dict[str, Member]]:
+    """Pat's hero Captain Comet and the GM's hidden villain Doctor Entropy, in a campaign with Sam and Sly."""
+    cid, m = table(app)
+    assert m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET).status_code == 200
+    made = m["gm"].command(
+        cid, type="character.create_ltl", character="entropy", sheet=DOCTOR_ENTROPY, npc=True, hidden=True
+    )
+    assert made.status_code == 200, made.text
+    return cid, m
+
+
+def store_of(app: Any) -> EventStore:
+    store: EventStore = app.state.services.table.store
+    return store
+
+
+def upload(who: Member, cid: str, character: str, data: bytes, name: str = "face.png") -> Any:
+    return who.client.post(
+        f"/campaigns/{cid}/portraits/{character}",
+        data={"csrf_token": who.csrf},
+        files={"portrait": (name, data, "application/octet-stream")},
+        follow_redirects=False,
+    )
+
+
+def remove(who: Member, cid: str, character: str) -> Any:
+    return who.client.post(
+        f"/campaigns/{cid}/portraits/{character}/remove", data={"csrf_token": who.csrf}, follow_redirects=False
+    )
+
+
+def test_a_player_sets_their_heros_portrait_and_every_member_sees_it(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    edit = m["pat"].get(f"/campaigns/{cid}/characters/comet/edit").text
+    assert 'enctype="multipart/form-data"' in edit and 'accept="image/png,image/jpeg,image/webp"' in edit
+    assert "No portrait yet." in edit
+    answer = upload(m["pat"], cid, "comet", picture("JPEG", (1024, 768)), "comet.jpg")
+    assert answer.status_code == 303 and answer.headers["location"].endswith("/characters/comet/edit#portrait")
+    kept = store_of(app).portrait(cid, "comet")
+    assert kept is not None and (kept.width, kept.height, kept.set_by) == (512, 384, m["pat"].user_id)
+    for who in ("gm", "pat", "sam", "sly"):
+        page = m[who].get(f"/campaigns/{cid}/table").text
+        src = f'src="/campaigns/{cid}/portraits/comet?v={kept.digest[:16]}"'
+        assert f'<img class="portrait-thumb" {src} alt="Portrait of Captain Comet"' in page, who
+        image = m[who].get(f"/campaigns/{cid}/portraits/comet?v={kept.digest[:16]}")
+        assert image.status_code == 200 and image.content == kept.image
+        assert image.headers["content-type"] == "image/webp"
+        assert image.headers["cache-control"] == "private, max-age=3600"
+        assert image.headers["etag"] == f'"{kept.digest}"'
+        assert image.headers["x-content-type-options"] == "nosniff"
+        assert "img-src 'self'" in image.headers["content-security-policy"]
+    again = m["sam"].client.get(f"/campaigns/{cid}/portraits/comet", headers={"If-None-Match": f'"{kept.digest}"'})
+    assert again.status_code == 304 and not again.content
+    stale = m["sam"].get(f"/campaigns/{cid}/portraits/comet?v=0000000000000000")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "private, no-cache"
+    assert '<img class="portrait" src="' in m["pat"].get(f"/campaigns/{cid}/characters/comet/edit").text
+    # a new portrait replaces it, under a new address; removing it leaves none
+    assert upload(m["pat"], cid, "comet", picture("PNG", (200, 200))).status_code == 303
+    newer = store_of(app).portrait(cid, "comet")
+    assert newer is not None and newer.digest != kept.digest and (newer.width, newer.height) == (200, 200)
+    assert remove(m["pat"], cid, "comet").status_code == 303
+    assert store_of(app).portrait(cid, "comet") is None
+    assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").status_code == 404
+    assert "portrait-thumb" not in m["sam"].get(f"/campaigns/{cid}/table").text
+
+
+def test_the_gm_may_set_and_remove_any_characters_portrait(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["gm"], cid, "comet", picture("WEBP", (300, 300))).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    assert kept is not None and kept.set_by == m["gm"].user_id
+    assert remove(m["gm"], cid, "comet").status_code == 303
+    assert store_of(app).portrait(cid, "comet") is None
+
+
+def test_other_players_spectators_and_strangers_may_not_change_a_portrait(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    outsider = register(app, "olga")
+    for who, words in (
+        (m["sam"], "Captain Comet is not your character"),
+        (m["sly"], "spectators watch"),
+        (outsider, "not a member of this campaign"),
+    ):
+        answer = upload(who, cid, "comet", picture("PNG", (64, 64)))
+        assert answer.status_code == 403 and words in answer.text, answer.text
+        assert remove(who, cid, "comet").status_code == 403
+        assert who.get(f"/campaigns/{cid}/characters/comet/edit").text.count('id="portrait-form"') == 0
+    assert store_of(app).portrait(cid, "comet") == kept
+    # without the session's CSRF token nothing happens either
+    forged = m["pat"].client.post(
+        f"/campaigns/{cid}/portraits/comet", files={"portrait": ("x.png", picture("PNG", (64, 64)), "image/png")}
+    )
+    assert forged.status_code == 403 and store_of(app).portrait(cid, "comet") == kept
+
+
+def test_a_hidden_characters_portrait_is_never_served_to_whom_its_sheet_is_secret(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "entropy", picture("PNG")).status_code == 403  # not Pat's to change
+    assert upload(m["gm"], cid, "entropy", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "entropy")
+    assert kept is not None
+    address = f"/campaigns/{cid}/portraits/entropy?v={kept.digest[:16]}"
+    assert m["gm"].get(address).content == kept.image
+    assert f'src="{address}"' in m["gm"].get(f"/campaigns/{cid}/table").text
+    for who in ("pat", "sam", "sly"):
+        refused = m[who].get(address)
+        assert refused.status_code == 404 and kept.image not in refused.content
+        assert m[who].get(f"/campaigns/{cid}/portraits/nobody").status_code == 404  # the same answer as no portrait
+        assert "portraits/entropy" not in m[who].get(f"/campaigns/{cid}/table").text
+    state = app.state.services.table.state(cid)
+    digests = store_of(app).portrait_digests(cid)
+    assert "portraits/entropy" in live_fragments(state, m["gm"].user_id, digests)
+    assert "portraits/entropy" not in live_fragments(state, m["pat"].user_id, digests)  # nor in a live frame
+    assert anonymous(app).get(address, follow_redirects=False).status_code == 303  # to the login page
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "words"),
+    [
+        (noise_png(593), 413, "a portrait may be at most 1 MB"),  # just over 1 MB: the route's own refusal
+        (png_declaring(50_000, 50_000), 422, "more than the 16.8 million a portrait may have"),
+        (b"%PDF-1.4 not a picture", 415, "not a PNG, JPEG or WebP image"),
+        (picture("GIF", (40, 40)), 415, "not a PNG, JPEG or WebP image"),
+        (b"", 415, "no file was sent"),
+    ],
+)
+def test_a_refused_upload_says_why_and_keeps_the_portrait_there_was(
+    app: Any, campaign: Any, data: bytes, status: int, words: str
+) -> None:
+    cid, m = campaign
+    assert len(data) < PORTRAIT_BODY_BYTES - 1024  # the route reads it: the request's own limit is not met
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    answer = upload(m["pat"], cid, "comet", data)
+    assert answer.status_code == status, answer.text
+    assert "The portrait was not changed" in answer.text and words in answer.text and "Tip:" in answer.text
+    assert f'href="/campaigns/{cid}/characters/comet/edit#portrait"' in answer.text
+    assert store_of(app).portrait(cid, "comet") == kept
+
+
+def test_only_the_portrait_route_takes_a_body_over_64_kb(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    nearly = noise_png(560)
+    assert MAX_BODY_BYTES < len(nearly) <= MAX_BYTES
+    assert upload(m["pat"], cid, "comet", nearly).status_code == 303  # a portrait of nearly 1 MB gets through
+    kept = store_of(app).portrait(cid, "comet")
+    elsewhere = m["pat"].client.post(
+        f"/campaigns/{cid}/characters/comet/edit",
+        data={"csrf_token": m["pat"].csrf},
+        files={"portrait": ("face.png", nearly, "image/png")},
+    )
+    assert elsewhere.status_code == 413 and elsewhere.json()["error"]["code"] == "request/too_large"
+    huge = b"\x89PNG\r\n\x1a\n" + b"\x00" * PORTRAIT_BODY_BYTES
+    answer = upload(m["pat"], cid, "comet", huge)
+    assert answer.status_code == 413
+    assert answer.json()["error"]["code"] == "portrait/too_large" and "1 MB" in answer.json()["error"]["message"]
+    assert store_of(app).portrait(cid, "comet") == kept
+
+
+def test_a_deleted_character_takes_its_portrait_with_it(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    assert upload(m["gm"], cid, "entropy", picture("PNG")).status_code == 303
+    assert m["pat"].command(cid, type="character.delete", character="comet").status_code == 200
+    assert store_of(app).portrait(cid, "comet") is None
+    assert store_of(app).portrait_digests(cid) == {"entropy": store_of(app).portrait(cid, "entropy").digest}  # type: ignore[union-attr]
+    assert m["gm"].get(f"/campaigns/{cid}/portraits/comet").status_code == 404
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 404  # no character, no portrait
+
+
+def test_a_retired_character_keeps_its_portrait_out_of_sight_until_it_returns(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    assert m["pat"].command(cid, type="character.retire", character="comet").status_code == 200
+    assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").status_code == 404
+    assert upload(m["pat"], cid, "comet", picture("PNG", (64, 64))).status_code == 404
+    assert m["pat"].command(cid, type="character.return", character="comet").status_code == 200
+    assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").content == kept.image  # type: ignore[union-attr]
+
+
+def test_a_deleted_campaign_takes_its_portraits_with_it(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    app.state.services.table.delete_campaign(cid, m["gm"].user_id)
+    assert store_of(app).portrait(cid, "comet") is None and store_of(app).portrait_digests(cid) == {}
+
+
+def test_an_archived_campaigns_portraits_do_not_change(app: Any, campaign: Any) -> None:
+    cid, m = campaign
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    assert m["gm"].command(cid, type="campaign.archive").status_code == 200
+    for who in ("pat", "gm"):
+        answer = upload(m[who], cid, "comet", picture("PNG", (64, 64)))
+        assert answer.status_code == 403 and "archived" in answer.text
+        assert remove(m[who], cid, "comet").status_code == 403
+    assert store_of(app).portrait(cid, "comet") == kept
+    assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").content == kept.image  # type: ignore[union-attr]
