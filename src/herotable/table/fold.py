@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from herotable.table import campaign_settings, sheet_edits
-from herotable.table.codec import DECODERS, CodecError, decode_as, decoder, encode, evolved
+from herotable.table.codec import CodecError, decode_as, decoder, encode, evolved
 from herotable.table.core import CORE_EVOLVE
 from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
 from herotable.table.game import GAMES, game_for
@@ -104,8 +104,9 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
     public, gm = Visibility.PUBLIC, Visibility.GM
     pushed: list[Done] = []  # actions ended since `done` was last made whole (copying it per action is the cost)
     pushed_befores: list[tuple[Any, ...]] = []
+    plans = _PLANS
     for seq, command_id, actor, command_type, f, visibility, fact_owner in events:  # noqa: B007 (the last seq)
-        kind = f.type
+        inert, core, commits, reveals_field = plans[f.__class__]
         if command_id != last:
             if open_action:
                 entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
@@ -115,29 +116,29 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
                     pushed.append(entry)
                     pushed_befores.append(before)
             last = command_id
-            open_action = command_type not in NOT_ACTIONS and kind != UNDONE_TYPE
+            open_action = command_type not in NOT_ACTIONS and core is not _undo
             if open_action:
                 user, kind_of = actor, command_type
                 before = (game, state.characters, state.structure, state.requests)
                 commit, reveals, audience, owner = False, (), gm, None
-        if f.inert:
+        if inert:
             pass
-        elif kind in CORE_EVOLVE or kind == UNDONE_TYPE:
+        elif core is not None:
             if pushed:
                 done, befores = _flush(done, befores, pushed, pushed_befores)
             if game is not state.game or done is not state.done or befores is not state.befores:
                 state = evolved(state, game=game, done=done, befores=befores)
-            state = evolve(state, f)
+            state = core(state, f)
             game, done, befores = state.game, state.done, state.befores
             evolve_game = GAMES[state.ruleset].evolve
         else:
             game = evolve_game(game, f)
         if not open_action:
             continue
-        if f.commit:
+        if commits:
             commit = True
-        if f.reveals is not None and visibility is not gm:
-            roll = getattr(f, f.reveals)
+        if reveals_field is not None and visibility is not gm:
+            roll = getattr(f, reveals_field)
             if roll not in reveals:
                 reveals = (*reveals, roll)
         if audience is not public and visibility is not gm:
@@ -181,6 +182,17 @@ def _flush(
     pushed.clear()
     pushed_befores.clear()
     return done, befores
+
+
+class _Plans(dict[type[Fact], tuple[bool, Any, bool, str | None]]):
+    """What the fold does with a fact of each class, looked up once per fact rather than read off it attribute by
+    attribute: whether it is inert, the table step it takes (None for a game's fact), whether it commits the action,
+    and the field naming the roll it reveals."""
+
+    def __missing__(self, cls: type[Fact]) -> tuple[bool, Any, bool, str | None]:
+        core = _undo if cls.type == UNDONE_TYPE else CORE_EVOLVE.get(cls.type)
+        plan = self[cls] = (cls.inert, core, cls.commit, cls.reveals)
+        return plan
 
 
 def _undo(state: TableState, f: Any) -> TableState:
@@ -233,27 +245,42 @@ def facts_of(events: Iterable[Any], *, skim: bool = False) -> Iterator[Recorded]
     With `skim` (for a fold, which reads only an inert fact's kind), a current inert fact that reveals nothing is
     not decoded: it comes as a blank fact of its kind, with no fields. Never show a skimmed fact."""
     command_id, command_type = "", ""
-    current = FACT_TYPES
-    decoders = DECODERS
-    blanks = _BLANKS
+    readers = _SKIMMING if skim else _READERS
+    visibilities = _VISIBILITY
     for e in events:
         if e.command_id != command_id:
             command_id = e.command_id
             body = (e.command or {}).get("body") or {}
             command_type = str(body.get("type", ""))
-        cls = current.get(e.type)
-        data = e.data
-        if cls is not None and e.version == cls.version:
-            f = blanks[cls] if skim else None
+        reader = readers[e.type]
+        if reader is not None and e.version == reader[0]:
+            f = reader[1]
             if f is None:
-                build = decoders.get(cls) or decoder(cls)
                 try:
-                    f = build(data)
+                    f = reader[2](e.data)
                 except CodecError as err:
                     raise FactError(f"{e.type!r} version {e.version}: {err}") from None
         else:
-            f = read_fact(e.type, e.version, data)
-        yield _record(Recorded, (e.seq, command_id, e.actor or "", command_type, f, _VISIBILITY[e.visibility], e.owner))
+            f = read_fact(e.type, e.version, e.data)
+        seen_by = visibilities[e.visibility]
+        yield _record(Recorded, (e.seq, command_id, e.actor or "", command_type, f, seen_by, e.owner))
+
+
+class _Readers(dict[str, tuple[int, Fact | None, Any] | None]):
+    """How to read a fact kind at its current version, one lookup per event: the version, a blank fact when `skim`
+    passes it by (an inert kind that reveals nothing), else None, and its decoder. None for a kind not (yet) known,
+    which `read_fact` answers; such answers are not kept, so a kind registered later is found."""
+
+    def __init__(self, skim: bool) -> None:
+        super().__init__()
+        self.skim = skim
+
+    def __missing__(self, kind: str) -> tuple[int, Fact | None, Any] | None:
+        cls = FACT_TYPES.get(kind)
+        if cls is None:
+            return None
+        reader = self[kind] = (cls.version, _BLANKS[cls] if self.skim else None, decoder(cls))
+        return reader
 
 
 class _Blanks(dict[type[Fact], Fact | None]):
@@ -266,3 +293,6 @@ class _Blanks(dict[type[Fact], Fact | None]):
 
 
 _BLANKS = _Blanks()
+_PLANS = _Plans()
+_READERS = _Readers(skim=False)
+_SKIMMING = _Readers(skim=True)

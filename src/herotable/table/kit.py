@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from herotable.table.codec import evolved, evolved_field
+from herotable.table.codec import evolved
 from herotable.table.commands import audience
 from herotable.table.facts import Emitted, Fact, Visibility
 from herotable.table.state import TableError, TableState
@@ -70,12 +70,19 @@ def folder(steps: Mapping[str, Step], hero_steps: Mapping[str, Step], title: str
     """A game table's evolve function: a fact about one hero (in `hero_steps`, the fact naming its `character`)
     changes that hero; any other goes to its step. The fold's hot path, so a plain function over the registries."""
 
+    hero_step_of = hero_steps.get
+    new_object, set_fields = object.__new__, object.__setattr__
+
     def evolve(table: T, f: Fact) -> T:
-        hero_step = hero_steps.get(f.type)
-        if hero_step is not None:
+        hero_step = hero_step_of(f.type)
+        if hero_step is not None:  # `evolved_field(table, "heroes", …)` written out: most facts take this way
             cid: str = f.character  # type: ignore[attr-defined]
-            heroes = table.heroes  # type: ignore[attr-defined]
-            return evolved_field(table, "heroes", {**heroes, cid: hero_step(heroes[cid], f)})
+            fields = table.__dict__.copy()
+            heroes = fields["heroes"] = fields["heroes"].copy()
+            heroes[cid] = hero_step(heroes[cid], f)
+            new: T = new_object(table.__class__)
+            set_fields(new, "__dict__", fields)
+            return new
         step = steps.get(f.type)
         if step is None:
             raise ValueError(f"{f.type} is not a {title} fact")
