@@ -385,7 +385,8 @@ class TableService:
 
     def delete_campaign(self, campaign_id: str, user: str) -> None:
         """Delete the campaign for good, its log, snapshots and invitations with it: the GM's alone, and not a fact,
-        since nothing is left to hold one (the GM may export it first). Raises Forbidden, UnknownCampaign."""
+        since nothing is left to hold one (the GM may export it first). Listeners are told, with no events. Raises
+        Forbidden, UnknownCampaign."""
         if not self.state(campaign_id).is_gm(user):
             raise Forbidden(
                 "campaign/not_gm", "only the GM deletes the campaign", fix="ask the GM", ruling=campaign_settings.RULE
@@ -393,6 +394,11 @@ class TableService:
         self.store.delete_campaign(campaign_id)
         with self._lock:
             self._cache.pop(campaign_id, None)
+        for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
+            try:
+                listener(campaign_id, [])
+            except Exception:  # the campaign is deleted: a listener that fails must not hide that
+                log.exception("a listener failed after campaign %s was deleted", campaign_id)
 
     def execute(
         self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None, fresh: bool = False

@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 from html import unescape
 
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from .test_account_security import receive_until_closed
+from .test_live import receive
 from .test_pages import cv_table, ltl_table
 
 
@@ -186,3 +191,19 @@ def test_removing_a_member_asks_first(make_table):
     page = unescape(t.gm.client.get(f"/campaigns/{t.campaign_id}").text)
     assert "Remove Pat from Harbour Nights? They need a new invitation link to come back." in page
     assert "data-confirm=" in t.pat.client.get(f"/campaigns/{t.campaign_id}").text  # leaving asks too
+
+
+def test_a_deleted_campaigns_live_tables_are_closed_and_say_why(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    with (
+        t.pat.client.websocket_connect(f"/ws/campaigns/{cid}") as pat_ws,
+        t.sly.client.websocket_connect(f"/ws/campaigns/{cid}") as sly_ws,
+    ):
+        for ws in (pat_ws, sly_ws):
+            assert receive(ws)["type"] == "hello"
+        assert t.gm.post(f"/campaigns/{cid}/delete", {"confirm_name": "Harbour Nights"}).status_code == 303
+        for ws in (pat_ws, sly_ws):
+            with pytest.raises(WebSocketDisconnect) as closed:
+                receive_until_closed(ws)
+            assert closed.value.code == 4404 and closed.value.reason == "the GM deleted this campaign"

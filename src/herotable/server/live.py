@@ -27,7 +27,7 @@ from herotable.server.auth import stamp
 from herotable.server.security import digest
 from herotable.service import Page, TableService
 from herotable.store.accounts import AccountStore
-from herotable.store.port import StoredEvent
+from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.facts import payload_of
 from herotable.table.render import Seen, render
 from herotable.table.state import Role, TableState
@@ -205,6 +205,10 @@ class Hub:
         async with lock:  # one batch at a time per campaign: cursors move in order
             try:
                 state = await asyncio.to_thread(self.service.state, campaign_id)
+            except UnknownCampaign:  # the GM deleted it: nothing more will happen there
+                for viewer in viewers:
+                    await self._close(viewer, 4404, "the GM deleted this campaign")
+                return
             except Exception:
                 log.warning("cannot read campaign %s for its live viewers", campaign_id, exc_info=True)
                 return

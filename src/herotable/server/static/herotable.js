@@ -144,9 +144,10 @@
         status("reconnecting…");
         setTimeout(function () { connect(root); }, 1000);
       } else {
-        // refused or ended by the server (removed, logged out): say why; a session that ended goes to log in
+        // refused or ended by the server (removed, logged out, the campaign deleted): say why; a session that ended
+        // goes to log in, a deleted campaign's page says it is gone
         status(event.reason || "closed");
-        if (event.code === 4401) { setTimeout(function () { location.reload(); }, 1500); }
+        if (event.code === 4401 || event.code === 4404) { setTimeout(function () { location.reload(); }, 1500); }
       }
     };
   }
