@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import product
 
 import numpy as np
 import pytest
@@ -10,10 +11,11 @@ from odds_brute import duel
 from odds_brute import melee as brute_melee
 
 from herotable.dice import Rating
-from herotable.ltl.options import LtlOptions
+from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.odds.conflict import Contender, conflict
 from herotable.odds.exchange import Roll, exchange
 from herotable.odds.melee import (
+    EXACT_WORK_LIMIT,
     Method,
     Targeting,
     TooLarge,
@@ -21,8 +23,10 @@ from herotable.odds.melee import (
     exact_melee,
     exact_work,
     melee,
+    plain_exact_melee,
     targets,
 )
+from herotable.odds.melee_exact import fits
 from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _plan, _targets, simulate_melee, wilson
 
 R = Rating
@@ -209,3 +213,56 @@ def test_packed_melee_rounds_follow_the_exact_chain():
     for key in ("a_wins", "b_wins", "draw", "expected_rounds"):
         est, want = getattr(mc, key), getattr(exact, key)
         assert est.low <= want.value <= est.high, key
+
+
+@pytest.mark.parametrize(
+    ("side_a", "side_b", "targeting", "options"),
+    [
+        ([3, 1], [2, 2], Targeting.WEAKEST, LtlOptions()),
+        ([4, 2], [1, 3], Targeting.WEAKEST, LtlOptions()),
+        ([7, 1], [2, 6], Targeting.WEAKEST, LtlOptions()),
+        ([2, 3], [3, 2], Targeting.STRONGEST, LtlOptions()),
+        ([1, 4], [3, 2], Targeting.SPREAD, LtlOptions()),
+        ([3, 3], [2, 4], Targeting.WEAKEST, LtlOptions(effect_cap=1)),
+        ([6], [2, 2, 1], Targeting.WEAKEST, LtlOptions()),
+        ([2, 1, 2], [3], Targeting.SPREAD, LtlOptions()),
+        ([1, 2], [2, 1, 1], Targeting.STRONGEST, LtlOptions(effect_cap=2)),
+        ([1, 1, 1], [1, 2], Targeting.WEAKEST, LtlOptions()),
+        ([5], [6], Targeting.WEAKEST, LtlOptions()),
+        ([7], [1], Targeting.WEAKEST, LtlOptions(effect_cap=1)),
+    ],
+)
+def test_fast_solver_equals_the_plain_solver(side_a, side_b, targeting, options):
+    # the vectorised forward solver (melee_exact) against the plain one, state by state, as exact fractions
+    a, b = [R(p) for p in side_a], [R(p) for p in side_b]
+    assert fits(len(a) + len(b), options)
+    got = exact_melee(a, b, targeting, options)
+    want = plain_exact_melee(a, b, targeting, options)
+    assert (got.a_wins.exact, got.b_wins.exact, got.draw.exact, got.expected_rounds.exact) == want
+    assert sum(want[:3]) == 1
+
+
+def test_exploding_melees_take_the_plain_solver():
+    # exploding dice's exact odds have denominators too large for the fast solver's integers beyond a duel
+    opts = LtlOptions(exploding=True)
+    assert fits(2, opts) and not fits(3, opts)
+    got = exact_melee([R(2), R(1)], [R(2)], Targeting.WEAKEST, opts)
+    assert (got.a_wins.exact, got.b_wins.exact, got.draw.exact, got.expected_rounds.exact) == plain_exact_melee(
+        [R(2), R(1)], [R(2)], Targeting.WEAKEST, opts
+    )
+
+
+def test_every_two_against_two_is_exact():
+    # the choice, not the time: every 2 against 2 of ladder positions 1..7, weakest first, the default options,
+    # is within the exact solver's bound, and the largest of them is solved exactly by melee (no seed: Monte
+    # Carlo would raise)
+    assert fits(4, DEFAULT_OPTIONS)
+    works = {}
+    for a0, a1, b0, b1 in product(range(1, 8), repeat=4):
+        works[a0, a1, b0, b1] = exact_work([R(a0), R(a1)], [R(b0), R(b1)])[1]
+    assert max(works.values()) == works[7, 7, 7, 7] <= EXACT_WORK_LIMIT
+    top = [R(7), R(7)]
+    assert melee(top, top).method is Method.EXACT
+    # and the bound is no wider than it needs to be: one more fighter at d20 is past it
+    assert exact_work(top, [*top, R(7)])[1] > EXACT_WORK_LIMIT
+    assert melee(top, [*top, R(7)], seed=1, trials=500).method is Method.MONTE_CARLO

@@ -21,11 +21,13 @@ from herotable.dice import Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.odds.absorbing import IntValue, Steps, solve_in_order
 from herotable.odds.exchange import Roll, exchange, rolled_rating
+from herotable.odds.melee_exact import _Chain, chain_size, fits
 from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
 from herotable.odds.montecarlo import simulate_melee
 
 __all__ = [
     "EXACT_WORK_LIMIT",
+    "PLAIN_WORK_LIMIT",
     "Estimate",
     "MeleeOdds",
     "Method",
@@ -34,16 +36,20 @@ __all__ = [
     "exact_melee",
     "exact_work",
     "melee",
+    "plain_exact_melee",
     "state_count",
     "targets",
 ]
 
-# The exact solver's work (`_ExactMelee.work`): the round outcomes it weighs, plus `STATE_WORK` for each state it
-# reaches (solving a state costs about as much as weighing that many outcomes; its numbers grow with the melee's
-# length). One unit is about 4 µs on the bench machine, so the limit is about one second: 2 d10 against 2 d10 is
-# 252,544 units (see docs/performance.md, `python -m herotable.bench_odds`). Beyond it `melee` runs Monte Carlo.
+# The exact solvers' work. The fast solver (`melee_exact`, every melee of up to six fighters without exploding
+# dice) counts the combinations of exchange cases it weighs over its product space (`melee_exact.chain_size`),
+# known before it builds anything; its limit is set from the bench's figures so that what it takes solves in
+# about a second: 2 d20 against 2 d20, the largest 2 against 2, is 2,767,680 (docs/performance.md,
+# `python -m herotable.bench_odds`). The plain solver (`_ExactMelee`, for the rest) counts the round outcomes it
+# weighs plus `STATE_WORK` for each state it reaches, and stops at `PLAIN_WORK_LIMIT` (about a second too).
+EXACT_WORK_LIMIT = 3_000_000
 STATE_WORK = 50
-EXACT_WORK_LIMIT = 260_000
+PLAIN_WORK_LIMIT = 260_000
 
 
 class TooLarge(Exception):
@@ -231,18 +237,34 @@ def exact_melee(
     budget: int | None = None,
 ) -> MeleeOdds:
     """Exact odds of a melee (R-LTL-12). Without a `budget` whatever its size (the caller judges the cost; see
-    `melee`); with one, raises TooLarge once the solver has weighed more round outcomes than that. Raises
-    ValueError for an empty side or a fighter below d4."""
+    `melee`); with one, raises TooLarge when the solver's work (`exact_work`) would pass it, before the fast
+    solver builds anything (the plain one stops once it passes). Raises ValueError for an empty side or a fighter
+    below d4."""
     check_sides(side_a, side_b)
-    solver = _ExactMelee(len(side_a), targeting, options, budget)
-    (a, b, draw, rounds), den = solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
-    return MeleeOdds(
-        Method.EXACT,
-        Estimate.of(Fraction(a, den)),
-        Estimate.of(Fraction(b, den)),
-        Estimate.of(Fraction(draw, den)),
-        Estimate.of(Fraction(rounds, den)),
-    )
+    tops = [r.position for r in (*side_a, *side_b)]
+    if fits(len(tops), options):
+        if budget is not None and chain_size(tops, len(side_a), targeting, options)[1] > budget:
+            raise TooLarge(f"more than {budget} units of work to solve exactly")
+        a, b, draw, rounds = _Chain(tops, len(side_a), targeting, options).solve()
+    else:
+        solver = _ExactMelee(len(side_a), targeting, options, budget)
+        (na, nb, nd, nr), den = solver.value(tuple((p, 0) for p in tops))
+        a, b, draw, rounds = (Fraction(x, den) for x in (na, nb, nd, nr))
+    return MeleeOdds(Method.EXACT, Estimate.of(a), Estimate.of(b), Estimate.of(draw), Estimate.of(rounds))
+
+
+def plain_exact_melee(
+    side_a: Sequence[Rating],
+    side_b: Sequence[Rating],
+    targeting: Targeting = Targeting.WEAKEST,
+    options: LtlOptions = DEFAULT_OPTIONS,
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """(A wins, B wins, draw, expected rounds) by the plain solver, state by state from the start (the reference
+    the fast solver is tested against)."""
+    check_sides(side_a, side_b)
+    solver = _ExactMelee(len(side_a), targeting, options)
+    (na, nb, nd, nr), den = solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
+    return Fraction(na, den), Fraction(nb, den), Fraction(nd, den), Fraction(nr, den)
 
 
 def exact_work(
@@ -251,11 +273,15 @@ def exact_work(
     targeting: Targeting = Targeting.WEAKEST,
     options: LtlOptions = DEFAULT_OPTIONS,
 ) -> tuple[int, int]:
-    """(states reached, work) of the exact solver for this melee: what `EXACT_WORK_LIMIT` bounds. Solves it
-    to count."""
+    """(states, work) of the exact solver `exact_melee` uses for this melee: what `EXACT_WORK_LIMIT` bounds (the
+    fast solver's, counted without solving), or `PLAIN_WORK_LIMIT` (the plain solver's states reached and work,
+    counted by solving)."""
     check_sides(side_a, side_b)
+    tops = [r.position for r in (*side_a, *side_b)]
+    if fits(len(tops), options):
+        return chain_size(tops, len(side_a), targeting, options)
     solver = _ExactMelee(len(side_a), targeting, options)
-    solver.value(tuple((r.position, 0) for r in (*side_a, *side_b)))
+    solver.value(tuple((p, 0) for p in tops))
     return len(solver.values), solver.work
 
 
@@ -273,12 +299,16 @@ def melee(
     *,
     seed: int | None = None,
     trials: int = 20_000,
-    exact_limit: int = EXACT_WORK_LIMIT,
+    exact_limit: int | None = None,
 ) -> MeleeOdds:
-    """Odds of N against M (R-LTL-12): exact while the solver weighs at most `exact_limit` round outcomes, else
-    Monte Carlo with `trials` conflicts from `seed`; `MeleeOdds.method` says which. Raises ValueError when Monte
-    Carlo is needed and no seed is given."""
+    """Odds of N against M (R-LTL-12): exact while the solver's work is within `exact_limit` (by default
+    `EXACT_WORK_LIMIT` for the fast solver, `PLAIN_WORK_LIMIT` for the plain one), else Monte Carlo with `trials`
+    conflicts from `seed`; `MeleeOdds.method` says which. Raises ValueError when Monte Carlo is needed and no seed
+    is given."""
     check_sides(side_a, side_b)
+    if exact_limit is None:
+        fast = fits(len(side_a) + len(side_b), options)
+        exact_limit = EXACT_WORK_LIMIT if fast else PLAIN_WORK_LIMIT
     try:
         return exact_melee(side_a, side_b, targeting, options, budget=exact_limit)
     except TooLarge:
