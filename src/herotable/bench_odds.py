@@ -14,9 +14,8 @@ import json
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
-
-from herotable.ltl.options import DEFAULT_OPTIONS
 
 LADDER = (4, 6, 8, 10, 12, 20)
 SIDES_AT = {1: 4, 2: 6, 3: 8, 4: 10, 5: 12, 6: 20, 7: 20}
@@ -238,26 +237,30 @@ def _monte_carlo() -> dict[str, object]:
 
 
 def _exact_melees() -> dict[str, object]:
-    """Two against two of the same die (weakest first, the default), solved exactly: the time, the states reached
-    and the work `melee` bounds (`EXACT_WORK_LIMIT`), and which method `melee` picks."""
+    """Two against two at the same ladder position (weakest first, the default), 1 to 7 (d4 to d20, 6 being a d20
+    that has lost a level), solved exactly by `exact_melee`: the time (best of three), the states and the work
+    `melee` bounds (`EXACT_WORK_LIMIT`), and which method `melee` picks; the plain solver's time where it takes
+    under a second (positions 1 to 4) for comparison; and the largest melees of other shapes within the bound."""
     from herotable.dice import Rating
-    from herotable.odds.melee import EXACT_WORK_LIMIT, Targeting, _ExactMelee, melee
+    from herotable.odds.melee import EXACT_WORK_LIMIT, Targeting, exact_melee, exact_work, melee, plain_exact_melee
     from herotable.odds.montecarlo import _plan
 
-    _plan(4, 2, Targeting.WEAKEST)  # built once per process, as a server would have it
+    _plan(4, 2, Targeting.WEAKEST)  # tables built once per process, as a server would have them
+    exact_melee([Rating(2)] * 2, [Rating(2)] * 2)
     out: dict[str, object] = {"exact_work_limit": EXACT_WORK_LIMIT}
-    for position in range(1, 6):
-        side = [Rating(position)] * 2
-        start = time.perf_counter()
-        solver = _ExactMelee(2, Targeting.WEAKEST, DEFAULT_OPTIONS)
-        solver.value(tuple((position, 0) for _ in range(4)))
-        took = time.perf_counter() - start
-        out[f"2{side[0]}_vs_2{side[0]}"] = {
-            "exact_s": round(took, 3),
-            "states": len(solver.values),
-            "work": solver.work,
-            "melee_picks": melee(side, side, seed=1).method.value,
+    shapes = [([p, p], [p, p]) for p in range(1, 8)] + [([7], [7, 7, 7]), ([7, 7, 7], [7]), ([3, 3], [3, 3, 3])]
+    for a, b in shapes:
+        side_a, side_b = [Rating(p) for p in a], [Rating(p) for p in b]
+        states, work = exact_work(side_a, side_b)
+        entry: dict[str, object] = {
+            "exact_s": round(_best_of(partial(exact_melee, side_a, side_b), 3), 3),
+            "states": states,
+            "work": work,
+            "melee_picks": melee(side_a, side_b, seed=1).method.value,
         }
+        if len(a) == len(b) == 2 and a[0] <= 4:
+            entry["plain_s"] = round(_best_of(partial(plain_exact_melee, side_a, side_b), 1), 3)
+        out["_vs_".join(",".join(str(p) for p in side) for side in (a, b))] = entry
     return out
 
 

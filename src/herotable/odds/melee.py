@@ -27,6 +27,7 @@ from herotable.odds.montecarlo import simulate_melee
 
 __all__ = [
     "EXACT_WORK_LIMIT",
+    "FAST_STATE_WORK",
     "PLAIN_WORK_LIMIT",
     "Estimate",
     "MeleeOdds",
@@ -42,12 +43,14 @@ __all__ = [
 ]
 
 # The exact solvers' work. The fast solver (`melee_exact`, every melee of up to six fighters without exploding
-# dice) counts the combinations of exchange cases it weighs over its product space (`melee_exact.chain_size`),
-# known before it builds anything; its limit is set from the bench's figures so that what it takes solves in
-# about a second: 2 d20 against 2 d20, the largest 2 against 2, is 2,767,680 (docs/performance.md,
-# `python -m herotable.bench_odds`). The plain solver (`_ExactMelee`, for the rest) counts the round outcomes it
-# weighs plus `STATE_WORK` for each state it reaches, and stops at `PLAIN_WORK_LIMIT` (about a second too).
-EXACT_WORK_LIMIT = 3_000_000
+# dice) counts, before it builds anything (`melee_exact.chain_size`), the combinations of exchange cases it weighs
+# plus `FAST_STATE_WORK` for each state of its product space (pushing a state's mass forward in integers costs
+# about as much as weighing that many combinations). Its limit is measured (docs/odds.md): what it takes solves
+# in about half a second of CPU on the bench machine, at most about 0.9 s; 2 d20 against 2 d20, the largest
+# 2 against 2, is 9,823,680. The plain solver (`_ExactMelee`, for the rest) counts the round outcomes it weighs
+# plus `STATE_WORK` for each state it reaches, and stops at `PLAIN_WORK_LIMIT` (about a second too).
+FAST_STATE_WORK = 250
+EXACT_WORK_LIMIT = 10_000_000
 STATE_WORK = 50
 PLAIN_WORK_LIMIT = 260_000
 
@@ -243,7 +246,7 @@ def exact_melee(
     check_sides(side_a, side_b)
     tops = [r.position for r in (*side_a, *side_b)]
     if fits(len(tops), options):
-        if budget is not None and chain_size(tops, len(side_a), targeting, options)[1] > budget:
+        if budget is not None and _fast_work(tops, len(side_a), targeting, options)[1] > budget:
             raise TooLarge(f"more than {budget} units of work to solve exactly")
         a, b, draw, rounds = _Chain(tops, len(side_a), targeting, options).solve()
     else:
@@ -251,6 +254,11 @@ def exact_melee(
         (na, nb, nd, nr), den = solver.value(tuple((p, 0) for p in tops))
         a, b, draw, rounds = (Fraction(x, den) for x in (na, nb, nd, nr))
     return MeleeOdds(Method.EXACT, Estimate.of(a), Estimate.of(b), Estimate.of(draw), Estimate.of(rounds))
+
+
+def _fast_work(tops: Sequence[int], n_a: int, targeting: Targeting, options: LtlOptions) -> tuple[int, int]:
+    states, combos = chain_size(tops, n_a, targeting, options)
+    return states, combos + FAST_STATE_WORK * states
 
 
 def plain_exact_melee(
@@ -274,12 +282,12 @@ def exact_work(
     options: LtlOptions = DEFAULT_OPTIONS,
 ) -> tuple[int, int]:
     """(states, work) of the exact solver `exact_melee` uses for this melee: what `EXACT_WORK_LIMIT` bounds (the
-    fast solver's, counted without solving), or `PLAIN_WORK_LIMIT` (the plain solver's states reached and work,
-    counted by solving)."""
+    fast solver's product space and its combinations plus `FAST_STATE_WORK` a state, counted without solving),
+    or what `PLAIN_WORK_LIMIT` bounds (the plain solver's states reached and work, counted by solving)."""
     check_sides(side_a, side_b)
     tops = [r.position for r in (*side_a, *side_b)]
     if fits(len(tops), options):
-        return chain_size(tops, len(side_a), targeting, options)
+        return _fast_work(tops, len(side_a), targeting, options)
     solver = _ExactMelee(len(side_a), targeting, options)
     solver.value(tuple((p, 0) for p in tops))
     return len(solver.values), solver.work
