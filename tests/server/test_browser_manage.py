@@ -117,10 +117,13 @@ def test_the_gm_renames_archives_and_deletes_the_campaign(browser, server, layou
     ana.goto("/")
     expect(ana.page.locator("main")).to_contain_text("Harbour Days")
 
+    ana.goto(campaign_url + "/table")
+    expect(ana.page.locator("#live-status")).to_have_text("live")
     answer_dialog(gm, True, asked)
     gm.page.click("#archive")
     expect(gm.page.locator("#unarchive")).to_be_visible()
     gm.shot(f"46-campaign-archived-{width}")
+    expect(ana.page.locator("#bar #archived")).to_have_text("Archived: read-only")  # live, at the open table
     ana.goto("/")
     expect(ana.page.locator("main li", has_text="Harbour Days")).to_contain_text("archived")
     ana.goto(campaign_url)

@@ -141,12 +141,15 @@ def test_the_gm_renames_archives_and_brings_back_the_campaign(make_table, dice):
     roll = {"type": "table.roll", "expression": "1d6"}
     refused = t.pat.command(cid, roll)
     assert refused.status_code == 409 and "archived" in refused.text
+    assert "Archived: read-only" in t.pat.client.get(f"/campaigns/{cid}/table").text  # the table says why it is still
+    assert "bring it back" in t.gm.client.get(f"/campaigns/{cid}/table/bar").text
     settings = t.gm.client.get(f"/campaigns/{cid}/settings").text
     assert 'id="unarchive"' in settings and 'id="f-name"' not in settings
     back = t.gm.post(f"/campaigns/{cid}/settings", {"type": "campaign.archive", "archived": "false"})
     assert back.status_code == 303
     dice.faces.append(4)
     assert t.pat.command(cid, roll).status_code == 200
+    assert "Archived" not in t.pat.client.get(f"/campaigns/{cid}/table").text
 
 
 def test_the_gm_hands_the_role_to_a_player(make_table):
