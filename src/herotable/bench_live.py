@@ -69,7 +69,7 @@ class Size:
 
     players: int = 5
     spectators: int = 44
-    commands: int = 160  # per loop, shared by its writers
+    commands: int = 120  # per loop, shared by its writers
     writers: tuple[int, ...] = (1, 4)
     other_campaigns: tuple[int, int] = (1, 1000)  # another user's campaigns when the listing is measured
     listings: int = 50  # requests per listing figure
@@ -176,6 +176,10 @@ def _running(*servers: tuple[list[str], dict[str, str], Path]) -> Iterator[list[
             process.stop()
 
 
+class _Unavailable(Exception):
+    """A database the bench cannot reach: its figures are skipped, with the reason, and the rest still run."""
+
+
 @contextlib.contextmanager
 def _database(kind: str, tmp: Path) -> Iterator[tuple[str, str]]:
     """A fresh database of `kind`, removed afterwards: its URL and its durability settings, in words."""
@@ -191,12 +195,18 @@ def _database(kind: str, tmp: Path) -> Iterator[tuple[str, str]]:
     engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
     schema = f"bench_live_{secrets.token_hex(5)}"
     try:
-        with engine.connect() as connection:
-            connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
-            settings = {
-                name: connection.exec_driver_sql(f"SHOW {name}").scalar()
-                for name in ("synchronous_commit", "fsync", "wal_sync_method")
-            }
+        try:
+            with engine.connect() as connection:
+                connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
+                settings = {
+                    name: connection.exec_driver_sql(f"SHOW {name}").scalar()
+                    for name in ("synchronous_commit", "fsync", "wal_sync_method")
+                }
+        except sa.exc.OperationalError as error:
+            raise _Unavailable(
+                f"PostgreSQL at {url.render_as_string()} is not reachable ({error.orig}). "
+                f"Tip: set {POSTGRES_URL_ENV} to a server the bench may make a schema on"
+            ) from None
         try:
             own = url.update_query_dict({"options": f"-csearch_path={schema}"})
             yield own.render_as_string(hide_password=False), ", ".join(f"{k}={v}" for k, v in settings.items())
@@ -333,7 +343,8 @@ class _Viewer:
     seen: set[str] = field(default_factory=set)  # command ids
     sizes: list[int] = field(default_factory=list)  # bytes of each frame that carried events
     hellos: int = 0  # "hello" frames after the first: the server started the stream afresh
-    closed: str | None = None
+    closed: str | None = None  # why the socket closed before the bench closed it
+    closing: bool = False
     reader: asyncio.Task[None] | None = None
 
     async def open(self, url: str, headers: dict[str, str]) -> None:
@@ -359,10 +370,14 @@ class _Viewer:
                 for event in events:
                     self.arrivals.append((now, event["position"], event["command_id"]))
                     self.seen.add(event["command_id"])
-        except Exception as error:  # the socket closed under us: counted, and its frames then go missing
+        except Exception as error:  # the socket broke under us: counted, and its frames then go missing
             self.closed = f"{type(error).__name__}: {error}"
+        else:
+            if not self.closing:
+                self.closed = f"closed by the server: {self.socket.close_code} {self.socket.close_reason}"
 
     async def close(self) -> None:
+        self.closing = True
         if self.socket is not None:
             await self.socket.close()
         if self.reader is not None:
@@ -734,12 +749,17 @@ def live(size: Size | None = None) -> dict[str, Any]:
         tempfile.TemporaryDirectory(prefix="herotable-bench-live-") as tmp,
         _running((_uvicorn_command("bare_broadcast_app", 1), _env(), Path(tmp, "bare-broadcast.log"))) as (bare,),
     ):
+        measured: list[str] = []
         for kind in size.databases:
-            results[kind] = _database_run(kind, size, Path(tmp, kind))
-        frame_bytes = next((results[k]["frame_bytes"] for k in size.databases if results[k]["frame_bytes"]), 4096)
+            try:
+                results[kind] = _database_run(kind, size, Path(tmp, kind))
+                measured.append(kind)
+            except _Unavailable as why:
+                results[kind] = {"skipped": str(why)}
+        frame_bytes = next((results[k]["frame_bytes"] for k in measured if results[k]["frame_bytes"]), 4096)
         broadcast = asyncio.run(_broadcast_phases(bare.ready(), size, frame_bytes))
     results["bare_broadcast"] = {"frame_bytes": frame_bytes, **broadcast}
-    results["ratios"] = {kind: _ratios(results[kind], broadcast) for kind in size.databases}
+    results["ratios"] = {kind: _ratios(results[kind], broadcast) for kind in measured}
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results
 
