@@ -248,18 +248,18 @@ class TableService:
                     self._cache.popitem(last=False)
 
     def campaigns_of(self, user: str) -> list[tuple[TableState, Role]]:
-        """The campaigns `user` belongs to, with their role, oldest first: read from the membership facts alone (one
-        indexed query for all campaigns), never by loading a whole log. Each state holds the campaign's name,
-        game and members, and nothing of its play."""
-        readable = {row.campaign_id for row in self.store.campaigns() if row.log_version >= 2}
+        """The campaigns `user` belongs to, with their role, oldest first: found in the store's membership read model
+        (the user's rows alone), then each folded from its own membership facts, never from a whole log. What it
+        reads grows with the user's campaigns, never with anyone else's. Each state holds the campaign's name, game,
+        members and whether it is archived, and nothing of its play."""
+        rows = self.store.memberships_of(user)
         by_campaign: dict[str, list[StoredEvent]] = {}
-        for e in self.store.events_of_types(MEMBERSHIP_FACTS):
-            if e.campaign_id in readable:
-                by_campaign.setdefault(e.campaign_id, []).append(e)
+        for e in self.store.events_of_types(MEMBERSHIP_FACTS, [row.campaign_id for row in rows]):
+            by_campaign.setdefault(e.campaign_id, []).append(e)
         out = []
-        for row in self.store.campaigns():
+        for row in rows:
             events = by_campaign.get(row.campaign_id)
-            if not events:
+            if not events:  # deleted since its row was read
                 continue
             members = fold_log(events)
             role = members.role_of(user)

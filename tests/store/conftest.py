@@ -28,8 +28,8 @@ def _empty_postgres(request: pytest.FixtureRequest, which: int) -> str:
     engine = sa.create_engine(url)
     with engine.begin() as connection:
         connection.exec_driver_sql(
-            "TRUNCATE portraits, snapshots, events, invite_uses, removals, invites, sessions, password_resets, "
-            "throttles, users, campaigns"
+            "TRUNCATE memberships, portraits, snapshots, events, invite_uses, removals, invites, sessions, "
+            "password_resets, throttles, users, campaigns"
         )
     engine.dispose()
     return url

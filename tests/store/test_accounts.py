@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from herotable.dice import SeededRng
 from herotable.service import TableService, utc_now
-from herotable.store import EventStore, SqlEventStore, open_store
+from herotable.store import EventStore, MemoryEventStore, open_store
 from herotable.store.accounts import (
     AccountStore,
     Invite,
@@ -29,7 +29,7 @@ from herotable.store.throttle import Policy
 from herotable.table.state import Ruleset
 from herotable.table.structure import StartScene
 
-from .helpers import CREATED
+from .helpers import CREATED, write_at_old_revision
 
 T0 = "2024-05-01T19:00:00.000000+00:00"
 T1 = "2024-05-01T20:00:00.000000+00:00"
@@ -266,14 +266,14 @@ def test_a_database_at_revision_0004_keeps_its_campaign_accounts_and_invitations
     # accounts and its invitation all survive; the old invitation keeps working for a week, with no use limit.
     engine = create_store_engine(parse_database_url(old_url))
     upgrade(engine, "0004")
-    old = SqlEventStore(engine)
     users = SqlAccountStore(engine)
     for uid, name in (("u-gwen", "gwen"), ("u-pat", "pat")):
         users.add_user(User(uid, name, name.title(), "$argon2id$kept", CREATED))
-    table = TableService(old, rng=SeededRng(3))
+    table = TableService(MemoryEventStore(), rng=SeededRng(3))
     cid = table.create_campaign("u-gwen", "Gwen", "Harbour Nights", Ruleset.LTL).campaign_id
     table.execute(cid, "u-gwen", StartScene())
-    head = old.head(cid)
+    head = table.store.head(cid)
+    write_at_old_revision(engine, table.store, cid)
     with engine.begin() as connection:
         connection.execute(
             sa.text("INSERT INTO invites (code, campaign_id, role, created_at) VALUES ('oldcode', :c, 'player', :t)"),

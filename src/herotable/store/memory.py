@@ -20,12 +20,14 @@ from herotable.store.invariants import (
     positions,
     stream_key,
 )
+from herotable.store.memberships import changes_members, members_after
 from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
     CampaignRow,
     ConcurrencyError,
     DuplicateCommand,
+    Membership,
     NewEvent,
     Portrait,
     Snapshot,
@@ -44,6 +46,7 @@ class _Log:
     head_hash: str = GENESIS
     streams: dict[tuple[str, str | None], int] = field(default_factory=dict)
     portraits: dict[str, Portrait] = field(default_factory=dict)  # by character id
+    members: dict[str, str] = field(default_factory=dict)  # the membership read model: user → role
 
 
 def _decoded(event: StoredEvent, data: str, command: str | None) -> StoredEvent:
@@ -60,6 +63,16 @@ class MemoryEventStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._logs: dict[str, _Log] = {}
+        self._campaigns_of: dict[str, set[str]] = {}  # user → the campaigns they belong to
+
+    def _set_members(self, log: _Log, members: dict[str, str]) -> None:
+        """Make `members` the campaign's membership rows, and index them by user. Under the lock."""
+        cid = log.row.campaign_id
+        for user in log.members.keys() - members.keys():
+            self._campaigns_of[user].discard(cid)
+        for user in members:
+            self._campaigns_of.setdefault(user, set()).add(cid)
+        log.members = members
 
     def _log(self, campaign_id: str) -> _Log:
         log = self._logs.get(campaign_id)
@@ -104,6 +117,7 @@ class MemoryEventStore:
             for event in events:
                 if event.command_id in log.command_ids:
                     raise DuplicateCommand(campaign_id, event.command_id)
+            members = members_after(log.members, events) if changes_members(events) else None
             streams = dict(log.streams)
             prev = log.head_hash
             stored = []
@@ -136,6 +150,8 @@ class MemoryEventStore:
             log.row = replace(log.row, head=expected_seq + len(events))
             log.head_hash = prev
             log.streams = streams
+            if members is not None:
+                self._set_members(log, members)
         return [_decoded(e, d, c) for e, d, c in zip(stored, encoded, commands, strict=True)]
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
@@ -145,12 +161,28 @@ class MemoryEventStore:
             tail = self._log(campaign_id).events[after_seq:]
         return [_decoded(event, data, command) for event, data, command in tail]
 
-    def events_of_types(self, types: Collection[str]) -> list[StoredEvent]:
-        """Every campaign's events of these types, by campaign then seq."""
+    def events_of_types(self, types: Collection[str], campaign_ids: Collection[str]) -> list[StoredEvent]:
+        """These campaigns' events of these types, by campaign then seq."""
         wanted = set(types)
         with self._lock:
-            found = [e for cid in sorted(self._logs) for e in self._logs[cid].events if e[0].type in wanted]
+            logs = [self._logs[cid] for cid in sorted(set(campaign_ids)) if cid in self._logs]
+            found = [e for log in logs for e in log.events if e[0].type in wanted]
         return [_decoded(event, data, command) for event, data, command in found]
+
+    def memberships_of(self, user: str) -> list[Membership]:
+        """The campaigns `user` belongs to, with their role, oldest first (from the index by user)."""
+        with self._lock:
+            logs = [self._logs[cid] for cid in self._campaigns_of.get(user, ())]
+            rows = [log.row for log in logs]
+            roles = [log.members[user] for log in logs]
+        found = sorted(zip(rows, roles, strict=True), key=lambda pair: (pair[0].created_at, pair[0].campaign_id))
+        return [Membership(row.campaign_id, user, role) for row, role in found]
+
+    def members(self, campaign_id: str) -> list[Membership]:
+        """The campaign's membership rows, by user. Raises `UnknownCampaign`."""
+        with self._lock:
+            members = dict(self._log(campaign_id).members)
+        return [Membership(campaign_id, user, members[user]) for user in sorted(members)]
 
     def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
         """The events `command_id` recorded, in order (none when it is not in the log). Raises `UnknownCampaign`."""
@@ -228,10 +260,11 @@ class MemoryEventStore:
         streams: dict[tuple[str, str | None], int] = {}
         for e in placed:
             streams[stream_key(e)] = e.stream_pos
+        members = members_after({}, events) if row.log_version >= LOG_VERSION else {}
         with self._lock:
             if row.campaign_id in self._logs:
                 raise CampaignExists(row.campaign_id)
-            self._logs[row.campaign_id] = _Log(
+            log = _Log(
                 row,
                 list(zip(placed, encoded, commands, strict=True)),
                 {event.command_id for event in events},
@@ -239,12 +272,14 @@ class MemoryEventStore:
                 events[-1].hash if events else GENESIS,
                 streams,
             )
+            self._logs[row.campaign_id] = log
+            self._set_members(log, members)
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots and portraits. Raises `UnknownCampaign`."""
+        """Remove a campaign with its log, snapshots, portraits and memberships. Raises `UnknownCampaign`."""
         with self._lock:
-            self._log(campaign_id)
+            self._set_members(self._log(campaign_id), {})
             del self._logs[campaign_id]
 
     def set_portrait(self, portrait: Portrait) -> None:

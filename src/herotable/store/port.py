@@ -72,6 +72,16 @@ class CampaignRow:
 
 
 @dataclass(frozen=True)
+class Membership:
+    """One member of a campaign in the membership read model: the store keeps these rows from the membership facts
+    (see `herotable.store.memberships`), written with the events that change them."""
+
+    campaign_id: str
+    user: str
+    role: str
+
+
+@dataclass(frozen=True)
 class StreamCursor:
     """A place in one viewer's stream: the last public event and the last of the viewer's own events seen (by their
     stream positions), or for a viewer who sees everything (the GM) the last seq seen (`public`, with `own` 0)."""
@@ -199,7 +209,8 @@ class EventStore(Protocol):
         ...
 
     def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
-        """Append all of `events` at seqs `expected_seq + 1…`, or nothing.
+        """Append all of `events` at seqs `expected_seq + 1…`, or nothing; the membership read model follows the
+        membership facts among them in the same transaction.
 
         Raises `ConcurrencyError` when the head is not `expected_seq`, `DuplicateCommand` when a command id
         is already in the log, `UnknownCampaign`, and `StoreError` for events that break the contract.
@@ -214,9 +225,18 @@ class EventStore(Protocol):
         """The seq of the campaign's last event, 0 when it has none. Raises `UnknownCampaign`."""
         ...
 
-    def events_of_types(self, types: Collection[str]) -> list[StoredEvent]:
-        """Every campaign's events of these types, by campaign, then in order: a read model's source (the members of
-        every campaign, read without loading whole logs)."""
+    def events_of_types(self, types: Collection[str], campaign_ids: Collection[str]) -> list[StoredEvent]:
+        """These campaigns' events of these types, by campaign, then in order (a listing's facts, read without
+        loading whole logs); an unknown campaign has none."""
+        ...
+
+    def memberships_of(self, user: str) -> list[Membership]:
+        """The campaigns `user` belongs to, one row each with their role, oldest campaign first; read from the
+        membership read model alone, so it costs the same however many other campaigns the store holds."""
+        ...
+
+    def members(self, campaign_id: str) -> list[Membership]:
+        """The campaign's rows in the membership read model, by user. Raises `UnknownCampaign`."""
         ...
 
     def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
@@ -233,8 +253,9 @@ class EventStore(Protocol):
         ...
 
     def import_events(self, row: CampaignRow, events: Sequence[StoredEvent]) -> CampaignRow:
-        """Create the campaign `row` with exactly `events` as its log, atomically; stream positions are computed and
-        the hash chain is checked. Raises `CampaignExists`, `StoreError` for a broken chain."""
+        """Create the campaign `row` with exactly `events` as its log, atomically; stream positions are computed, the
+        hash chain is checked and the membership read model filled from the log's membership facts. Raises
+        `CampaignExists`, `StoreError` for a broken chain or a membership fact that cannot be read."""
         ...
 
     def read_stream(
@@ -257,7 +278,7 @@ class EventStore(Protocol):
         ...
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots and portraits (its invitations go with it). Raises
+        """Remove a campaign with its log, snapshots, portraits and memberships (its invitations go with it). Raises
         `UnknownCampaign`."""
         ...
 

@@ -31,7 +31,7 @@ class EventRecord(Base):
     __table_args__ = (
         Index("ix_events_campaign_command", "campaign_id", "command_id"),
         Index("ix_events_stream", "campaign_id", "visibility", "owner", "stream_pos"),
-        Index("ix_events_type", "type"),
+        Index("ix_events_campaign_type", "campaign_id", "type"),
     )
 
     campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
@@ -60,6 +60,18 @@ class SnapshotRecord(Base):
     version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     state: Mapped[str] = mapped_column(Text)
+
+
+class MembershipRecord(Base):
+    """The membership read model: one row per member of a campaign, with their role, kept from the membership facts
+    in the transaction that writes them; `ix_memberships_user` finds one user's rows."""
+
+    __tablename__ = "memberships"
+    __table_args__ = (Index("ix_memberships_user", "user_id"),)
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    role: Mapped[str] = mapped_column(Text)
 
 
 class PortraitRecord(Base):

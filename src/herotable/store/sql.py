@@ -26,6 +26,7 @@ from herotable.store.invariants import (
     positions,
     stream_key,
 )
+from herotable.store.memberships import changes_members, members_after
 from herotable.store.memory import MemoryEventStore
 from herotable.store.migrate import upgrade
 from herotable.store.port import (
@@ -35,6 +36,7 @@ from herotable.store.port import (
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
+    Membership,
     NewEvent,
     Portrait,
     Snapshot,
@@ -48,6 +50,7 @@ from herotable.store.schema import (
     EventRecord,
     InviteRecord,
     InviteUseRecord,
+    MembershipRecord,
     PortraitRecord,
     RemovalRecord,
     SnapshotRecord,
@@ -261,10 +264,35 @@ class SqlEventStore:
                         for event, data, command in zip(stored, encoded, commands, strict=True)
                     ],
                 )
+                if changes_members(events):
+                    self._keep_members(connection, campaign_id, events)
         except IntegrityError:
             # The unique (campaign_id, seq) key caught a writer that slipped past the compare-and-set.
             raise ConcurrencyError(campaign_id, expected_seq, self.head(campaign_id)) from None
         return stored
+
+    @staticmethod
+    def _members(connection: Connection, campaign_id: str) -> dict[str, str]:
+        found = connection.execute(
+            select(MembershipRecord.user_id, MembershipRecord.role).where(MembershipRecord.campaign_id == campaign_id)
+        )
+        return {user: role for user, role in found}
+
+    def _keep_members(self, connection: Connection, campaign_id: str, events: Sequence[NewEvent | StoredEvent]) -> None:
+        """Bring the campaign's membership rows up to date with `events`, in the caller's transaction: only the rows
+        that change are written. Raises StoreError for a membership fact that cannot be read."""
+        before = self._members(connection, campaign_id)
+        after = members_after(before, events)
+        gone = [user for user in before if before[user] != after.get(user)]
+        if gone:
+            connection.execute(
+                delete(MembershipRecord)
+                .where(MembershipRecord.campaign_id == campaign_id)
+                .where(MembershipRecord.user_id.in_(gone))
+            )
+        new = [{"campaign_id": campaign_id, "user_id": u, "role": r} for u, r in after.items() if before.get(u) != r]
+        if new:
+            connection.execute(insert(MembershipRecord), new)
 
     @staticmethod
     def _stream_top(connection: Connection, campaign_id: str, key: tuple[str, str | None]) -> int:
@@ -291,15 +319,36 @@ class SqlEventStore:
             )
             return [_stored(row) for row in found]
 
-    def events_of_types(self, types: Collection[str]) -> list[StoredEvent]:
-        """Every campaign's events of these types, by campaign then seq (the `ix_events_type` index finds them)."""
+    def events_of_types(self, types: Collection[str], campaign_ids: Collection[str]) -> list[StoredEvent]:
+        """These campaigns' events of these types, by campaign then seq. `ix_events_campaign_type` finds them; they are
+        put in order here, since an ORDER BY in the query would have the database walk whole logs by their key."""
+        if not campaign_ids or not types:
+            return []
         with self._engine.connect() as connection:
             found = connection.execute(
                 select(*_EVENT_COLUMNS)
+                .where(EventRecord.campaign_id.in_(sorted(set(campaign_ids))))
                 .where(EventRecord.type.in_(sorted(types)))
-                .order_by(EventRecord.campaign_id, EventRecord.seq)
             )
-            return [_stored(row) for row in found]
+            return sorted((_stored(row) for row in found), key=lambda e: (e.campaign_id, e.seq))
+
+    def memberships_of(self, user: str) -> list[Membership]:
+        """The campaigns `user` belongs to, with their role, oldest first: `ix_memberships_user` finds their rows."""
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(MembershipRecord.campaign_id, MembershipRecord.role)
+                .join(CampaignRecord, CampaignRecord.campaign_id == MembershipRecord.campaign_id)
+                .where(MembershipRecord.user_id == user)
+                .order_by(CampaignRecord.created_at, CampaignRecord.campaign_id)
+            )
+            return [Membership(campaign_id, user, role) for campaign_id, role in found]
+
+    def members(self, campaign_id: str) -> list[Membership]:
+        """The campaign's membership rows, by user. Raises `UnknownCampaign`."""
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            members = self._members(connection, campaign_id)
+        return [Membership(campaign_id, user, members[user]) for user in sorted(members)]
 
     def command_events(self, campaign_id: str, command_id: str) -> list[StoredEvent]:
         """The events `command_id` recorded, in order (none when it is not in the log). Raises `UnknownCampaign`."""
@@ -402,21 +451,28 @@ class SqlEventStore:
             for event, place in zip(events, positions(events), strict=True)
         ]
         head_hash = events[-1].hash if events else GENESIS
+        members = members_after({}, events) if row.log_version >= LOG_VERSION else {}
         try:
             with self._writer.begin() as connection:
                 connection.execute(insert(CampaignRecord).values(**vars(row), head_hash=head_hash))
                 if rows:
                     connection.execute(insert(EventRecord), rows)
+                if members:
+                    connection.execute(
+                        insert(MembershipRecord),
+                        [{"campaign_id": row.campaign_id, "user_id": u, "role": r} for u, r in members.items()],
+                    )
         except IntegrityError:
             raise CampaignExists(row.campaign_id) from None
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots, portraits, invitations and their records. Raises
+        """Remove a campaign with its log, snapshots, portraits, memberships, invitations and their records. Raises
         `UnknownCampaign`."""
         with self._writer.begin() as connection:
             self._campaign(connection, campaign_id)
-            for table in (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, PortraitRecord, EventRecord):
+            tables = (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, PortraitRecord, MembershipRecord)
+            for table in (*tables, EventRecord):
                 connection.execute(delete(table).where(table.campaign_id == campaign_id))
             connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
 
