@@ -46,9 +46,9 @@ __all__ = [
 # dice) counts, before it builds anything (`melee_exact.chain_size`), the combinations of exchange cases it weighs
 # plus `FAST_STATE_WORK` for each state of its product space (pushing a state's mass forward in integers costs
 # about as much as weighing that many combinations). Its limit is measured (docs/odds.md): what it takes solves
-# in about half a second of CPU on the bench machine, at most about 0.9 s; 2 d20 against 2 d20, the largest
-# 2 against 2, is 9,823,680. The plain solver (`_ExactMelee`, for the rest) counts the round outcomes it weighs
-# plus `STATE_WORK` for each state it reaches, and stops at `PLAIN_WORK_LIMIT` (about a second too).
+# in about half a second of CPU on the bench machine, the slowest shapes in about 0.95 s; 2 d20 against 2 d20,
+# the largest 2 against 2, is 9,823,680. The plain solver (`_ExactMelee`, for the rest) counts the round outcomes
+# it weighs plus `STATE_WORK` for each state it reaches, and stops at `PLAIN_WORK_LIMIT` (about a second too).
 FAST_STATE_WORK = 250
 EXACT_WORK_LIMIT = 10_000_000
 STATE_WORK = 50

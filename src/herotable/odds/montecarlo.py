@@ -157,7 +157,7 @@ def _duel(pa: int, pb: int, trials: int, gen: np.random.Generator, extra: int) -
     for round_no in range(1, MAX_ROUNDS + 1):
         tally.running(round_no, live)
         idx = _DUEL_BASE[state]
-        idx += gen.integers(0, _DRAW, size=state.size)
+        idx += gen.integers(0, _DRAW, size=state.size, dtype=np.int32)
         state = table[idx]
         done = state < _RUNNING
         finished = int(np.count_nonzero(done))
@@ -386,7 +386,7 @@ def _packed_melee(
             at = (lanes >> ((who & 15) << 3)) & 15
             at |= (lanes >> ((who >> 4) << 3) & 15) << 4
             at <<= 14
-            at |= gen.integers(0, _DRAW, size=m)
+            at |= gen.integers(0, _DRAW, size=m, dtype=np.int32)  # 32-bit draws: about 1.5x numpy's 64-bit rate
             who *= 5
             who += outcome[at]
             hit[:m] += losses[who]
