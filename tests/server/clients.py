@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,13 +26,32 @@ def free_port() -> int:
         return port
 
 
-def make_app(store: EventStore | None = None, rng: Rng | None = None, **settings: Any) -> Any:
+def make_app(
+    store: EventStore | None = None, rng: Rng | None = None, clock: Callable[[], float] = time.time, **settings: Any
+) -> Any:
     """The app; one test client registers many users from one address, so registrations are not limited unless
-    the test sets `register_attempts` itself."""
+    the test sets `register_attempts` itself. `clock` is what the login limits count seconds by."""
     settings.setdefault("register_attempts", 1000)
     return create_app(
-        Settings(secret_key=SECRET, **settings), store=store or MemoryEventStore(), rng=rng or SeededRng(1)
+        Settings(secret_key=SECRET, **settings),
+        store=store or MemoryEventStore(),
+        rng=rng or SeededRng(1),
+        clock=clock,
     )
+
+
+class StillClock:
+    """A clock for the login limits that moves only when a test moves it: a slow machine (each password hash
+    takes a while) cannot let a wait run out between two attempts the test meant to make back to back."""
+
+    def __init__(self) -> None:
+        self.now = time.time()  # real seconds to start from: a shared Redis remembers other runs' keys by them
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 @dataclass

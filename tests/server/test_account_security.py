@@ -16,7 +16,7 @@ from herotable.server.security import SESSION_COOKIE
 from herotable.store import open_store
 from herotable.store.accounts import Invite
 
-from .clients import Member, anonymous, make_app, register, table
+from .clients import Member, StillClock, anonymous, make_app, register, table
 from .test_live import REDIS_URL, receive
 
 PASSWORD = "correct horse"
@@ -34,6 +34,11 @@ def app_on(url: str, **settings: Any) -> Any:
     return make_app(store=open_store(url), **settings)
 
 
+@pytest.fixture
+def clock() -> StillClock:
+    return StillClock()
+
+
 def login(client: TestClient, username: str, password: str, **headers: str) -> Any:
     token = client.get("/api/v1/csrf").json()["csrf_token"]
     return client.post(
@@ -46,8 +51,8 @@ def login(client: TestClient, username: str, password: str, **headers: str) -> A
 # --- 1. login limits ---
 
 
-def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str) -> None:
-    app = app_on(db_url, hash_slots=8)
+def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str, clock: StillClock) -> None:
+    app = app_on(db_url, hash_slots=8, clock=clock)
     register(app, "gwen")
     codes: list[int] = []
     start = threading.Barrier(30)
@@ -69,8 +74,8 @@ def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str) -> 
     assert codes.count(401) == 5 and codes.count(429) == 25  # login_attempts: 5 checked, the rest refused unchecked
 
 
-def test_every_server_process_shares_the_count(db_url: str) -> None:
-    first, second = app_on(db_url), app_on(db_url)
+def test_every_server_process_shares_the_count(db_url: str, clock: StillClock) -> None:
+    first, second = app_on(db_url, clock=clock), app_on(db_url, clock=clock)
     register(first, "gwen")
     one, two = anonymous(first), anonymous(second)
     assert [login(one, "gwen", "wrong guess").status_code for _ in range(3)] == [401] * 3
@@ -79,8 +84,8 @@ def test_every_server_process_shares_the_count(db_url: str) -> None:
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "auth/rate_limited"
 
 
-def test_the_owner_waits_a_moment_instead_of_being_locked_out() -> None:
-    app = make_app()
+def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: StillClock) -> None:
+    app = make_app(clock=clock)
     register(app, "gwen")
     client = anonymous(app)
     assert [login(client, "gwen", "wrong guess").status_code for _ in range(5)] == [401] * 5
@@ -88,12 +93,12 @@ def test_the_owner_waits_a_moment_instead_of_being_locked_out() -> None:
     assert refused.status_code == 429
     wait = int(refused.headers["Retry-After"])
     assert wait == 1 and "try again in 1 s" in refused.json()["error"]["message"]
-    time.sleep(wait + 0.1)
+    clock.advance(wait + 0.1)
     assert login(client, "gwen", PASSWORD).status_code == 200  # the same address, the right password
 
 
-def test_waits_grow_with_each_further_wrong_password() -> None:
-    app = make_app(login_attempts=1)
+def test_waits_grow_with_each_further_wrong_password(clock: StillClock) -> None:
+    app = make_app(login_attempts=1, clock=clock)
     register(app, "gwen")
     client = anonymous(app)
     waits = []
@@ -101,12 +106,12 @@ def test_waits_grow_with_each_further_wrong_password() -> None:
         assert login(client, "gwen", "wrong guess").status_code == 401
         refused = login(client, "gwen", "wrong guess")
         waits.append(int(refused.headers["Retry-After"]))
-        time.sleep(waits[-1] + 0.1)
+        clock.advance(waits[-1] + 0.1)
     assert waits == [1, 2, 4]
 
 
-def test_one_address_guessing_many_accounts_is_limited() -> None:
-    app = make_app(address_attempts=20)
+def test_one_address_guessing_many_accounts_is_limited(clock: StillClock) -> None:
+    app = make_app(address_attempts=20, clock=clock)
     for n in range(10):
         register(app, f"user{n}")
     client = anonymous(app)
@@ -114,8 +119,8 @@ def test_one_address_guessing_many_accounts_is_limited() -> None:
     assert codes.count(401) == 20 and codes.count(429) == 30
 
 
-def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy() -> None:
-    app = make_app(address_attempts=3, login_attempts=100)
+def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy(clock: StillClock) -> None:
+    app = make_app(address_attempts=3, login_attempts=100, clock=clock)
     register(app, "gwen")
     client = anonymous(app)
     codes = [
@@ -123,7 +128,7 @@ def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy() -> None:
     ]
     assert codes == [401, 401, 401, 429, 429, 429]  # rotating the header changes nothing
 
-    proxied = make_app(address_attempts=3, login_attempts=100, trusted_proxies=("127.0.0.1", "10.0.0.0/8"))
+    proxied = make_app(address_attempts=3, login_attempts=100, trusted_proxies=("127.0.0.1", "10.0.0.0/8"), clock=clock)
     register(proxied, "gwen")
     behind = TestClient(proxied, client=("127.0.0.1", 40000))
     for n in range(4):  # each real client behind the proxy has its own count
@@ -163,8 +168,8 @@ def test_password_hashing_is_bounded_and_a_full_server_answers_503() -> None:
     assert login(client, "gwen", PASSWORD).status_code == 429
 
 
-def test_registrations_are_limited_per_address(db_url: str) -> None:
-    app = app_on(db_url, register_attempts=3)
+def test_registrations_are_limited_per_address(db_url: str, clock: StillClock) -> None:
+    app = app_on(db_url, register_attempts=3, clock=clock)
 
     def join(name: str) -> Any:  # each from a fresh browser at the same address
         client = anonymous(app)
@@ -365,7 +370,7 @@ def test_a_password_change_closes_the_users_sockets_on_another_process(tmp_path:
         assert ended.value.code == 4401
 
 
-def test_limits_are_shared_through_redis_when_it_is_configured(needs: Any) -> None:
+def test_limits_are_shared_through_redis_when_it_is_configured(needs: Any, clock: StillClock) -> None:
     import redis
 
     try:
@@ -373,7 +378,8 @@ def test_limits_are_shared_through_redis_when_it_is_configured(needs: Any) -> No
     except redis.exceptions.ConnectionError:
         needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the shared-limit test")
     name = f"gwen{time.time_ns() % 10**9}"  # Redis outlives the test: a name of its own
-    first, second = make_app(redis_url=REDIS_URL), make_app(redis_url=REDIS_URL)  # memory stores: nothing shared
+    # memory stores: nothing is shared but the limits, through Redis
+    first, second = make_app(redis_url=REDIS_URL, clock=clock), make_app(redis_url=REDIS_URL, clock=clock)
     register(first, name)
     here = (f"192.0.2.{time.time_ns() % 250}", 1)
     assert [login(TestClient(first, client=here), name, "wrong guess").status_code for _ in range(5)] == [401] * 5

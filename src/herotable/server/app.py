@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,12 +24,19 @@ from herotable.store.sql import open_store
 STATIC = Path(__file__).with_name("static")
 
 
-def create_app(settings: Settings | None = None, *, store: EventStore | None = None, rng: Rng | None = None) -> FastAPI:
-    """The web table. Tests pass their own store and dice; `herotable serve` passes neither."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: EventStore | None = None,
+    rng: Rng | None = None,
+    clock: Callable[[], float] = time.time,
+) -> FastAPI:
+    """The web table. Tests pass their own store, dice and clock (the seconds the login limits count in);
+    `herotable serve` passes none."""
     settings = settings or Settings.from_env()
     store = store or open_store(settings.database_url)
     table = TableService(store, rng=rng)
-    services = make_services(settings, table)
+    services = make_services(settings, table, clock)
     hub = Hub(table, settings.redis_url, services.accounts)
 
     @asynccontextmanager

@@ -9,7 +9,7 @@ import ipaddress
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -132,7 +132,9 @@ class RedisThrottle:
     """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic."""
 
     PREFIX = "herotable:throttle:"
-    _ATTEMPT = """
+    # seconds are stored with every digit: Lua's tostring keeps 14, which can put `blocked` a hair after `now`
+    _EXACT = "local function exact(x) return string.format('%.17g', x) end\n"
+    _ATTEMPT = _EXACT + """
 local now = tonumber(ARGV[1])
 local counts, wait = {}, 0
 for i, key in ipairs(KEYS) do
@@ -152,19 +154,19 @@ for i, key in ipairs(KEYS) do
   local n = counts[i] + 1
   local delay = 0
   if n >= free then delay = math.min(base * 2 ^ math.min(n - free, 64), cap) end
-  redis.call('HSET', key, 'count', n, 'last', tostring(now), 'blocked', tostring(now + delay))
+  redis.call('HSET', key, 'count', n, 'last', exact(now), 'blocked', exact(now + delay))
   redis.call('EXPIRE', key, math.ceil(forget + delay))
 end
 return '0'
 """
-    _UNCOUNT = """
+    _UNCOUNT = _EXACT + """
 local now, free, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local v = redis.call('HMGET', KEYS[1], 'count', 'blocked')
 if not v[1] then return 0 end
 local n = math.max(tonumber(v[1]) - 1, 0)
 local delay = 0
 if n >= free then delay = math.min(base * 2 ^ math.min(n - free, 64), cap) end
-redis.call('HSET', KEYS[1], 'count', n, 'blocked', tostring(math.min(tonumber(v[2]), now + delay)))
+redis.call('HSET', KEYS[1], 'count', n, 'blocked', exact(math.min(tonumber(v[2]), now + delay)))
 return 1
 """
 
@@ -209,9 +211,10 @@ class Guard:
     register: Policy  # registrations per address
     gate: HashGate
     proxies: tuple[Network, ...]
+    clock: Callable[[], float] = time.time  # seconds; tests pass a clock that moves only when they say
 
     @classmethod
-    def build(cls, settings: Settings, accounts: AccountStore) -> Guard:
+    def build(cls, settings: Settings, accounts: AccountStore, clock: Callable[[], float] = time.time) -> Guard:
         throttle: Throttle = RedisThrottle(settings.redis_url) if settings.redis_url else accounts.throttle
         window = settings.login_window_s  # a wait never outlasts the window that remembers it
         return cls(
@@ -221,6 +224,7 @@ class Guard:
             register=Policy(settings.register_attempts, 60.0, settings.register_window_s, settings.register_window_s),
             gate=HashGate(settings.hash_slots, settings.hash_wait_s),
             proxies=parse_proxies(settings.trusted_proxies),
+            clock=clock,
         )
 
     def address_of(self, connection: HTTPConnection) -> str:
@@ -233,7 +237,7 @@ class Guard:
         """The user, when the password is right; None when it is wrong. Raises 429 while this account or address
         must wait (the password is then not even checked), 503 when too many hashes are running."""
         keys = self._login_keys(username, address)
-        wait = self.throttle.attempt(keys, time.time())
+        wait = self.throttle.attempt(keys, self.clock())
         if wait > 0:
             raise _too_many(wait, "failed logins")
         user = accounts.user_by_name(username.lower())
@@ -241,18 +245,18 @@ class Guard:
             right = self.gate.check(user.password_hash if user else None, password)
         except Busy:
             for key, policy in keys:  # nothing was tried: the attempt does not count
-                self.throttle.forgive(key, policy, time.time(), clear=False)
+                self.throttle.forgive(key, policy, self.clock(), clear=False)
             raise
         if not right or user is None:
             return None
         account_key, address_key = keys
-        self.throttle.forgive(account_key[0], self.account, time.time(), clear=True)
-        self.throttle.forgive(address_key[0], self.address, time.time(), clear=False)
+        self.throttle.forgive(account_key[0], self.account, self.clock(), clear=True)
+        self.throttle.forgive(address_key[0], self.address, self.clock(), clear=False)
         return user
 
     def registering(self, address: str) -> None:
         """Count a registration from `address`; raises 429 while it must wait."""
-        wait = self.throttle.attempt([(f"register-address:{address}", self.register)], time.time())
+        wait = self.throttle.attempt([(f"register-address:{address}", self.register)], self.clock())
         if wait > 0:
             raise _too_many(wait, "registrations")
 

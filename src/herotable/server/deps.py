@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -26,7 +28,7 @@ class Services:
     guard: Guard
 
 
-def make_services(settings: Settings, table: TableService) -> Services:
+def make_services(settings: Settings, table: TableService, clock: Callable[[], float] = time.time) -> Services:
     """The services of one app: accounts beside the table's store, limits, removals remembered so that an
     invitation made before a member's removal no longer admits them, and a deleted character's portrait removed."""
     accounts = accounts_for(table.store)
@@ -44,7 +46,7 @@ def make_services(settings: Settings, table: TableService) -> Services:
 
     table.subscribe(removals)
     table.subscribe(portraits)
-    return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts))
+    return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts, clock))
 
 
 def services(request: Request) -> Services:
