@@ -56,7 +56,8 @@ PLAIN_WORK_LIMIT = 260_000
 
 
 class TooLarge(Exception):
-    """The exact solver would do more work than its budget allows (`EXACT_WORK_LIMIT`)."""
+    """The exact solver would do more work than its budget allows (`EXACT_WORK_LIMIT`, or `PLAIN_WORK_LIMIT` for the
+    plain solver)."""
 
 
 def targets(positions: Sequence[int], n_a: int, targeting: Targeting) -> list[tuple[int, int]]:
