@@ -214,8 +214,10 @@ class _Chain:
         weight = np.empty(keys.size, dtype=np.int64)
         dst[place_at] = keys % (size + 3)
         weight[place_at] = np.concatenate(found_weight)
-        self.dst: list[int] = dst.tolist()
-        self.weight: list[int] = weight.tolist()
+        # kept as arrays, each state's made a list when it is reached: lists of every transition would hold
+        # millions of Python ints at once
+        self.dst = dst
+        self.weight = weight
         self.start: list[int] = start.tolist()
         self.m: list[int] = m_all.tolist()
         self.leave: list[int] = (m_all - stay_all).tolist()
@@ -254,7 +256,8 @@ class _Chain:
                 rounds *= grow
                 q = x * grow // leave
             rounds += m_of[i] * q
-            for j, a in zip(dst[start[i] : start[i + 1]], weight[start[i] : start[i + 1]], strict=True):
+            b, e = start[i], start[i + 1]
+            for j, a in zip(dst[b:e].tolist(), weight[b:e].tolist(), strict=True):
                 if written[j] == epoch:
                     mass[j] += a * q
                 else:
