@@ -167,13 +167,17 @@ class _Chain:
         den, cases = _pair_table(options)
         m_all = np.ones(size, dtype=np.int64)
         stay_all = np.zeros(size, dtype=np.int64)
-        found_key: list[IntArray] = []
-        found_weight: list[IntArray] = []
+        # each state's successors and their weights: in its pattern's arrays, from begin to end
+        self.dst: list[IntArray] = []
+        self.weight: list[IntArray] = []
+        group_of = np.zeros(size, dtype=np.int64)
+        begin = np.zeros(size, dtype=np.int64)
+        end = np.zeros(size, dtype=np.int64)
         self.work = 0
         patterns, which = np.unique(packed, return_inverse=True)
         which = which.ravel()
         groups = np.split(np.argsort(which, kind="stable"), np.cumsum(np.bincount(which))[:-1])
-        for pk, rows in zip(patterns.tolist(), groups, strict=True):
+        for g, (pk, rows) in enumerate(zip(patterns.tolist(), groups, strict=True)):
             e = int(exchanges[poscode[rows[0]]])
             pairs, order, starts, words = _pattern(pk, e, extra)
             here = nib[:, rows]
@@ -195,30 +199,23 @@ class _Chain:
             merged[stay_at] = 0
             # successors that coincide (a fighter down whatever it lost) are merged: sort each row by successor
             ranks = np.argsort(idx, axis=1)
-            keys = (rows[:, None] * (size + 3) + np.take_along_axis(idx, ranks, axis=1)).ravel()
+            keys = (np.arange(rows.size)[:, None] * (size + 3) + np.take_along_axis(idx, ranks, axis=1)).ravel()
             sums = np.take_along_axis(merged, ranks, axis=1).ravel()
             first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
             keys, sums = keys[first], np.add.reduceat(sums, first)
             keep = sums != 0
-            found_key.append(keys[keep])
-            found_weight.append(sums[keep])
-        # every state's successors, in the states' order: state i's are dst[start[i]:start[i + 1]]
-        keys = np.concatenate(found_key)
-        src = keys // (size + 3)
-        counts = np.bincount(src, minlength=size)
-        start = np.concatenate(([0], np.cumsum(counts)))
-        # each state's successors are one run of the groups' keys: place each run where its state's begin
-        run = np.flatnonzero(np.concatenate(([True], src[1:] != src[:-1])))
-        place_at = start[src] + np.arange(keys.size) - np.repeat(run, np.diff(np.append(run, keys.size)))
-        dst = np.empty(keys.size, dtype=np.int64)
-        weight = np.empty(keys.size, dtype=np.int64)
-        dst[place_at] = keys % (size + 3)
-        weight[place_at] = np.concatenate(found_weight)
-        # kept as arrays, each state's made a list when it is reached: lists of every transition would hold
-        # millions of Python ints at once
-        self.dst = dst
-        self.weight = weight
-        self.start: list[int] = start.tolist()
+            keys, sums = keys[keep], sums[keep]
+            counts = np.bincount(keys // (size + 3), minlength=rows.size)
+            group_of[rows] = g
+            end[rows] = np.cumsum(counts)
+            begin[rows] = end[rows] - counts
+            # kept as arrays, each state's made a list when it is reached: lists of every transition would hold
+            # millions of Python ints at once
+            self.dst.append(keys % (size + 3))
+            self.weight.append(sums)
+        self.group: list[int] = group_of.tolist()
+        self.begin: list[int] = begin.tolist()
+        self.end: list[int] = end.tolist()
         self.m: list[int] = m_all.tolist()
         self.leave: list[int] = (m_all - stay_all).tolist()
 
@@ -239,7 +236,15 @@ class _Chain:
 
         mass[self.root] = 1
         rounds = 0
-        m_of, leave_of, dst, weight, start = self.m, self.leave, self.dst, self.weight, self.start
+        m_of, leave_of, dst, weight, group, begin, end = (
+            self.m,
+            self.leave,
+            self.dst,
+            self.weight,
+            self.group,
+            self.begin,
+            self.end,
+        )
         for i in range(self.root, size):
             x = mass[i]
             if not x:
@@ -256,8 +261,8 @@ class _Chain:
                 rounds *= grow
                 q = x * grow // leave
             rounds += m_of[i] * q
-            b, e = start[i], start[i + 1]
-            for j, a in zip(dst[b:e].tolist(), weight[b:e].tolist(), strict=True):
+            g, b, e = group[i], begin[i], end[i]
+            for j, a in zip(dst[g][b:e].tolist(), weight[g][b:e].tolist(), strict=True):
                 if written[j] == epoch:
                     mass[j] += a * q
                 else:
