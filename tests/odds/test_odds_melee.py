@@ -266,3 +266,12 @@ def test_every_two_against_two_is_exact():
     # and the bound is no wider than it needs to be: one more fighter at d20 is past it
     assert exact_work(top, [*top, R(7)])[1] > EXACT_WORK_LIMIT
     assert melee(top, [*top, R(7)], seed=1, trials=500).method is Method.MONTE_CARLO
+
+
+def test_the_quick_lower_bound_never_passes_the_work():
+    # melee refuses a large melee by a bound counted at once; it must never exceed the work it stands for
+    from herotable.odds.melee import _least_work
+
+    for a, b in (([1], [1]), ([7, 7], [7, 7]), ([2, 5], [3]), ([1, 1, 1], [7, 2, 1]), ([7], [7, 7, 7])):
+        tops = a + b
+        assert _least_work(tops, len(a)) <= exact_work([R(p) for p in a], [R(p) for p in b])[1], (a, b)

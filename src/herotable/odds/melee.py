@@ -247,7 +247,9 @@ def exact_melee(
     check_sides(side_a, side_b)
     tops = [r.position for r in (*side_a, *side_b)]
     if fits(len(tops), options):
-        if budget is not None and _fast_work(tops, len(side_a), targeting, options)[1] > budget:
+        if budget is not None and (
+            _least_work(tops, len(side_a)) > budget or _fast_work(tops, len(side_a), targeting, options)[1] > budget
+        ):
             raise TooLarge(f"more than {budget} units of work to solve exactly")
         a, b, draw, rounds = _Chain(tops, len(side_a), targeting, options).solve()
     else:
@@ -255,6 +257,14 @@ def exact_melee(
         (na, nb, nd, nr), den = solver.value(tuple((p, 0) for p in tops))
         a, b, draw, rounds = (Fraction(x, den) for x in (na, nb, nd, nr))
     return MeleeOdds(Method.EXACT, Estimate.of(a), Estimate.of(b), Estimate.of(draw), Estimate.of(rounds))
+
+
+def _least_work(tops: Sequence[int], n_a: int) -> int:
+    """A lower bound of the fast solver's work, counted at once: its states with no -1 carried (every state has at
+    least one exchange, 5 combinations). A large melee is refused by it without counting its product space."""
+    running = prod(t + 1 for t in tops[:n_a]) - 1
+    running *= prod(t + 1 for t in tops[n_a:]) - 1
+    return running * (FAST_STATE_WORK + 5)
 
 
 def _fast_work(tops: Sequence[int], n_a: int, targeting: Targeting, options: LtlOptions) -> tuple[int, int]:
