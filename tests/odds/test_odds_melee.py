@@ -26,7 +26,7 @@ from herotable.odds.melee import (
     plain_exact_melee,
     targets,
 )
-from herotable.odds.melee_exact import fits
+from herotable.odds.melee_exact import _Chain, chain_size, fits
 from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _plan, _targets, simulate_melee, wilson
 
 R = Rating
@@ -275,3 +275,18 @@ def test_the_quick_lower_bound_never_passes_the_work():
     for a, b in (([1], [1]), ([7, 7], [7, 7]), ([2, 5], [3]), ([1, 1, 1], [7, 2, 1]), ([7], [7, 7, 7])):
         tops = a + b
         assert _least_work(tops, len(a)) <= exact_work([R(p) for p in a], [R(p) for p in b])[1], (a, b)
+
+
+@pytest.mark.parametrize(
+    ("tops", "n_a", "targeting", "options"),
+    [
+        ([7, 7, 7, 7], 2, Targeting.WEAKEST, LtlOptions()),
+        ([3, 1, 2], 1, Targeting.SPREAD, LtlOptions(effect_cap=1)),
+        ([2, 2, 1, 1, 2], 3, Targeting.STRONGEST, LtlOptions()),
+        ([1, 1], 1, Targeting.WEAKEST, LtlOptions(effect_cap=2)),
+    ],
+)
+def test_the_counted_work_is_what_the_fast_solver_builds(tops, n_a, targeting, options):
+    # melee's bound counts the fast solver's states and combinations before building them: the same numbers
+    chain = _Chain(tops, n_a, targeting, options)
+    assert chain_size(tops, n_a, targeting, options) == (chain.size, chain.combos)

@@ -173,7 +173,7 @@ class _Chain:
         group_of = np.zeros(size, dtype=np.int64)
         begin = np.zeros(size, dtype=np.int64)
         end = np.zeros(size, dtype=np.int64)
-        self.work = 0
+        self.combos = 0  # the combinations of exchange cases weighed (`chain_size` counts them beforehand)
         patterns, which = np.unique(packed, return_inverse=True)
         which = which.ravel()
         groups = np.split(np.argsort(which, kind="stable"), np.cumsum(np.bincount(which))[:-1])
@@ -187,7 +187,7 @@ class _Chain:
                 an, tn = here[actor], here[target]
                 m *= den[an, tn]
                 w = (w[:, :, None] * cases[an, tn][:, None, :]).reshape(rows.size, -1)
-            self.work += w.size
+            self.combos += w.size
             merged = np.add.reduceat(w[:, order], starts, axis=1)
             at = np.zeros(merged.shape, dtype=np.int64)
             for f in range(count):
