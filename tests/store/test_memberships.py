@@ -1,8 +1,8 @@
 """A user's list of campaigns comes from the membership read model (the `memberships` table, revision 0008): the store
-keeps it from the membership facts in the transaction that writes them, on every backend, for appends and imports
-alike; the listing reads the user's rows and those campaigns' membership facts alone, so it does the same work
-with 1 or 1,000 other users' campaigns in the store; a database at revision 0007 gets the table filled from its
-logs."""
+keeps it from the membership facts in the transaction that writes them, on every backend, for appends, imports and
+restored backups alike; the listing reads the user's rows and those campaigns' listing facts alone, so it does the
+same work with 1 or 1,000 other users' campaigns in the store, or with much play in the user's own; a database at
+revision 0007 gets the table filled from its logs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from herotable.backup import backup, restore
 from herotable.dice import SeededRng
 from herotable.service import MEMBERSHIP_FACTS, TableService, fold_log
 from herotable.store import EventStore, MemoryEventStore, StoreError, open_store
@@ -340,3 +341,30 @@ def test_play_in_a_user_s_own_campaign_does_not_enter_the_listing_s_work(sql_url
     assert before == after == folded_whole(store, "pat")
     assert after_work[1] <= before_work[1] * 1.1, (before_work, after_work)
     store.close()
+
+
+def test_a_restored_backup_lists_its_campaigns_whatever_revision_it_was_taken_at(tmp_path: Path) -> None:
+    # a backup holds the memberships table as it was; one taken at revision 0007 gets it filled when restored
+    old = TableService(MemoryEventStore(), rng=SeededRng(9))
+    cid = old.create_campaign("gwen", "Gwen", "Harbour Nights", Ruleset.LTL).campaign_id
+    old.execute(cid, "pat", Join("Pat"))
+    old.execute(cid, "gwen", RenameCampaign("Harbour Days"))
+    at_0007, now = tmp_path / "at-0007.db", tmp_path / "now.db"
+    engine = create_store_engine(parse_database_url(f"sqlite:///{at_0007}"))
+    upgrade(engine, "0007")
+    write_at_old_revision(engine, old.store, cid)
+    engine.dispose()
+    store = open_store(f"sqlite:///{now}")
+    import_campaign(store, export_campaign(old.store, cid))
+    store.close()
+    for source in (at_0007, now):
+        copy = tmp_path / f"{source.stem}.backup"
+        backup(f"sqlite:///{source}", copy)
+        target = tmp_path / "restored" / f"{source.stem}.db"
+        restore(copy, f"sqlite:///{target}")
+        restored = open_store(f"sqlite:///{target}")
+        try:
+            for user in ("gwen", "pat"):
+                assert listed(TableService(restored), user) == listed(old, user), (source, user)
+        finally:
+            restored.close()
