@@ -1,11 +1,16 @@
 """A live table that survives what goes wrong: a retried command lands once, a Redis outage never turns a recorded
-command into an error, and when Redis is back every viewer catches up, missing and repeating nothing.
+command into an error, and when Redis is back every viewer catches up, missing and repeating nothing; a socket that
+dropped reconnects with its cursor and gets what it missed and may see, once and in order.
 
 The outage tests run their own Redis server (`redis-server` on a free port), so stopping it disturbs nobody else."""
 
 from __future__ import annotations
 
+import json
+import threading
 from typing import Any
+
+import pytest
 
 from herotable.store import open_store
 
@@ -112,3 +117,104 @@ def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatc
     assert list(svc._cache) == [ids[2], ids[0]]
     assert svc.state(ids[1]).name == "C1"  # rebuilt from the store when needed
     assert list(svc._cache) == [ids[0], ids[1]]
+
+
+# --- a dropped socket ---
+
+
+def said(e: dict[str, Any]) -> str:
+    """What a roll or chat fact says, to tell them apart: its label or its text."""
+    return str(e["fact"].get("label") or e["fact"].get("text"))
+
+
+def act(member: Any, cid: str, **body: Any) -> None:
+    answer = member.command(cid, **body)
+    assert answer.status_code == 200, answer.text
+
+
+def frames_for(ws: Any, count: int) -> list[dict[str, Any]]:
+    """Frames until they hold `count` events (fails if the socket goes quiet first)."""
+    got: list[dict[str, Any]] = []
+    while sum(len(f["events"]) for f in got) < count:
+        got.append(receive(ws, timeout=30))
+    return got
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_dropped_socket_reconnects_with_its_cursor_and_gets_each_missed_fact_it_may_see_once_in_order(
+    backend, request, tmp_path
+):
+    # issue 12: "socket dropped and reconnected: catches up" (a player and the GM, each with their own stream)
+    url = f"sqlite:///{tmp_path / 'drop.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_schema")()
+    app = make_app(store=open_store(url))
+    cid, m = table(app)
+    ids = {who: m[who].user_id for who in m}
+    with (
+        m["sam"].client.websocket_connect(f"/ws/campaigns/{cid}") as sam_ws,
+        m["gm"].client.websocket_connect(f"/ws/campaigns/{cid}") as gm_ws,
+    ):
+        assert receive(sam_ws)["type"] == receive(gm_ws)["type"] == "hello"
+        act(m["pat"], cid, type="table.roll", expression="1d20", label="before")
+        last = {"sam": frames_for(sam_ws, 1)[-1], "gm": frames_for(gm_ws, 1)[-1]}
+    # both sockets are closed; the table goes on: more than a page (200) of facts Sam may see, and some he may not
+    sent: list[tuple[str, str | None]] = []  # what was said, and to whom alone (None: everyone; "gm": the GM's)
+    for n in range(230):
+        act(m[("pat", "gm")[n % 2]], cid, type="table.roll", expression="1d6", label=f"roll {n}")
+        sent.append((f"roll {n}", None))
+        if n % 20 == 0:
+            act(m["gm"], cid, type="table.roll", expression="1d4", label=f"secret {n}", secret=True)
+            sent.append((f"secret {n}", "gm"))
+            act(m["pat"], cid, type="chat.say", text=f"to the GM {n}", to=ids["gm"])
+            sent.append((f"to the GM {n}", "gm"))
+            act(m["pat"], cid, type="chat.say", text=f"to Sam {n}", to=ids["sam"])
+            sent.append((f"to Sam {n}", "sam"))
+
+    def meanwhile() -> None:  # the table does not wait for a socket that is reconnecting
+        for n in range(10):
+            act(m["pat"], cid, type="table.roll", expression="1d8", label=f"meanwhile {n}")
+            sent.append((f"meanwhile {n}", None))
+
+    for who in ("sam", "gm"):
+        cursor, role = last[who]["cursor"], last[who]["role"]
+        if who == "sam":
+            expected = [text for text, only in sent if only in (None, "sam")] + [f"meanwhile {n}" for n in range(10)]
+        else:  # the GM sees everything, a whisper between two players as both its copies (one for each)
+            expected = [text for text, only in sent for _ in range(2 if only == "sam" else 1)]
+        writer = threading.Thread(target=meanwhile)
+        with m[who].client.websocket_connect(f"/ws/campaigns/{cid}?after={cursor}&role={role}") as ws:
+            if who == "sam":
+                writer.start()
+            frames = frames_for(ws, len(expected))
+            if who == "sam":
+                writer.join()
+            act(m["pat"], cid, type="table.roll", expression="1d4", label=f"{who} is back")
+            frames += frames_for(ws, 1)
+        sent.append((f"{who} is back", None))
+        assert {f["type"] for f in frames} == {"events"}, who  # carried on, not greeted afresh
+        got = [e for f in frames for e in f["events"]]
+        assert [said(e) for e in got] == [*expected, f"{who} is back"], who  # each once, in order, nothing else
+        place = last[who]["events"][-1]["position"]
+        assert [e["position"] for e in got] == list(range(place + 1, place + 1 + len(got))), who  # no gap, no repeat
+        if who == "sam":
+            text = json.dumps(frames)
+            assert "secret" not in text and "to the GM" not in text
+
+
+def test_a_socket_whose_cursor_or_role_no_longer_holds_is_greeted_afresh(tmp_path):
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'fresh.db'}"))
+    cid, m = table(app)
+    with m["sly"].client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
+        assert receive(ws)["type"] == "hello"
+        act(m["pat"], cid, type="table.roll", expression="1d20", label="seen")
+        cursor = frames_for(ws, 1)[-1]["cursor"]
+    act(m["gm"], cid, type="table.roll", expression="1d4", label="hidden", secret=True)
+    beyond = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()["last"]  # the GM's: past the end of Sly's
+    for query in (f"after={cursor}&role=gm", f"after={beyond}&role=spectator", "after=bm90LW91cnM&role=spectator"):
+        with m["sly"].client.websocket_connect(f"/ws/campaigns/{cid}?{query}") as ws:
+            hello = receive(ws)
+            assert hello["type"] == "hello" and hello["role"] == "spectator", query
+            assert said(hello["events"][-1]) == "seen"  # the newest of the stream, as on a first connection
+    act(m["gm"], cid, type="member.set_role", user=m["sly"].user_id, role="player")
+    with m["sly"].client.websocket_connect(f"/ws/campaigns/{cid}?after={cursor}&role=spectator") as ws:
+        hello = receive(ws)  # a player reads another stream than a spectator did: it starts afresh
+        assert hello["type"] == "hello" and hello["role"] == "player"

@@ -8,6 +8,10 @@ them from the database itself) and "user Y's sessions changed".
 A socket follows its member: when their role changes it gets a fresh "hello" frame for the new role; when they
 are removed, or the session it was opened with ends (logout, password change, "log out everywhere"), it is closed
 at once (4403, 4401) on whichever process holds it.
+
+A dropped socket resumes: opened again with the cursor and role of the last frame it got (`?after=…&role=…`), it is
+sent every fact its member may see after that cursor, once and in order, instead of a "hello"; a cursor that is
+not one of ours or lies past the end of the stream, or a role that changed meanwhile, gets a "hello" instead.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from fastapi import WebSocket
 
 from herotable.server.auth import stamp
 from herotable.server.security import digest
-from herotable.service import Page, TableService
+from herotable.service import PAGE, Page, TableService
 from herotable.store.accounts import AccountStore
 from herotable.store.port import StoredEvent, UnknownCampaign
+from herotable.table.commands import InvalidCommand
 from herotable.table.facts import payload_of
 from herotable.table.render import Seen, render
 from herotable.table.state import Role, TableState
@@ -223,26 +228,29 @@ class Hub:
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
             for (_, cursor), group in groups.items():
                 try:
-                    text, last = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor)
+                    text, last, more = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor)
                 except Exception:
                     log.warning("cannot make a live frame for %s", campaign_id, exc_info=True)
                     continue
                 for viewer in group:
                     await self._deliver(viewer, cursor, text, last)
+                if more:  # a long gap (Redis was away): the rest of it, page by page
+                    alone += group
             for viewer in alone:
                 await self._update(viewer)
 
-    def _frame(self, campaign_id: str, user: str, cursor: str | None) -> tuple[str | None, str]:
-        """The frame for `user`'s audience as text, and the cursor after it: the events after `cursor`, or with no
-        cursor a "hello" with the newest of the stream, and (`html`) the table page's panels those events change,
-        rendered for that audience. None instead of text: nothing they may see happened."""
+    def _frame(self, campaign_id: str, user: str, cursor: str | None) -> tuple[str | None, str, bool]:
+        """The frame for `user`'s audience as text, the cursor after it, and whether more events wait after it: the
+        events after `cursor` (a page of them at most), or with no cursor a "hello" with the newest of the stream,
+        and (`html`) the table page's panels those events change, rendered for that audience. None instead of
+        text: nothing they may see happened."""
         svc = self.service
         if cursor is None:
             page: Page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
         else:
-            page = svc.stream(campaign_id, user, after=cursor)
+            page = svc.stream(campaign_id, user, after=cursor, limit=PAGE)
             if not page.seen:
-                return None, cursor
+                return None, cursor, False
         state = svc.state(campaign_id)
         role = state.role_of(user)
         frame = {
@@ -254,7 +262,7 @@ class Hub:
         }
         if role is not None and (cursor is None or changes_panels(page.seen)):
             frame["html"] = fragments(state, user, svc.store.portrait_digests(campaign_id))
-        return json.dumps(frame), page.last
+        return json.dumps(frame), page.last, cursor is not None and len(page.seen) >= PAGE
 
     async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:
         """Send a shared frame to one viewer, if it is still where the frame starts; else catch it up alone."""
@@ -301,10 +309,12 @@ class Hub:
         with contextlib.suppress(Exception):  # already gone is as good as closed
             await viewer.socket.close(code=code, reason=reason)
 
-    async def join(self, viewer: Viewer) -> None:
+    async def join(self, viewer: Viewer, after: str | None = None, role: str | None = None) -> None:
+        """Start sending `viewer` its frames: a "hello", or, resuming a dropped socket, every fact it may see after
+        `after` (the cursor of the last frame it got, for the role `role` that frame was made for)."""
         with self._guard:
             self._viewers.setdefault(viewer.campaign_id, set()).add(viewer)
-        await self._send(viewer, hello=True)
+        await self._send(viewer, hello=True, resume=None if after is None else (after, role))
 
     def leave(self, viewer: Viewer) -> None:
         with self._guard:
@@ -317,7 +327,9 @@ class Hub:
             log.info("dropping a live viewer of %s", viewer.campaign_id, exc_info=True)
             self.leave(viewer)
 
-    async def _send(self, viewer: Viewer, hello: bool = False) -> None:
+    async def _send(self, viewer: Viewer, hello: bool = False, resume: tuple[str, str | None] | None = None) -> None:
+        """Bring `viewer` up to date (with `hello`, afresh), page by page; `resume`: the cursor and role a dropped
+        socket last got, to carry on from when they still hold."""
         async with viewer.lock:
             svc = self.service
             state = await asyncio.to_thread(svc.state, viewer.campaign_id)
@@ -325,10 +337,26 @@ class Hub:
             if role is None:
                 await self._close(viewer, 4403, "you are no longer a member of this campaign")
                 return
+            if resume is not None and await asyncio.to_thread(self._resumable, viewer, role, *resume):
+                hello, viewer.role, viewer.cursor = False, role, resume[0]
             if role is not viewer.role:  # a new role sees a different stream: start it afresh
                 hello, viewer.role = True, role
             cursor = None if hello else viewer.cursor
-            text, last = await asyncio.to_thread(self._frame, viewer.campaign_id, viewer.user, cursor)
-            if text is not None:
+            more = True
+            while more:
+                text, last, more = await asyncio.to_thread(self._frame, viewer.campaign_id, viewer.user, cursor)
+                if text is None:
+                    return
                 await viewer.socket.send_text(text)
-                viewer.cursor = last
+                viewer.cursor = cursor = last
+
+    def _resumable(self, viewer: Viewer, role: Role, after: str, was: str | None) -> bool:
+        """Whether a dropped socket may carry on from `after`: the member's role is still `was` (when given; another
+        role reads another stream) and the cursor is one this service handed out, not past the stream's end."""
+        if was is not None and was != role.value:
+            return False
+        try:
+            self.service.stream(viewer.campaign_id, viewer.user, after=after, limit=1, untrusted=True)
+        except InvalidCommand:
+            return False
+        return True

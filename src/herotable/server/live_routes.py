@@ -13,11 +13,14 @@ from herotable.server.live import Hub, Viewer
 from herotable.server.security import SESSION_COOKIE
 
 router = APIRouter()
+MAX_CURSOR = 40  # as the events API takes them; a longer one is none of ours
 
 
 @router.websocket("/ws/campaigns/{campaign_id}")
 async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
-    """Live frames for one member: the events they may see, and their view, as they happen."""
+    """Live frames for one member: the events they may see, and their view, as they happen. A socket opened again
+    after a drop passes `after` (the cursor of the last frame it got) and `role` (that frame's role) to be sent what
+    it missed, once and in order, rather than a "hello"."""
     svc: Services = socket.app.state.services
     origin = socket.headers.get("origin")
     if origin and urlsplit(origin).netloc != socket.headers.get("host"):
@@ -41,7 +44,8 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
         return
     await socket.accept()
     viewer = Viewer(socket, campaign_id, user.user_id, session.sid)
-    await hub.join(viewer)
+    after, role = socket.query_params.get("after"), socket.query_params.get("role")
+    await hub.join(viewer, after=after if after and len(after) <= MAX_CURSOR else None, role=role)
     try:
         while True:
             await socket.receive_text()  # the client only listens; anything it sends is ignored

@@ -128,13 +128,18 @@
     }
   });
 
+  // Where the last frame left this page's stream: a socket opened again after a drop carries on from there, so it
+  // is sent what it missed, once and in order (a changed role, or a cursor the server no longer takes, says hello).
+  var resume = null;
   function connect(root) {
     var id = root.getAttribute("data-live-campaign");
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    var socket = new WebSocket(scheme + location.host + "/ws/campaigns/" + id);
+    var query = resume ? "?after=" + encodeURIComponent(resume.cursor) + "&role=" + encodeURIComponent(resume.role) : "";
+    var socket = new WebSocket(scheme + location.host + "/ws/campaigns/" + id + query);
     socket.onopen = function () { status("live"); };
     socket.onmessage = function (message) {
       var frame = JSON.parse(message.data);
+      if (frame.cursor && frame.role) { resume = { cursor: frame.cursor, role: frame.role }; }
       if (frame.html) { swapFragments(frame.html); }
       document.body.dispatchEvent(new CustomEvent("herotable:frame", { detail: frame }));
       if (window.htmx && frame.type === "events") { window.htmx.trigger(document.body, "live"); }

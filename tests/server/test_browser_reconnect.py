@@ -1,0 +1,107 @@
+"""A table page in a real browser (Debian's Chromium through Playwright) whose live socket drops, because the server
+went away and came back, picks up where its last frame left it: the facts it missed arrive once, in order, as
+ordinary frames (no "hello"), and nothing it may not see."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import expect
+
+from herotable.store import EventStore, open_store
+from herotable.table.chat import Say
+from herotable.table.dice_roll import FreeRoll
+
+from .clients import free_port, make_app, table
+from .test_browser import Player, Server, browser  # noqa: F401
+
+# what the page's frames said, kept where the test can read it
+COLLECT_FRAMES = """
+window.__frames = [];
+document.addEventListener("DOMContentLoaded", () => {
+  document.body.addEventListener("herotable:frame", (e) => {
+    window.__frames.push({
+      type: e.detail.type,
+      events: e.detail.events.map((x) => [x.position, x.fact.label || x.fact.text || x.type]),
+    });
+  });
+});
+"""
+
+
+@dataclass
+class Running:
+    app: Any
+    server: Any
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive(), "the test server did not stop"
+
+
+def serve(store: EventStore, port: int) -> Running:
+    """A server process's worth of herotable (its own app, hub and caches) over `store`, on `port`."""
+    import uvicorn
+
+    app = make_app(store=store)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.05)
+    return Running(app, server, thread)
+
+
+def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp_path):  # noqa: F811
+    store = open_store(f"sqlite:///{tmp_path / 'reconnect.db'}")
+    port = free_port()
+    first = serve(store, port)
+    cid, m = table(first.app)  # Gwen the GM, Pat and Sam players, Sly a spectator
+    gm, sam = m["gm"].user_id, m["sam"].user_id
+    pat = Player(browser, Server(f"http://127.0.0.1:{port}"), "Pat")
+    pat.context.add_init_script(COLLECT_FRAMES)
+    pat.goto(f"/login?next=/campaigns/{cid}/table")
+    pat.page.fill("#login-username", "pat")
+    pat.page.fill("#login-password", "correct horse")
+    pat.page.click("form[action='/login'] button[type=submit]")
+    status = pat.page.locator("#live-status")
+    expect(status).to_have_text("live")
+    first.app.state.services.table.execute(cid, gm, FreeRoll("1d20", label="before the drop"))
+    pat.log_has("before the drop")
+
+    first.stop()  # the socket drops; the page says so and keeps trying
+    expect(status).to_have_text("reconnecting…")
+    table_service = first.app.state.services.table  # the table goes on meanwhile, in the same database
+    for n in range(4):
+        table_service.execute(cid, gm, FreeRoll("1d6", label=f"missed {n}"))
+        table_service.execute(cid, gm, FreeRoll("1d4", label=f"secret {n}", secret=True))
+        table_service.execute(cid, gm, Say(f"to Sam {n}", to=sam))
+    second = serve(store, port)
+    try:
+        expect(status).to_have_text("live")
+        pat.log_has("missed 3")
+        second.app.state.services.table.execute(cid, gm, FreeRoll("1d8", label="after the drop"))
+        pat.log_has("after the drop")
+        frames = pat.page.evaluate("window.__frames")
+        start = next(i for i, f in enumerate(frames) if any(text == "before the drop" for _, text in f["events"]))
+        before = next(place for place, text in frames[start]["events"] if text == "before the drop")
+        since = frames[start + 1 :]
+        assert {f["type"] for f in since} == {"events"}  # carried on, not greeted afresh
+        assert [text for f in since for _, text in f["events"]] == [f"missed {n}" for n in range(4)] + [
+            "after the drop"
+        ]
+        places = [place for f in since for place, _ in f["events"]]
+        assert places == list(range(before + 1, before + 1 + len(places)))  # once each, in order, no gap
+        page_text = pat.page.content()
+        assert "secret" not in page_text and "to Sam" not in page_text
+        pat.close()
+    finally:
+        second.stop()
+        store.close()
