@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import sqlalchemy as sa
@@ -16,9 +17,10 @@ import sqlalchemy as sa
 from herotable.backup import backup, restore
 from herotable.dice import SeededRng
 from herotable.service import MEMBERSHIP_FACTS, TableService, fold_log
-from herotable.store import EventStore, MemoryEventStore, StoreError, open_store
+from herotable.store import EventStore, InvalidExport, MemoryEventStore, StoreError, open_store
+from herotable.store.chain import hash_of
 from herotable.store.engine import create_store_engine
-from herotable.store.export import export_campaign, import_campaign
+from herotable.store.export import digest, export_campaign, import_campaign
 from herotable.store.migrate import current_revision, head_revision, upgrade
 from herotable.store.port import Membership, NewEvent
 from herotable.store.sql import SqlEventStore, parse_database_url
@@ -368,3 +370,24 @@ def test_a_restored_backup_lists_its_campaigns_whatever_revision_it_was_taken_at
                 assert listed(TableService(restored), user) == listed(old, user), (source, user)
         finally:
             restored.close()
+
+
+def test_an_export_whose_membership_fact_cannot_be_read_is_refused_and_imports_nothing(url: str) -> None:
+    source = TableService(MemoryEventStore(), rng=SeededRng(10))
+    cid = source.create_campaign("gwen", "Gwen", "Harbour Nights", Ruleset.LTL).campaign_id
+    source.execute(cid, "pat", Join("Pat"))
+    document = export_campaign(source.store, cid)
+    prev = ""
+    for event in document["events"]:  # a role no table has, with the chain and digest made whole again
+        if event["type"] == "member.joined":
+            event["data"]["role"] = "overlord"
+        event["prev_hash"] = prev
+        event["hash"] = prev = hash_of(prev, SimpleNamespace(**event))
+    document["sha256"] = digest(document["campaign"], document["events"])
+    store = open_store(url)
+    try:
+        with pytest.raises(InvalidExport, match="overlord"):
+            import_campaign(store, document)
+        assert store.campaigns() == [] and store.memberships_of("gwen") == store.memberships_of("pat") == []
+    finally:
+        store.close()

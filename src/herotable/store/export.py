@@ -159,7 +159,8 @@ def import_campaign(store: EventStore, document: Any) -> CampaignRow:
     """Restore an exported campaign into `store`, all or nothing.
 
     Raises `InvalidExport`, naming the field or event at fault, for a document that is changed, truncated
-    or malformed, or whose campaign id is already in the store.
+    or malformed, whose campaign id is already in the store, or that the store refuses (a membership fact it
+    cannot read).
     """
     row, events = _read(document)
     taken = f"campaign {row.campaign_id!r} already exists in this store. Tip: import into a store without it"
@@ -173,3 +174,5 @@ def import_campaign(store: EventStore, document: Any) -> CampaignRow:
         return store.import_events(row, events)
     except CampaignExists:
         raise InvalidExport(taken) from None
+    except StoreError as error:
+        raise InvalidExport(error.reason) from None
