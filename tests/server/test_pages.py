@@ -320,6 +320,24 @@ def test_a_players_pending_roll_stays_out_of_the_other_players_page(make_table, 
     )
 
 
+def test_a_failed_power_stunt_is_named_in_the_other_players_log(make_table, dice):
+    # R-LTL-10, R-T-2: the settle names the stunt to everyone who sees the result, as a stunt pulled off is named
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    stunt = {"type": "ltl.call", "character": "comet", "kind": "stunt", "difficulty": "Hard"}
+    assert t.gm.command(cid, {**stunt, "power": "Star Fists", "stunt": "Meteor Punch"}).is_success
+    call = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["calls"][0]["id"]
+    dice.faces = [2, 9]
+    assert t.pat.command(cid, {"type": "ltl.karma.roll", "character": "comet", "call": call}).is_success
+    assert "Meteor Punch" not in t.sam.client.get(f"/api/v1/campaigns/{cid}/events").text
+    assert t.pat.command(cid, {"type": "ltl.settle"}).is_success
+    said = "Captain Comet fails the Power Stunt (Star Fists: Meteor Punch)"
+    for who in (t.sam, t.sly):
+        events = who.client.get(f"/api/v1/campaigns/{cid}/events").json()["events"]
+        assert [e["text"] for e in events if e["type"] == "ltl.task_settled"] == [said]
+        assert said in who.client.get(f"/campaigns/{cid}/table/log").text
+
+
 def test_a_gm_secret_roll_never_reaches_a_players_page(make_table, dice):
     t = ltl_table(make_table)
     cid = t.campaign_id

@@ -19,6 +19,8 @@ from herotable.store.sql import parse_database_url
 from herotable.table.audit import audit
 from herotable.table.conviction.facts import CheckRolled
 from herotable.table.facts import FACT_TYPES, UPCASTERS, FactError, read_fact, upcast
+from herotable.table.ltl.facts import TaskSettled
+from herotable.table.render import render
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CREATED = "2026-11-01T20:00:00+00:00"
@@ -61,7 +63,7 @@ def test_versions_this_table_cannot_read_are_named():
         read_fact("cv.teleport", 2, {})
 
 
-@pytest.mark.parametrize("name", ["campaign-cv-v2.json", "campaign-ltl-v2.json"])
+@pytest.mark.parametrize("name", ["campaign-cv-v2.json", "campaign-ltl-v2.json", "campaign-ltl-stunt-v2.json"])
 def test_a_frozen_log_imports_folds_and_audits_under_the_current_code(name, tmp_path):
     # the fixtures were recorded once, when every fact kind was at version 2, and are never regenerated
     document = fixture(name)
@@ -99,6 +101,32 @@ def test_the_larger_than_life_fixture_keeps_its_losses_and_karma():
     assert comet.karma.name == "d8"  # Try Again burned a level of the d10
     assert sum(loss.levels for loss in entropy.losses) == 2  # one level, and one more for going for broke
     assert sum(loss.levels for loss in comet.losses) == 1  # the level Comet put at stake
+
+
+def test_a_settle_recorded_before_it_named_the_power_stunt_reads_and_audits_as_it_did():
+    # ltl.task_settled 2 → 3 names the stunt; the fixture's settles were recorded at version 2, rules version 2
+    document = fixture("campaign-ltl-stunt-v2.json")
+    recorded = [e for e in document["events"] if e["type"] == "ltl.task_settled"]
+    assert [(e["version"], e["rules_version"], "stunt" in e["data"]) for e in recorded] == [(2, 2, False)] * 3
+    assert TaskSettled.version == 3 and upcast("ltl.task_settled", 2, recorded[0]["data"])["stunt"] is None
+    service = TableService(MemoryEventStore())
+    verified_import(service.store, document)
+    cid = document["campaign"]["campaign_id"]
+    state = service.state(cid)
+    assert state.game.heroes["comet"].stunts_pulled_off == ("Star Fists: Meteor Punch",)
+    for user in ("sam", "pat", "gm"):
+        settles = [s.fact for s in service.stream(cid, user, limit=500).seen if isinstance(s.fact, TaskSettled)]
+        # the words of then: the failed stunts unnamed, the one pulled off named by its own line
+        assert [render(state, f) for f in settles] == [
+            "Captain Comet fails",
+            "Doctor Entropy fails",
+            "Captain Comet succeeds",
+        ]
+        assert {f.stunt for f in settles} == {None}
+    report = audit(service.store.load(cid))
+    # decided under rules version 2, which did not name the stunt: listed, not judged against today's settle
+    assert report.clean and report.agreed == 0 and {v for _, _, v in report.older} == {2}
+    assert len(report.older) == report.commands == 16
 
 
 # --- campaigns recorded before facts ---

@@ -268,7 +268,16 @@ def _side_of(t: Task, cid: str) -> str:
 
 
 def _settled(
-    state: TableState, roll_id: str, t: Task, result: Settlement, bonus: CritBonus, penalty: CritPenalty, **more: bool
+    state: TableState,
+    roll_id: str,
+    t: Task,
+    result: Settlement,
+    bonus: CritBonus,
+    penalty: CritPenalty,
+    *,
+    failed_must_succeed: bool = False,
+    in_conflict: bool = False,
+    stunt: str | None = None,
 ) -> TaskSettled:
     return TaskSettled(
         roll_id,
@@ -281,8 +290,19 @@ def _settled(
         result.opposition_critical.value,
         bonus.value,
         penalty.value,
-        **more,
+        failed_must_succeed,
+        in_conflict,
+        stunt,
     )
+
+
+def _stunt_shown(state: TableState, roll: OpenTask) -> str | None:
+    """The Power Stunt a settle names ("Power: stunt"): the one its roll was for, as its opening named it to the roller
+    and the GM. None for another roll, and for a hidden character's stunt: its Superpowers are the GM's to see (R-T-2),
+    as is the stunt it pulls off."""
+    if roll.purpose != "stunt" or state.character(roll.character).hidden:
+        return None
+    return roll.detail
 
 
 def _reveals(state: TableState, roll_id: str, t: Task, secret: bool) -> list[Emitted]:
@@ -702,7 +722,9 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
         tasks=tuple(t for t in table.tasks if t.id != roll.id),
         failed=failed,
     )
-    settled = _settled(state, roll.id, roll.task, result, bonus, penalty, failed_must_succeed=failing)
+    settled = _settled(
+        state, roll.id, roll.task, result, bonus, penalty, failed_must_succeed=failing, stunt=_stunt_shown(state, roll)
+    )
     facts = [Emitted(settled, Visibility.GM if roll.secret else Visibility.PUBLIC)]
     facts += _reveals(state, roll.id, roll.task, roll.secret)
     facts += changes(state, table, after, "action_over")  # what the action's end does is no secret spend

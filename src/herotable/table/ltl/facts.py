@@ -262,9 +262,13 @@ class SuccessBought(Fact):
 @fact
 @dataclass(frozen=True)
 class TaskSettled(Fact):
-    """A roll settled and announced (R-LTL-3, R-LTL-7, R-LTL-8), from the actor's side."""
+    """A roll settled and announced (R-LTL-3, R-LTL-7, R-LTL-8), from the actor's side. `stunt` names the Power
+    Stunt the roll was for ("Power: stunt"), shown with the result to everyone who sees it; None for any other roll,
+    for a hidden character's stunt (its Superpowers are on the sheet the GM alone sees), and for a settle recorded
+    before version 3, which did not name it."""
 
     type = "ltl.task_settled"
+    version = 3
     commit = True
     reveals = "task"
     task: str
@@ -279,6 +283,14 @@ class TaskSettled(Fact):
     crit_penalty: str
     failed_must_succeed: bool = False
     in_conflict: bool = False
+    stunt: str | None = None
+
+
+@upcaster("ltl.task_settled", 2)
+def _stunt_not_named(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: the settle names the Power Stunt it shows; one recorded before it named none, and the log
+    reads as it did then."""
+    return {**payload, "stunt": None}
 
 
 @fact

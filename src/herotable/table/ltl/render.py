@@ -226,12 +226,13 @@ def _bought(f: lf.SuccessBought, n: Names) -> str:
 
 @_says(lf.TaskSettled)
 def _settled(f: lf.TaskSettled, n: Names) -> str:
+    stunt = f"the Power Stunt ({f.stunt})" if f.stunt else ""  # None before version 3: the words of then
     if f.outcome == "tie":
-        text = "A tie: nothing changes"
+        text = f"A tie on {stunt}: nothing changes" if stunt else "A tie: nothing changes"
     elif f.winner is None:
-        text = f"{_n(n, f.loser)} fails"
+        text = f"{_n(n, f.loser)} fails" + (f" {stunt}" if stunt else "")
     elif f.loser is None:
-        text = f"{_n(n, f.winner)} succeeds"
+        text = f"{_n(n, f.winner)} succeeds" + (f" at {stunt}" if stunt else "")
     else:
         text = f"{_n(n, f.winner)} wins"
         if f.effect:
