@@ -127,7 +127,7 @@ def sample(r: random.Random, d: Domain, chosen: Mapping[str, Any], taken_names: 
                 values = {k: shared if i < 2 or apart.random() < 0.3 else v for i, (k, v) in enumerate(values.items())}
         return [[k, v] for k, v in values.items()] if d.pairs else values
     if isinstance(d, SheetDomain):
-        name = f"Hero {uuid.uuid4().hex[:6]}"
+        name = f"Hero {r.getrandbits(24):06x}"  # drawn from the play's own generator: a seed replays the same play
         taken_names.add(name)
         return ltl_sheet(r, name) if d.game == "ltl" else cv_sheet(r, name)
     raise AssertionError(d)
