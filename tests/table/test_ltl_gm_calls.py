@@ -31,6 +31,7 @@ from herotable.table.ltl.commands import (
 )
 from herotable.table.state import Forbidden, TableError
 from herotable.table.structure import EndScene
+from herotable.table.views import view_for
 
 from .helpers import facts, hero, seen, seen_types, text_seen
 from .test_ltl_table import CID, setup
@@ -223,3 +224,20 @@ def test_a_stored_attack_that_named_the_defenders_style_still_reads(service):
     with pytest.raises(TableError) as err:
         command_from_json(old)
     assert err.value.code == "table/retired_field"
+
+
+def test_a_secret_roll_leaves_the_failure_a_player_may_follow_with_last_chance(service, dice):
+    # R-T-2, R-LTL-10: the GM's secret roll for a hero neither clears nor replaces the failed must-succeed task its
+    # player saw, so nothing in the player's view moves with a roll they cannot see, and Last Chance still follows it
+    setup(service)
+    dice.faces = [1, 10]
+    service.execute(CID, "gm", Challenge("comet", HARD, must_succeed=True))
+    service.execute(CID, "gm", Settle())
+    seen_failed = view_for(service.state(CID), "pat")["game"]["failed"]
+    assert seen_failed == [{"character": "comet", "outcome": "lose"}]
+    for faces in ([10, 1], [1, 10]):  # a secret success, then a secret must-succeed failure
+        dice.faces = faces
+        service.execute(CID, "gm", Challenge("comet", HARD, must_succeed=True, secret=True))
+        service.execute(CID, "gm", Settle())
+        assert view_for(service.state(CID), "pat")["game"]["failed"] == seen_failed
+    assert any(a.type == "ltl.karma.last_chance" for a in legal_actions(service.state(CID), "pat"))

@@ -141,6 +141,7 @@ from herotable.table.ltl.state import (
     OpenAction,
     OpenTask,
     RecoveryLeave,
+    failures_after_settling,
     from_rules,
     rules_conflict,
 )
@@ -713,10 +714,9 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     if roll.purpose == "stunt" and result.outcome is Result.WIN:
         power, stunt = roll.detail.split(": ", 1)
         hero = stunt_pulled_off(hero, power, stunt, result)
-    failed = tuple(f for f in table.failed if f.character != roll.character)
     failing = task.must_succeed and result.outcome is not Result.WIN
-    if failing:
-        failed = (*failed, FailedTask(roll.character, task, result.outcome.value, roll.secret))
+    failure = FailedTask(roll.character, task, result.outcome.value, roll.secret) if failing else None
+    failed = failures_after_settling(table.failed, roll.character, roll.secret, failure)
     after = replace(
         table.with_hero(roll.character, finish_action(hero)),
         tasks=tuple(t for t in table.tasks if t.id != roll.id),

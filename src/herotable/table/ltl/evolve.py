@@ -24,6 +24,7 @@ from herotable.table.ltl.state import (
     OpenAction,
     OpenTask,
     RecoveryLeave,
+    failures_after_settling,
 )
 
 _NO_THROW = Throw(0, ())
@@ -129,10 +130,11 @@ def _settled(table: LtlTable, f: lf.TaskSettled) -> LtlTable:
         assert table.conflict is not None
         return evolved(table, conflict=evolved(table.conflict, open=None))
     opened = next(t for t in table.tasks if t.id == f.task)
-    failed = tuple(x for x in table.failed if x.character != opened.character)
+    failure = None
     if f.failed_must_succeed:
         settled = evolved(opened.task, phase=Phase.SETTLED)
-        failed = (*failed, FailedTask(opened.character, settled, f.outcome, opened.secret))
+        failure = FailedTask(opened.character, settled, f.outcome, opened.secret)
+    failed = failures_after_settling(table.failed, opened.character, opened.secret, failure)
     return evolved(table, tasks=tuple(t for t in table.tasks if t.id != f.task), failed=failed)
 
 

@@ -40,6 +40,21 @@ class FailedTask:
     secret: bool = False
 
 
+def failures_after_settling(
+    failed: tuple[FailedTask, ...], character: str, secret: bool, failure: FailedTask | None
+) -> tuple[FailedTask, ...]:
+    """The failed tasks Last Chance may follow once a roll of `character` settles (`failure` when it failed a
+    must-succeed task). A secret roll never touches a failure its players could see: the GM's secret roll neither
+    replaces nor clears it (nor is its own failure kept while that one stands), so nothing in a player's view moves
+    with a roll they cannot see (R-T-2, R-LTL-10)."""
+    if not secret:
+        return (*(x for x in failed if x.character != character), *((failure,) if failure else ()))
+    kept = tuple(x for x in failed if x.character != character or not x.secret)
+    if failure is None or any(x.character == character for x in kept):
+        return kept
+    return (*kept, failure)
+
+
 @dataclass(frozen=True)
 class CalledRoll:
     """A roll the GM called for and its controller has not rolled yet (R-T-3): what the GM set."""
