@@ -62,13 +62,15 @@ def _conflicts() -> float:
 
 
 _CLOSING = {"ltl.settle": 6.0, "cv.announce": 6.0, "request.answer": 4.0, "cv.exit.pass": 3.0}
+_STAYING = {"member.remove": 0.0, "campaign.hand_over": 0.0}  # the bench's tables keep their members to the end
 
 
 def _at_a_table(kind: str) -> float:
     """How much likelier a kind of action is in the bench's campaigns than chance: rolls are settled and requests
     answered soon after they open, as at a table; members rarely leave, and sheets and campaigns are rarely edited,
-    retired, archived or handed over (as in the sampler's own play)."""
-    return _CLOSING.get(kind, RARE.get(kind, 1.0))
+    retired or archived (as in the sampler's own play); nobody is removed and the GM keeps the table, so each
+    campaign plays on until it holds its share of the log."""
+    return _CLOSING.get(kind, _STAYING.get(kind, RARE.get(kind, 1.0)))
 
 
 def _record(store: EventStore, campaign_id: str, ruleset: Ruleset, events: int, seed: int) -> None:

@@ -282,6 +282,8 @@ def choose(
     if not names:
         return None
     weights = [prefer(k) if prefer else RARE.get(k, 1.0) for k in names]
+    if not any(weights):  # only kinds `prefer` rules out
+        return None
     kind = r.choices(names, weights)[0]
     return r.choice(by_kind[kind])
 
