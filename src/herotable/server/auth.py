@@ -134,7 +134,9 @@ class RedisThrottle:
     PREFIX = "herotable:throttle:"
     # seconds are stored with every digit: Lua's tostring keeps 14, which can put `blocked` a hair after `now`
     _EXACT = "local function exact(x) return string.format('%.17g', x) end\n"
-    _ATTEMPT = _EXACT + """
+    _ATTEMPT = (
+        _EXACT
+        + """
 local now = tonumber(ARGV[1])
 local counts, wait = {}, 0
 for i, key in ipairs(KEYS) do
@@ -159,7 +161,10 @@ for i, key in ipairs(KEYS) do
 end
 return '0'
 """
-    _UNCOUNT = _EXACT + """
+    )
+    _UNCOUNT = (
+        _EXACT
+        + """
 local now, free, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local v = redis.call('HMGET', KEYS[1], 'count', 'blocked')
 if not v[1] then return 0 end
@@ -169,6 +174,7 @@ if n >= free then delay = math.min(base * 2 ^ math.min(n - free, 64), cap) end
 redis.call('HSET', KEYS[1], 'count', n, 'blocked', exact(math.min(tonumber(v[2]), now + delay)))
 return 1
 """
+    )
 
     def __init__(self, url: str) -> None:
         import redis
