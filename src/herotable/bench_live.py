@@ -1,4 +1,4 @@
-"""The live path under load, as issue 12 asks: the real server (`herotable serve`) in a process of its own, on SQLite
+"""The live path under load: the real server (`herotable serve`) in a process of its own, on SQLite
 and on PostgreSQL (several workers and Redis), driven by a load generator in this process.
 
 For each database, on a fresh one of its own:
@@ -65,7 +65,8 @@ TARGETS = {
 
 @dataclass(frozen=True)
 class Size:
-    """How much the bench does. The defaults are issue 12's table; the test runs a tiny one."""
+    """How much the bench does. The defaults are a realistic table (the GM, 5 players, 44 spectators); the test
+    runs a tiny one."""
 
     players: int = 5
     spectators: int = 44
@@ -720,7 +721,7 @@ def _ratios(db: dict[str, Any], broadcast: dict[str, Any]) -> dict[str, Any]:
 
 
 def live(size: Size | None = None) -> dict[str, Any]:
-    """The live figures of issue 12 on each database of `size`, with their baselines and ratios, in one run."""
+    """The live figures on each database of `size`, with their baselines and ratios, in one run."""
     size = size or Size()
     if max(size.writers) > size.players:
         raise ValueError(f"{max(size.writers)} writers need as many players; the table has {size.players}")

@@ -130,7 +130,7 @@ def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_
 
 
 def test_frames_carry_the_changed_panels_out_of_band_and_a_dice_roll_none(tmp_path):
-    # issue 12: a page never re-fetches every panel after every event; the frame brings them, for its audience
+    # a page never re-fetches every panel after every event; the frame brings them, for its audience
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
     cid, m = table(app)
     setup_fight(m, cid)

@@ -502,7 +502,7 @@ def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_t
     for command in ("ltl.attack", "structure.end_scene", "table.undo", "(ltl.", "request.ask"):
         assert command not in visible, command  # command names are never labels
     assert 'hx-confirm="End the adventure?' in page
-    # buying a success names whose roll succeeds, not who re-rolls (issue 13)
+    # buying a success names whose roll succeeds, not who re-rolls
     from herotable.server.actions import form_of
     from herotable.table.game import Choice, LegalAction
 

@@ -144,7 +144,7 @@ def frames_for(ws: Any, count: int) -> list[dict[str, Any]]:
 def test_a_dropped_socket_reconnects_with_its_cursor_and_gets_each_missed_fact_it_may_see_once_in_order(
     backend, request, tmp_path
 ):
-    # issue 12: "socket dropped and reconnected: catches up" (a player and the GM, each with their own stream)
+    # a socket dropped and reconnected catches up (a player and the GM, each with their own stream)
     url = f"sqlite:///{tmp_path / 'drop.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_schema")()
     app = make_app(store=open_store(url))
     cid, m = table(app)

@@ -190,7 +190,7 @@ def listing_work(table: TableService, user: str, on_postgres: Callable[[], None]
 
 
 def test_listing_a_user_s_campaigns_does_the_same_work_with_1_or_1000_other_campaigns(sql_url: str) -> None:
-    # the issue's figure: listing one user's campaigns does not grow with other users' campaigns (1 vs 1,000)
+    # listing one user's campaigns does not grow with other users' campaigns (1 vs 1,000)
     store = open_store(sql_url)
     table = TableService(store, rng=SeededRng(4))
     mine = table.create_campaign("gwen", "Gwen", "Harbour Nights", Ruleset.LTL).campaign_id

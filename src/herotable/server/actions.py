@@ -173,7 +173,7 @@ FIELD_LABELS = {
     ("request.ask", "kind"): "What you ask for",
     ("request.answer", "granted"): "Grant it",
 }
-# asked before the form is sent (the "confirmation before ending an adventure, removing a member or deleting")
+# asked before the form is sent (ending an adventure, removing a member, deleting anything)
 CONFIRM = {
     "structure.end_adventure": "End the adventure? Its awards are given and it cannot be reopened.",
     "member.remove": "Remove this member from the campaign?",
