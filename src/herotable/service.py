@@ -282,12 +282,14 @@ class TableService:
         before: str | None = None,
         limit: int = PAGE,
         untrusted: bool = False,
+        state: TableState | None = None,
     ) -> Page:
         """What `user` may see of the log, numbered in their own stream: after a cursor (catching up), or the newest
         before one (paging back); with neither, the newest page. Non-members see nothing. Cursors from a client
         (`untrusted`) are checked against the end of the viewer's stream; the live path's own are not, which saves
-        a query a frame. Raises InvalidCommand for a cursor that is not one of ours."""
-        state = self.state(campaign_id)
+        a query a frame. `state` is the campaign's state when the caller has just read or made it (a command's
+        answer), which saves a read. Raises InvalidCommand for a cursor that is not one of ours."""
+        state = state or self.state(campaign_id)
         role = state.role_of(user)
         if role is None:
             return Page()
@@ -320,9 +322,9 @@ class TableService:
         events = self.store.read_stream(campaign_id, user, everything=everything, before=end, limit=limit)
         return self._backward(events, end, everything)
 
-    def head_cursor(self, campaign_id: str, user: str) -> str:
-        """The cursor just after the newest fact `user` may see."""
-        everything = self.state(campaign_id).is_gm(user)
+    def head_cursor(self, campaign_id: str, user: str, state: TableState | None = None) -> str:
+        """The cursor just after the newest fact `user` may see (`state`: as `stream`'s)."""
+        everything = (state or self.state(campaign_id)).is_gm(user)
         return encode_cursor(self.store.stream_head(campaign_id, user, everything=everything))
 
     @staticmethod

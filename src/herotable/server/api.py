@@ -22,6 +22,7 @@ from herotable.store.export import export_campaign
 from herotable.table.commands import COMMANDS, command_from_json
 from herotable.table.state import Role, Ruleset, TableState
 from herotable.table.structure import Join, RemoveMember
+from herotable.table.views import view_for
 
 router = APIRouter(prefix="/api/v1", dependencies=[Depends(check_csrf)])
 
@@ -284,8 +285,8 @@ def command(
     A retry with a `command_id` already recorded writes nothing: the answer says `"repeated": true` and holds that
     command's facts as you see them, with the cursor of your stream's end. The same id for another command is
     refused (409)."""
-    member_state(svc, campaign_id, user)
-    start = svc.table.head_cursor(campaign_id, user.user_id)
+    before = member_state(svc, campaign_id, user)
+    start = svc.table.head_cursor(campaign_id, user.user_id, before)
     cmd = command_from_json(body_json(body))
     if command_id is None:  # an id of the server's own is new: no need to look for an earlier landing
         chosen = uuid.uuid4().hex
@@ -293,18 +294,19 @@ def command(
     else:
         chosen = command_id
         applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen)
+    # the answer reads the state the command landed on: no second look at the campaign's head
     if applied.repeated:
-        page = svc.table.stream(campaign_id, user.user_id, limit=500)
+        page = svc.table.stream(campaign_id, user.user_id, limit=500, state=applied.state)
         seen = [s for s in page.seen if s.command_id == chosen]
     else:
-        page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500)
+        page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
         seen = page.seen
     return {
         "command_id": chosen,
         "repeated": applied.repeated,
         "events": [seen_json(applied.state, s) for s in seen],
         "cursor": page.last,
-        "view": svc.table.view(campaign_id, user.user_id),
+        "view": view_for(applied.state, user.user_id),
     }
 
 
