@@ -86,11 +86,19 @@ class Size:
 # --- processes ------------------------------------------------------------------------------------------------
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A port nothing listens on now and not yet given to a server of this run: servers start at once, so a port
+    handed out but not yet bound must not be handed out again."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port: int = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def _env(**settings: str) -> dict[str, str]:
@@ -526,7 +534,7 @@ class _Table:
 
         client = httpx.AsyncClient(base_url=self.http, headers={"X-Forwarded-For": next(self.addresses)}, timeout=60)
         self.clients.append(client)
-        csrf = (await client.get("/api/v1/csrf")).json()["csrf_token"]
+        csrf = await self._csrf(client)
         answer = await client.post(
             "/api/v1/auth/register",
             json={"username": name, "password": PASSWORD, "display_name": name.title()},
@@ -536,6 +544,19 @@ class _Table:
             raise RuntimeError(f"registering {name}: {answer.status_code} {answer.text[:300]}")
         client.headers["X-CSRF-Token"] = answer.json()["csrf_token"]
         return client
+
+    @staticmethod
+    async def _csrf(client: Any) -> str:
+        """A fresh client's CSRF token, asked again while the server answers anything else (a busy moment),
+        and the answer said when it never comes."""
+        for _ in range(20):
+            answer = await client.get("/api/v1/csrf")
+            json_ok = answer.status_code == 200 and answer.headers.get("content-type", "").startswith("application/json")
+            token = answer.json().get("csrf_token") if json_ok else None
+            if isinstance(token, str):
+                return token
+            await asyncio.sleep(0.25)
+        raise RuntimeError(f"{client.base_url} gives no CSRF token: {answer.status_code} {answer.text[:300]}")
 
     async def members(self, names: list[str]) -> list[Any]:
         """Registered two at a time (each hashes a password)."""
