@@ -551,8 +551,8 @@ class _Table:
         and the answer said when it never comes."""
         for _ in range(20):
             answer = await client.get("/api/v1/csrf")
-            json_ok = answer.status_code == 200 and answer.headers.get("content-type", "").startswith("application/json")
-            token = answer.json().get("csrf_token") if json_ok else None
+            is_json = answer.headers.get("content-type", "").startswith("application/json")
+            token = answer.json().get("csrf_token") if answer.status_code == 200 and is_json else None
             if isinstance(token, str):
                 return token
             await asyncio.sleep(0.25)
