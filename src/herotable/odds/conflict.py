@@ -302,7 +302,7 @@ class _Chain:
             for db in self.declare(1, state.b, None):
                 (an, ad), (bn, bd) = _ints(da.weight), _ints(db.weight)
                 odds = exchange(da.roll, db.roll, self.options)
-                d, cases = _int_odds(odds)
+                d, cases = int_odds(odds)
                 w_d = ad * bd * d
                 for n, (after_a, after_b) in zip(cases, self._outcomes(da, db, cases), strict=True):
                     if not n:
@@ -323,7 +323,7 @@ class _Chain:
     def _outcomes(
         self, da: _Declared, db: _Declared, cases: tuple[int, int, int, int, int]
     ) -> Iterator[tuple[SideState, SideState]]:
-        """Both sides' states after each case of `_int_odds` (tie, A's critical win, A's plain win, B's critical
+        """Both sides' states after each case of `int_odds` (tie, A's critical win, A's plain win, B's critical
         win, B's plain win); a case that cannot happen is not settled."""
         yield da.state, db.state
         for crit, n in ((True, cases[1]), (False, cases[2])):
@@ -400,7 +400,7 @@ def _ints(x: Fraction) -> tuple[int, int]:
 _INT_ODDS: dict[int, tuple[ExchangeOdds, tuple[int, tuple[int, int, int, int, int]]]] = {}
 
 
-def _int_odds(odds: ExchangeOdds) -> tuple[int, tuple[int, int, int, int, int]]:
+def int_odds(odds: ExchangeOdds) -> tuple[int, tuple[int, int, int, int, int]]:
     """An exchange's cases over one denominator d: d and d·P(tie, critical win, plain win, critical loss, plain
     loss). Remembered by the odds object itself (the exchange distributions are memoised, so the same few
     objects come back)."""

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
-from math import lcm, prod
+from math import prod
 
 from herotable.dice import Rating
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.odds.absorbing import IntValue, Steps, solve_in_order
+from herotable.odds.conflict import int_odds
 from herotable.odds.exchange import Roll, exchange, rolled_rating
 from herotable.odds.melee_exact import _Chain, chain_size, fits
 from herotable.odds.melee_model import Estimate, MeleeOdds, Method, Targeting, check_sides
@@ -151,12 +152,7 @@ class _ExactMelee:
         if known is None:
             ri = rolled_rating(Rating(actor & 7), minus_one=actor >> 3)
             rt = rolled_rating(Rating(target & 7), minus_one=target >> 3)
-            odds = exchange(Roll(ri), Roll(rt), self.options)
-            win, lose = odds.win - odds.crit_success, odds.lose - odds.crit_failure
-            parts = (odds.tie, odds.crit_success, win, odds.crit_failure, lose)
-            d = lcm(*(p.denominator for p in parts))
-            t, cs, w, cf, lo = (p.numerator * (d // p.denominator) for p in parts)
-            known = self._pairs[key] = d, (t, cs, w, cf, lo)
+            known = self._pairs[key] = int_odds(exchange(Roll(ri), Roll(rt), self.options))
         return known
 
     def _raw_steps(self, code: int) -> tuple[int, dict[int, int]]:

@@ -30,13 +30,14 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 from itertools import product
-from math import gcd, lcm
+from math import gcd
 
 import numpy as np
 import numpy.typing as npt
 
 from herotable.dice import Rating
 from herotable.ltl.options import LtlOptions
+from herotable.odds.conflict import int_odds
 from herotable.odds.exchange import Roll, exchange, rolled_rating
 from herotable.odds.melee_model import Targeting
 from herotable.odds.montecarlo import _plan
@@ -59,17 +60,9 @@ def _pair_table(options: LtlOptions) -> tuple[IntArray, IntArray]:
     for a, t in product(nibbles, nibbles):
         ra = rolled_rating(Rating(a & 7), minus_one=a >> 3)
         rt = rolled_rating(Rating(t & 7), minus_one=t >> 3)
-        odds = exchange(Roll(ra), Roll(rt), options)
-        parts = (
-            odds.tie,
-            odds.crit_success,
-            odds.win - odds.crit_success,
-            odds.crit_failure,
-            odds.lose - odds.crit_failure,
-        )
-        d = lcm(*(p.denominator for p in parts))
+        d, parts = int_odds(exchange(Roll(ra), Roll(rt), options))
         den[a, t] = d
-        cases[a, t] = [p.numerator * (d // p.denominator) for p in parts]
+        cases[a, t] = parts
     return den, cases
 
 

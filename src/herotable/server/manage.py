@@ -225,7 +225,7 @@ def settings_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     return _settings_page(request, svc, user, member(svc, campaign_id, user))
 
 
-SETTINGS = {RenameCampaign.type: ("name",), ArchiveCampaign.type: ("archived",), HandOver.type: ("user",)}
+SETTINGS = frozenset({RenameCampaign.type, ArchiveCampaign.type, HandOver.type})  # what the settings form may change
 
 
 @router.post("/campaigns/{campaign_id}/settings")
