@@ -67,9 +67,9 @@ _STAYING = {"member.remove": 0.0, "campaign.hand_over": 0.0}  # the bench's tabl
 
 def _at_a_table(kind: str) -> float:
     """How much likelier a kind of action is in the bench's campaigns than chance: rolls are settled and requests
-    answered soon after they open, as at a table; members rarely leave, and sheets and campaigns are rarely edited,
-    retired or archived (as in the sampler's own play); nobody is removed and the GM keeps the table, so each
-    campaign plays on until it holds its share of the log."""
+    answered soon after they open, as at a table; sheets and campaigns are rarely edited, retired or archived (as
+    in the sampler's own play); nobody is removed and the GM keeps the table, so each campaign plays on until it
+    holds its share of the log."""
     return _CLOSING.get(kind, _STAYING.get(kind, RARE.get(kind, 1.0)))
 
 

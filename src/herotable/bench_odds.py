@@ -243,11 +243,9 @@ def _exact_melees() -> dict[str, object]:
     `melee` bounds (`EXACT_WORK_LIMIT`), and which method `melee` picks; the plain solver's time where it takes
     under a second (positions 1 to 4) for comparison; and the largest melees of other shapes within the bound."""
     from herotable.dice import Rating
-    from herotable.odds.melee import EXACT_WORK_LIMIT, Targeting, exact_melee, exact_work, melee, plain_exact_melee
-    from herotable.odds.montecarlo import _plan
+    from herotable.odds.melee import EXACT_WORK_LIMIT, exact_melee, exact_work, melee, plain_exact_melee
 
-    _plan(4, 2, Targeting.WEAKEST)  # tables built once per process, as a server would have them
-    exact_melee([Rating(2)] * 2, [Rating(2)] * 2)
+    exact_melee([Rating(2)] * 2, [Rating(2)] * 2)  # tables built once per process, as a server would have them
     out: dict[str, object] = {"exact_work_limit": EXACT_WORK_LIMIT}
     shapes = [([p, p], [p, p]) for p in range(1, 8)] + [([7], [7, 7, 7]), ([7, 7, 7], [7]), ([3, 3], [3, 3, 3])]
     for a, b in shapes:

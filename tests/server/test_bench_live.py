@@ -37,9 +37,7 @@ def test_the_live_bench_measures_a_tiny_table_on_sqlite() -> None:
     )
     figures = live(size)
 
-    assert figures["machine"]["cores"] >= 1
     assert figures["size"]["viewers"] == 4
-    assert figures["targets"] == TARGETS
     db = figures["sqlite"]
     assert db["server"] == "herotable serve --workers 1"
     assert "synchronous=FULL" in db["durability"]

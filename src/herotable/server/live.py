@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,9 +228,12 @@ class Hub:
                     continue
                 audience = "spectators" if role is Role.SPECTATOR else viewer.user
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
+            portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
             for (_, cursor), group in groups.items():
                 try:
-                    text, last, more = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor)
+                    text, last, more = await asyncio.to_thread(
+                        self._frame, campaign_id, group[0].user, cursor, portraits
+                    )
                 except Exception:
                     log.warning("cannot make a live frame for %s", campaign_id, exc_info=True)
                     continue
@@ -239,11 +244,14 @@ class Hub:
             for viewer in alone:
                 await self._update(viewer)
 
-    def _frame(self, campaign_id: str, user: str, cursor: str | None) -> tuple[str | None, str, bool]:
+    def _frame(
+        self, campaign_id: str, user: str, cursor: str | None, portraits: Callable[[], Any] | None = None
+    ) -> tuple[str | None, str, bool]:
         """The frame for `user`'s audience as text, the cursor after it, and whether more events wait after it: the
         events after `cursor` (a page of them at most), or with no cursor a "hello" with the newest of the stream,
         and (`html`) the table page's panels those events change, rendered for that audience. None instead of
-        text: nothing they may see happened."""
+        text: nothing they may see happened. `portraits` gives the campaign's portrait digests (a batch reads them
+        once for all its audiences)."""
         svc = self.service
         if cursor is None:
             page: Page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
@@ -261,7 +269,8 @@ class Hub:
             "view": view_for(state, user),
         }
         if role is not None and (cursor is None or changes_panels(page.seen)):
-            frame["html"] = fragments(state, user, svc.store.portrait_digests(campaign_id))
+            digests = portraits() if portraits is not None else svc.store.portrait_digests(campaign_id)
+            frame["html"] = fragments(state, user, digests)
         return json.dumps(frame), page.last, cursor is not None and len(page.seen) >= PAGE
 
     async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:

@@ -29,12 +29,13 @@ from herotable.table.sheet_edits import (
     RetireCharacter,
     ReturnCharacter,
     descriptive,
+    may_change,
     notes_of,
     parts_of,
     sheet_actions,
     shelved,
 )
-from herotable.table.state import Role, TableState
+from herotable.table.state import TableState
 
 router = APIRouter(dependencies=[Depends(check_csrf)])
 
@@ -81,7 +82,7 @@ def _edit_page(
 ) -> Response:
     uid = user.user_id
     ref = _ref(state, cid)
-    if not (state.is_gm(uid) or (ref.owner == uid and state.role_of(uid) is Role.PLAYER)):
+    if not may_change(state, uid, ref.owner):
         raise Refused(403, f"{ref.name} is not your character: only its player or the GM changes it.")
     offered = _mine(state, uid, cid)
     retired = shelved(state, cid) is not None

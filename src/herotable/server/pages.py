@@ -30,6 +30,7 @@ from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.game import LegalAction, game_of
 from herotable.table.legal import legal_actions
+from herotable.table.sheet_edits import may_change
 from herotable.table.state import Role, Ruleset, TableError, TableState
 from herotable.table.views import may_see_sheet, view_for
 
@@ -333,11 +334,6 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     )
 
 
-def _may_change(state: TableState, user: str, owner: str) -> bool:
-    """Whether `user` may edit, retire or delete a character of `owner` (its player or the GM; the table decides)."""
-    return state.is_gm(user) or (owner == user and state.role_of(user) is Role.PLAYER)
-
-
 def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
     who = state.names()
     return [
@@ -348,7 +344,7 @@ def _character_rows(state: TableState, user: str) -> list[dict[str, Any]]:
             "npc": c.npc,
             "hidden": c.hidden,
             "readable": may_see_sheet(state, user, c.id),
-            "editable": _may_change(state, user, c.owner) and not state.archived,
+            "editable": may_change(state, user, c.owner) and not state.archived,
         }
         for c in state.characters
     ]
@@ -362,7 +358,7 @@ def _retired_rows(state: TableState, user: str) -> list[dict[str, Any]]:
             "id": s.ref.id,
             "name": s.ref.name,
             "owner": who.get(s.ref.owner, s.ref.owner),
-            "editable": _may_change(state, user, s.ref.owner) and not state.archived,
+            "editable": may_change(state, user, s.ref.owner) and not state.archived,
         }
         for s in state.retired
     ]
@@ -529,7 +525,7 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
         "character": found,
         "hero": hero,
         "owner": state.names().get(found.owner),
-        "editable": _may_change(state, user.user_id, found.owner) and not state.archived,
+        "editable": may_change(state, user.user_id, found.owner) and not state.archived,
     }
     context.update(sheets.editor_for(state).view(hero))
     return render(request, "sheet_view.html", svc, user, **context)

@@ -215,6 +215,11 @@ class DeleteCharacter(Command):
     character: Annotated[str, Text(NAME_LENGTH, required=True)]
 
 
+def may_change(state: TableState, user: str, owner: str | None) -> bool:
+    """Whether `user` may change a character of `owner`: its player or the GM."""
+    return state.is_gm(user) or (owner == user and state.role_of(user) is Role.PLAYER)
+
+
 def _may_change(state: TableState, user: str, ref: CharacterRef, what: str) -> None:
     """Its player or the GM may change a character. Raises Forbidden."""
     require_player(state, user)
