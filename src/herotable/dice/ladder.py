@@ -74,6 +74,9 @@ class Rating:
     @classmethod
     def of(cls, die: str | int) -> Rating:
         """A full die, as text ('d10') or sides (10)."""
+        known = _FULL_DICE.get(die) if cls is Rating else None  # ratings are values: one per die is enough
+        if known is not None:
+            return known
         if isinstance(die, str):
             m = _DIE_TEXT.match(die)
             if not m:
@@ -111,3 +114,10 @@ class Rating:
 
     def __str__(self) -> str:
         return self.name
+
+
+# each full die as its sides and as its usual text, for `Rating.of`: stored sheets name a rating per trait
+_FULL_DICE: dict[str | int, Rating] = {
+    **{sides: Rating(position) for sides, position in _POSITION_OF_DIE.items()},
+    **{f"d{sides}": Rating(position) for sides, position in _POSITION_OF_DIE.items()},
+}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import Annotated
 
 from herotable.table.codec import evolved
@@ -65,9 +66,17 @@ def _opened(state: TableState, f: RequestOpened) -> TableState:
     return evolved(state, requests=(*state.requests, opened))
 
 
+_ID = attrgetter("id")
+
+
 @evolves(RequestAnswered)
 def _answered(state: TableState, f: RequestAnswered) -> TableState:
-    return evolved(state, requests=tuple(r for r in state.requests if r.id != f.request))
+    requests = state.requests
+    try:
+        at = list(map(_ID, requests)).index(f.request)  # an open table may hold hundreds: no Python loop
+    except ValueError:
+        return state
+    return evolved(state, requests=(*requests[:at], *requests[at + 1 :]))
 
 
 @dataclass(frozen=True)
