@@ -483,6 +483,43 @@ def test_each_audience_numbers_its_own_events(store: EventStore) -> None:
     ]
 
 
+def test_stream_tops_are_each_audiences_newest_position_with_the_head(store: EventStore) -> None:
+    new_campaign(store, "c2")
+    assert store.stream_tops("c2") == (0, {})
+    played(store)
+    assert store.stream_tops("c1") == (7, {("public", None): 5, ("gm", None): 1, ("owner", "p1"): 1})
+    with pytest.raises(UnknownCampaign):
+        store.stream_tops("nope")
+
+
+def test_an_append_numbers_its_stream_positions_on_from_the_tops_it_is_given(store: EventStore) -> None:
+    """The service hands the tops it remembers at the head it decided on; positions carry on from them exactly as
+    when the store counts them itself."""
+    played(store)
+    _, tops = store.stream_tops("c1")
+    batch = [event("k4"), event("k4", visibility="owner", owner="p1"), event("k4", visibility="owner", owner="p2")]
+    stored = store.append("c1", 7, batch, stream_tops=tops)
+    assert [e.stream_pos for e in stored] == [6, 2, 1]
+    assert [e.stream_pos for e in store.load("c1")] == [1, 2, 1, 1, 3, 4, 5, 6, 2, 1]
+
+
+def test_fresh_ids_skip_no_clash_check(store: EventStore) -> None:
+    """`fresh_ids` may spare the look for earlier ids, never the head check."""
+    played(store)
+    with pytest.raises(ConcurrencyError):
+        store.append("c1", 3, command("k9", 1), fresh_ids=True)
+    assert len(store.append("c1", 7, command("k9", 1), fresh_ids=True)) == 1
+
+
+def test_a_known_campaigns_stream_reads_as_an_unknown_one_does_not(store: EventStore) -> None:
+    played(store)
+    assert [e.seq for e in store.read_stream("c1", "p1", known=True)] == [e.seq for e in store.read_stream("c1", "p1")]
+    assert store.stream_head("c1", "p1", known=True) == store.stream_head("c1", "p1")
+    assert store.stream_head("c1", "gm", everything=True, known=True) == StreamCursor(7, 0)
+    with pytest.raises(UnknownCampaign):
+        store.read_stream("nope", "p1")
+
+
 def test_a_viewer_reads_the_public_events_and_their_own(store: EventStore) -> None:
     played(store)
     store.append("c1", 7, [event("k4", visibility="owner", owner="p2"), event("k4", visibility="owner", owner="p1")])

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -284,6 +284,18 @@ class MemoryAccountStore:
             self._removals[(campaign_id, user_id)] = at
 
 
+# every request of a logged-in member runs it: built once, its parameters bound by name
+_SESSION_USER = (
+    select(UserRecord.__table__)
+    .join(SessionRecord, SessionRecord.user_id == UserRecord.user_id)
+    .where(
+        SessionRecord.sid_hash == bindparam("sid_hash"),
+        SessionRecord.revoked_at.is_(None),
+        SessionRecord.expires_at > bindparam("now"),
+    )
+)
+
+
 class SqlAccountStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -325,19 +337,7 @@ class SqlAccountStore:
 
     def session_user(self, sid_hash: str, now: str) -> User | None:
         with self._engine.connect() as connection:
-            row = (
-                connection.execute(
-                    select(UserRecord.__table__)
-                    .join(SessionRecord, SessionRecord.user_id == UserRecord.user_id)
-                    .where(
-                        SessionRecord.sid_hash == sid_hash,
-                        SessionRecord.revoked_at.is_(None),
-                        SessionRecord.expires_at > now,
-                    )
-                )
-                .mappings()
-                .first()
-            )
+            row = connection.execute(_SESSION_USER, {"sid_hash": sid_hash, "now": now}).mappings().first()
         return User(**row) if row else None
 
     def revoke_session(self, sid_hash: str, at: str) -> None:

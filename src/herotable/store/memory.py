@@ -101,8 +101,17 @@ class MemoryEventStore:
         with self._lock:
             return self._log(campaign_id).row
 
-    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
-        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash."""
+    def append(
+        self,
+        campaign_id: str,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        fresh_ids: bool = False,
+        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+    ) -> list[StoredEvent]:
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash. Command ids
+        are always checked and stream positions counted here (`fresh_ids` and `stream_tops` save nothing)."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
@@ -199,8 +208,10 @@ class MemoryEventStore:
         after: StreamCursor | None = None,
         before: StreamCursor | None = None,
         limit: int = 100,
+        known: bool = False,
     ) -> list[StoredEvent]:
-        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`."""
+        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`
+        (`known` changes nothing here: finding the campaign costs nothing)."""
         with self._lock:
             events = list(self._log(campaign_id).events)
 
@@ -217,7 +228,14 @@ class MemoryEventStore:
         found = found[-limit:] if before is not None else found[:limit]
         return [_decoded(e, d, c) for e, d, c in found]
 
-    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
+    def stream_tops(self, campaign_id: str) -> tuple[int, dict[tuple[str, str | None], int]]:
+        with self._lock:
+            log = self._log(campaign_id)
+            return log.row.head, dict(log.streams)
+
+    def stream_head(
+        self, campaign_id: str, viewer: str | None, *, everything: bool = False, known: bool = False
+    ) -> StreamCursor:
         with self._lock:
             log = self._log(campaign_id)
             if everything:

@@ -208,12 +208,24 @@ class EventStore(Protocol):
         """One campaign. Raises `UnknownCampaign`."""
         ...
 
-    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
+    def append(
+        self,
+        campaign_id: str,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        fresh_ids: bool = False,
+        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+    ) -> list[StoredEvent]:
         """Append all of `events` at seqs `expected_seq + 1…`, or nothing; the membership read model follows the
         membership facts among them in the same transaction.
 
         Raises `ConcurrencyError` when the head is not `expected_seq`, `DuplicateCommand` when a command id
-        is already in the log, `UnknownCampaign`, and `StoreError` for events that break the contract.
+        is already in the log, `UnknownCampaign`, and `StoreError` for events that break the contract. With
+        `fresh_ids` the caller has just made the command ids itself (random, never sent before), and a store may
+        skip looking for them in the log. `stream_tops`: what `stream_tops` gave when the log ended at `expected_seq`,
+        when the caller knows it; a store may number the new events' stream positions from it (the head check makes
+        sure nothing landed since).
         """
         ...
 
@@ -267,14 +279,24 @@ class EventStore(Protocol):
         after: StreamCursor | None = None,
         before: StreamCursor | None = None,
         limit: int = 100,
+        known: bool = False,
     ) -> list[StoredEvent]:
         """One viewer's events in order: public ones and `viewer`'s own, or all of them with `everything`; those
         after `after` (oldest first), or the `limit` newest before `before` (still oldest first). Raises
-        `UnknownCampaign`."""
+        `UnknownCampaign`, unless `known`: the caller has just read the campaign, and a store may then skip looking
+        it up (an unknown campaign reads as an empty stream)."""
         ...
 
-    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
-        """The cursor just after the viewer's newest event. Raises `UnknownCampaign`."""
+    def stream_tops(self, campaign_id: str) -> tuple[int, dict[tuple[str, str | None], int]]:
+        """The seq of the campaign's last event and, by audience (visibility, owner), the stream position of its
+        newest event, read together. Raises `UnknownCampaign`."""
+        ...
+
+    def stream_head(
+        self, campaign_id: str, viewer: str | None, *, everything: bool = False, known: bool = False
+    ) -> StreamCursor:
+        """The cursor just after the viewer's newest event. Raises `UnknownCampaign` (unless `known`, as in
+        `read_stream`)."""
         ...
 
     def delete_campaign(self, campaign_id: str) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import Executable, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
@@ -101,6 +102,73 @@ _PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
 )
 
 
+# The statements every command runs, built once with their parameters bound by name: building a statement and its
+# cache key again for each call costs more than running it on SQLite.
+_CAMPAIGN_ROW = select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == bindparam("campaign_id"))
+_HEAD_FOR_APPEND = select(CampaignRecord.head, CampaignRecord.head_hash).where(
+    CampaignRecord.campaign_id == bindparam("campaign_id")
+)
+_REPEATED = (
+    select(EventRecord.command_id)
+    .where(EventRecord.campaign_id == bindparam("campaign_id"))
+    .where(EventRecord.command_id.in_(bindparam("command_ids", expanding=True)))
+    .limit(1)
+)
+_MOVE_HEAD = (
+    update(CampaignRecord)
+    .where(CampaignRecord.campaign_id == bindparam("which"))
+    .where(CampaignRecord.head == bindparam("expected"))
+    .values(head=bindparam("new_head"), head_hash=bindparam("new_hash"))
+)
+_INSERT_EVENTS = insert(EventRecord)
+_PUBLIC_TOP = (
+    select(func.max(EventRecord.stream_pos))
+    .where(EventRecord.campaign_id == bindparam("campaign_id"))
+    .where(EventRecord.visibility == bindparam("visibility"))
+    .where(EventRecord.owner.is_(None))
+)
+_OWNER_TOP = (
+    select(func.max(EventRecord.stream_pos))
+    .where(EventRecord.campaign_id == bindparam("campaign_id"))
+    .where(EventRecord.visibility == bindparam("visibility"))
+    .where(EventRecord.owner == bindparam("owner"))
+)
+_STREAM_TOPS = (
+    select(EventRecord.visibility, EventRecord.owner, func.max(EventRecord.stream_pos), func.max(EventRecord.seq))
+    .where(EventRecord.campaign_id == bindparam("campaign_id"))
+    .group_by(EventRecord.visibility, EventRecord.owner)
+)
+_LOAD = (
+    select(*_EVENT_COLUMNS)
+    .where(EventRecord.campaign_id == bindparam("campaign_id"))
+    .where(EventRecord.seq > bindparam("after_seq"))
+    .order_by(EventRecord.seq)
+)
+
+
+@cache
+def _stream_query(everything: bool, after: bool, before: bool) -> Executable:
+    """`read_stream`'s statement for one combination of its arguments, built once (parameters: campaign_id, viewer,
+    after_public, after_own, before_public, before_own, limit)."""
+    query = select(*_EVENT_COLUMNS).where(EventRecord.campaign_id == bindparam("campaign_id"))
+    if everything:
+        if after:
+            query = query.where(EventRecord.seq > bindparam("after_public"))
+        if before:
+            query = query.where(EventRecord.seq <= bindparam("before_public"))
+    else:
+        public = EventRecord.visibility == "public"
+        own = and_(EventRecord.visibility == "owner", EventRecord.owner == bindparam("viewer"))
+        if after:
+            public = and_(public, EventRecord.stream_pos > bindparam("after_public"))
+            own = and_(own, EventRecord.stream_pos > bindparam("after_own"))
+        if before:
+            public = and_(public, EventRecord.stream_pos <= bindparam("before_public"))
+            own = and_(own, EventRecord.stream_pos <= bindparam("before_own"))
+        query = query.where(or_(public, own))
+    return query.order_by(EventRecord.seq.desc() if before else EventRecord.seq).limit(bindparam("limit"))
+
+
 def _event_row(event: StoredEvent, data: str, command: str | None) -> dict[str, Any]:
     return {
         "campaign_id": event.campaign_id,
@@ -162,9 +230,7 @@ class SqlEventStore:
         return self._engine
 
     def _campaign(self, connection: Connection, campaign_id: str) -> CampaignRow:
-        found = connection.execute(
-            select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == campaign_id)
-        ).one_or_none()
+        found = connection.execute(_CAMPAIGN_ROW, {"campaign_id": campaign_id}).one_or_none()
         if found is None:
             raise UnknownCampaign(campaign_id)
         return CampaignRow(*found)
@@ -193,8 +259,18 @@ class SqlEventStore:
         with self._engine.connect() as connection:
             return self._campaign(connection, campaign_id)
 
-    def append(self, campaign_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[StoredEvent]:
-        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash."""
+    def append(
+        self,
+        campaign_id: str,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        fresh_ids: bool = False,
+        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+    ) -> list[StoredEvent]:
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash,
+        `DuplicateCommand` for a command id already in the log (not looked for with `fresh_ids`). Stream positions
+        count on from `stream_tops` when given (the tops at `expected_seq`), else from the log."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
@@ -202,26 +278,21 @@ class SqlEventStore:
         new_head = expected_seq + len(events)
         try:
             with self._writer.begin() as connection:
-                found = connection.execute(
-                    select(CampaignRecord.head, CampaignRecord.head_hash).where(
-                        CampaignRecord.campaign_id == campaign_id
-                    )
-                ).one_or_none()
+                found = connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id}).one_or_none()
                 if found is None:
                     raise UnknownCampaign(campaign_id)
                 head, prev = found
                 if head != expected_seq:
                     raise ConcurrencyError(campaign_id, expected_seq, head)
-                repeated = connection.execute(
-                    select(EventRecord.command_id)
-                    .where(EventRecord.campaign_id == campaign_id)
-                    .where(EventRecord.command_id.in_({event.command_id for event in events}))
-                    .limit(1)
-                ).scalar_one_or_none()
+                ids = sorted({event.command_id for event in events})
+                repeated = None if fresh_ids else self._repeated(connection, campaign_id, ids)
                 if repeated is not None:
                     raise DuplicateCommand(campaign_id, repeated)
                 streams = {
-                    key: self._stream_top(connection, campaign_id, key) for key in {stream_key(e) for e in events}
+                    key: stream_tops.get(key, 0)
+                    if stream_tops is not None
+                    else self._stream_top(connection, campaign_id, key)
+                    for key in {stream_key(e) for e in events}
                 }
                 stored = []
                 for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
@@ -250,15 +321,13 @@ class SqlEventStore:
                     prev = digest
                 # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
                 moved = connection.execute(
-                    update(CampaignRecord)
-                    .where(CampaignRecord.campaign_id == campaign_id)
-                    .where(CampaignRecord.head == expected_seq)
-                    .values(head=new_head, head_hash=prev)
+                    _MOVE_HEAD,
+                    {"which": campaign_id, "expected": expected_seq, "new_head": new_head, "new_hash": prev},
                 )
                 if moved.rowcount != 1:
                     raise ConcurrencyError(campaign_id, expected_seq, self._campaign(connection, campaign_id).head)
                 connection.execute(
-                    insert(EventRecord),
+                    _INSERT_EVENTS,
                     [
                         _event_row(event, data, command)
                         for event, data, command in zip(stored, encoded, commands, strict=True)
@@ -295,14 +364,19 @@ class SqlEventStore:
             connection.execute(insert(MembershipRecord), new)
 
     @staticmethod
+    def _repeated(connection: Connection, campaign_id: str, command_ids: list[str]) -> str | None:
+        """One of `command_ids` that is already in the log, if any."""
+        found: str | None = connection.execute(
+            _REPEATED, {"campaign_id": campaign_id, "command_ids": command_ids}
+        ).scalar_one_or_none()
+        return found
+
+    @staticmethod
     def _stream_top(connection: Connection, campaign_id: str, key: tuple[str, str | None]) -> int:
         visibility, owner = key
-        owner_is = EventRecord.owner.is_(None) if owner is None else EventRecord.owner == owner
+        query = _PUBLIC_TOP if owner is None else _OWNER_TOP
         top = connection.execute(
-            select(func.max(EventRecord.stream_pos))
-            .where(EventRecord.campaign_id == campaign_id)
-            .where(EventRecord.visibility == visibility)
-            .where(owner_is)
+            query, {"campaign_id": campaign_id, "visibility": visibility, "owner": owner}
         ).scalar_one_or_none()
         return int(top or 0)
 
@@ -311,12 +385,7 @@ class SqlEventStore:
         check_seq(after_seq, "after_seq")
         with self._engine.connect() as connection:
             self._campaign(connection, campaign_id)
-            found = connection.execute(
-                select(*_EVENT_COLUMNS)
-                .where(EventRecord.campaign_id == campaign_id)
-                .where(EventRecord.seq > after_seq)
-                .order_by(EventRecord.seq)
-            )
+            found = connection.execute(_LOAD, {"campaign_id": campaign_id, "after_seq": after_seq})
             return [_stored(row) for row in found]
 
     def events_of_types(self, types: Collection[str], campaign_ids: Collection[str]) -> list[StoredEvent]:
@@ -371,36 +440,44 @@ class SqlEventStore:
         after: StreamCursor | None = None,
         before: StreamCursor | None = None,
         limit: int = 100,
+        known: bool = False,
     ) -> list[StoredEvent]:
-        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`."""
-        query = select(*_EVENT_COLUMNS).where(EventRecord.campaign_id == campaign_id)
-        if everything:
-            if after is not None:
-                query = query.where(EventRecord.seq > after.public)
-            if before is not None:
-                query = query.where(EventRecord.seq <= before.public)
-        else:
-            public = EventRecord.visibility == "public"
-            own = and_(EventRecord.visibility == "owner", EventRecord.owner == viewer)
-            if after is not None:
-                public = and_(public, EventRecord.stream_pos > after.public)
-                own = and_(own, EventRecord.stream_pos > after.own)
-            if before is not None:
-                public = and_(public, EventRecord.stream_pos <= before.public)
-                own = and_(own, EventRecord.stream_pos <= before.own)
-            query = query.where(or_(public, own))
-        newest_first = before is not None
-        query = query.order_by(EventRecord.seq.desc() if newest_first else EventRecord.seq).limit(limit)
+        """One viewer's events, after `after` (oldest first) or the newest before `before`. Raises `UnknownCampaign`
+        (unless `known`: the caller has just read the campaign, and it is not looked up again)."""
+        query = _stream_query(everything, after is not None, before is not None)
+        parameters = {
+            "campaign_id": campaign_id,
+            "viewer": viewer,
+            "after_public": after.public if after else 0,
+            "after_own": after.own if after else 0,
+            "before_public": before.public if before else 0,
+            "before_own": before.own if before else 0,
+            "limit": limit,
+        }
         with self._engine.connect() as connection:
-            self._campaign(connection, campaign_id)
-            found = [_stored(row) for row in connection.execute(query)]
-        return found[::-1] if newest_first else found
+            if not known:
+                self._campaign(connection, campaign_id)
+            found = [_stored(row) for row in connection.execute(query, parameters)]
+        return found[::-1] if before is not None else found
 
-    def stream_head(self, campaign_id: str, viewer: str | None, *, everything: bool = False) -> StreamCursor:
+    def stream_tops(self, campaign_id: str) -> tuple[int, dict[tuple[str, str | None], int]]:
+        """The head and each audience's top position in one statement, so both come from the same moment."""
         with self._engine.connect() as connection:
-            row = self._campaign(connection, campaign_id)
-            if everything:
-                return StreamCursor(row.head, 0)
+            found = connection.execute(_STREAM_TOPS, {"campaign_id": campaign_id}).all()
+            if not found:
+                return self._campaign(connection, campaign_id).head, {}
+        return max(int(head) for *_, head in found), {(v, o): int(top) for v, o, top, _ in found}
+
+    def stream_head(
+        self, campaign_id: str, viewer: str | None, *, everything: bool = False, known: bool = False
+    ) -> StreamCursor:
+        """The cursor just after the viewer's newest event. Raises `UnknownCampaign` (unless `known`, as in
+        `read_stream`; the GM's cursor is the campaign's head, read all the same)."""
+        with self._engine.connect() as connection:
+            if everything or not known:
+                row = self._campaign(connection, campaign_id)
+                if everything:
+                    return StreamCursor(row.head, 0)
             public = self._stream_top(connection, campaign_id, ("public", None))
             own = self._stream_top(connection, campaign_id, ("owner", viewer)) if viewer else 0
             return StreamCursor(public, own)
