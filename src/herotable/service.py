@@ -201,6 +201,9 @@ class TableService:
         self._cache: OrderedDict[str, TableState] = OrderedDict()
         self._jitter = random.Random()  # spreads the retries of clashing writers
         self._lock = threading.Lock()
+        self._writers: dict[str, threading.Lock] = {}  # one per campaign: this process's commands take turns
+        # per remembered campaign, the top position of each audience's stream (see `stream_tops`) at a seq
+        self._tops: dict[str, tuple[int, dict[tuple[str, str | None], int]]] = {}
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
 
     def subscribe(self, listener: Callable[[str, list[StoredEvent]], None]) -> None:
@@ -231,6 +234,7 @@ class TableService:
         newer = self.store.load(campaign_id, base.seq if base else 0)
         try:
             state = fold_log(newer, base)
+            self._advance_tops(campaign_id, base.seq if base else 0, newer)
         except UndoNeedsHistory:
             state = fold_log(self.store.load(campaign_id))
         except FoldError as err:
@@ -245,7 +249,41 @@ class TableService:
                 self._cache[campaign_id] = state
                 self._cache.move_to_end(campaign_id)
                 while len(self._cache) > CACHED_CAMPAIGNS:
-                    self._cache.popitem(last=False)
+                    gone, _ = self._cache.popitem(last=False)
+                    self._tops.pop(gone, None)
+
+    def _advance_tops(self, campaign_id: str, seq: int, events: Sequence[StoredEvent]) -> None:
+        """Carry the remembered stream tops at `seq` on over `events` (those right after it), when they are known
+        (always from the start of the log)."""
+        with self._lock:
+            at, tops = self._tops.get(campaign_id, (0, {}))
+            if at != seq or not events:
+                return
+            tops = dict(tops)
+            for e in events:
+                tops[(e.visibility, e.owner)] = e.stream_pos
+            self._tops[campaign_id] = (events[-1].seq, tops)
+
+    def stream_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
+        """The top position of each audience's stream when the log ends at `seq` (public, each member's own, the
+        GM's): remembered, else read once; None when the log has moved past `seq`."""
+        with self._lock:
+            at, tops = self._tops.get(campaign_id, (-1, {}))
+        if at == seq:
+            return tops
+        head, tops = self.store.stream_tops(campaign_id)
+        if head != seq:
+            return None
+        with self._lock:
+            if campaign_id in self._cache:
+                self._tops[campaign_id] = (head, tops)
+        return tops
+
+    def remembered(self, campaign_id: str, seq: int) -> TableState | None:
+        """The campaign's state in memory, if it is at `seq` or later (no read: None otherwise)."""
+        with self._lock:
+            cached = self._cache.get(campaign_id)
+        return cached if cached is not None and cached.seq >= seq else None
 
     def campaigns_of(self, user: str) -> list[tuple[TableState, Role]]:
         """The campaigns `user` belongs to, with their role, oldest first: found in the store's membership read model
@@ -289,6 +327,7 @@ class TableService:
         (`untrusted`) are checked against the end of the viewer's stream; the live path's own are not, which saves
         a query a frame. `state` is the campaign's state when the caller has just read or made it (a command's
         answer), which saves a read. Raises InvalidCommand for a cursor that is not one of ours."""
+        known = state is not None
         state = state or self.state(campaign_id)
         role = state.role_of(user)
         if role is None:
@@ -304,7 +343,7 @@ class TableService:
         start = decode_cursor(after, "after") if after is not None else None
         end = decode_cursor(before, "before") if before is not None else None
         if untrusted or (start is None and end is None):
-            head = self.store.stream_head(campaign_id, user, everything=everything)
+            head = self.store.stream_head(campaign_id, user, everything=everything, known=known)
             for name, cursor in (("after", start), ("before", end)):
                 if cursor is not None and (cursor.public > head.public or cursor.own > head.own):
                     raise InvalidCommand(
@@ -316,16 +355,41 @@ class TableService:
             if start is None and end is None:
                 end = head
         if start is not None:
-            events = self.store.read_stream(campaign_id, user, everything=everything, after=start, limit=limit)
+            events = self.store.read_stream(
+                campaign_id, user, everything=everything, after=start, limit=limit, known=known
+            )
             return self._forward(events, start, everything)
         assert end is not None
-        events = self.store.read_stream(campaign_id, user, everything=everything, before=end, limit=limit)
+        events = self.store.read_stream(campaign_id, user, everything=everything, before=end, limit=limit, known=known)
         return self._backward(events, end, everything)
+
+    def following(self, state: TableState, user: str, cursor: str, batch: Sequence[StoredEvent]) -> Page | None:
+        """What `user` (at `cursor` in their stream) sees of `batch`, events just appended in one go, without reading
+        the store: the page `stream(after=cursor)` would read, or None when the batch does not follow straight on from
+        the cursor (the viewer is behind or ahead: read the store). `state`: the campaign's, at the batch or later."""
+        role = state.role_of(user)
+        if role is None or not batch:
+            return None
+        everything = role is Role.GM
+        start = decode_cursor(cursor)
+        if everything:
+            return self._forward(batch, start, True) if batch[0].seq == start.public + 1 else None
+        seen = [e for e in batch if e.visibility == "public" or (e.visibility == "owner" and e.owner == user)]
+        first_public = next((e.stream_pos for e in seen if e.visibility == "public"), start.public + 1)
+        first_own = next((e.stream_pos for e in seen if e.visibility != "public"), start.own + 1)
+        if first_public != start.public + 1 or first_own != start.own + 1:
+            return None
+        return self._forward(seen, start, False)
 
     def head_cursor(self, campaign_id: str, user: str, state: TableState | None = None) -> str:
         """The cursor just after the newest fact `user` may see (`state`: as `stream`'s)."""
+        if state is not None and state.is_gm(user):  # the GM's cursor is the head of the state the caller read
+            return encode_cursor(StreamCursor(state.seq, 0))
+        tops = self.stream_tops(campaign_id, state.seq) if state is not None else None
+        if tops is not None:
+            return encode_cursor(StreamCursor(tops.get(("public", None), 0), tops.get(("owner", user), 0)))
         everything = (state or self.state(campaign_id)).is_gm(user)
-        return encode_cursor(self.store.stream_head(campaign_id, user, everything=everything))
+        return encode_cursor(self.store.stream_head(campaign_id, user, everything=everything, known=state is not None))
 
     @staticmethod
     def _seen(events: Sequence[StoredEvent], positions: Sequence[int]) -> list[Seen]:
@@ -396,6 +460,7 @@ class TableService:
         self.store.delete_campaign(campaign_id)
         with self._lock:
             self._cache.pop(campaign_id, None)
+            self._tops.pop(campaign_id, None)
         for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
             try:
                 listener(campaign_id, [])
@@ -403,14 +468,22 @@ class TableService:
                 log.exception("a listener failed after campaign %s was deleted", campaign_id)
 
     def execute(
-        self, campaign_id: str, user: str, cmd: Command, *, command_id: str | None = None, fresh: bool = False
+        self,
+        campaign_id: str,
+        user: str,
+        cmd: Command,
+        *,
+        command_id: str | None = None,
+        fresh: bool = False,
+        state: TableState | None = None,
     ) -> Applied:
         """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state, after a short random
         wait, for at most RETRY_WAIT_S (then TableBusy); a refusal by the rules raises RulesError and writes nothing.
 
         A `command_id` already in the log makes this a retry: when it names the same command by the same member,
         nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused. `fresh`: the
-        caller made `command_id` itself just now, so no earlier landing is looked for."""
+        caller made `command_id` itself just now, so no earlier landing is looked for. `state`: the campaign's state
+        the caller has just read, decided on first instead of reading it again (a stale one only costs a retry)."""
         cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
         if command_id is not None and not fresh:
             first = self._recorded(campaign_id, user, cmd, command_id)
@@ -419,24 +492,38 @@ class TableService:
         command_id = command_id or uuid.uuid4().hex
         started = time.monotonic()
         for attempt in range(1, MAX_RETRIES + 1):
-            state = self.state(campaign_id)
-            decided = decide(state, cmd, user, self.rng, command_id)
-            try:
-                return self._append(campaign_id, state, cmd, user, decided.facts, decided.dice, command_id)
-            except DuplicateCommand:  # the same retry landed meanwhile, from another request
-                first = self._recorded(campaign_id, user, cmd, command_id)
-                if first is None:
-                    raise
-                return first
-            except ConcurrencyError:
-                with self._lock:
-                    self._cache.pop(campaign_id, None)
-                waited = time.monotonic() - started
-                if waited >= RETRY_WAIT_S:
-                    raise TableBusy(campaign_id, attempt, waited) from None
-                # full jitter: a random wait up to a doubling cap, so clashing writers spread out
-                time.sleep(min(RETRY_WAIT_S - waited, self._jitter.uniform(0, 0.005 * 2**attempt)))
+            with self._turn(campaign_id):  # a command of this process never clashes with another of this process
+                if state is None or attempt > 1:
+                    state = self.state(campaign_id)
+                else:  # one of this process's commands may have landed while this one waited its turn
+                    state = self.remembered(campaign_id, state.seq + 1) or state
+                decided = decide(state, cmd, user, self.rng, command_id)
+                try:
+                    return self._append(
+                        campaign_id, state, cmd, user, decided.facts, decided.dice, command_id, fresh_ids=fresh
+                    )
+                except DuplicateCommand:  # the same retry landed meanwhile, from another request
+                    first = self._recorded(campaign_id, user, cmd, command_id)
+                    if first is None:
+                        raise
+                    return first
+                except ConcurrencyError:  # another process's command landed first
+                    with self._lock:
+                        self._cache.pop(campaign_id, None)
+            waited = time.monotonic() - started
+            if waited >= RETRY_WAIT_S:
+                raise TableBusy(campaign_id, attempt, waited)
+            # full jitter: a random wait up to a doubling cap, so clashing writers spread out
+            time.sleep(min(RETRY_WAIT_S - waited, self._jitter.uniform(0, 0.005 * 2**attempt)))
         raise TableBusy(campaign_id, MAX_RETRIES, time.monotonic() - started)
+
+    def _turn(self, campaign_id: str) -> threading.Lock:
+        """The lock this process's commands on the campaign take in turn: they queue rather than clash."""
+        with self._lock:
+            found = self._writers.get(campaign_id)
+            if found is None:
+                found = self._writers[campaign_id] = threading.Lock()
+            return found
 
     def _recorded(self, campaign_id: str, user: str, cmd: Command, command_id: str) -> Applied | None:
         """The first result of a command id already in the log, if it names this command by this member."""
@@ -457,6 +544,8 @@ class TableService:
         facts: Sequence[Any],
         dice: list[tuple[int, int]],
         command_id: str,
+        *,
+        fresh_ids: bool = False,
     ) -> Applied:
         at = self.clock()
         rules_version = game_for(state.ruleset).rules_version
@@ -476,7 +565,9 @@ class TableService:
             )
             for i, e in enumerate(facts)
         ]
-        stored = self.store.append(campaign_id, state.seq, events)
+        tops = self.stream_tops(campaign_id, state.seq)
+        stored = self.store.append(campaign_id, state.seq, events, fresh_ids=fresh_ids, stream_tops=tops)
+        self._advance_tops(campaign_id, state.seq, stored)
         try:
             new = fold(
                 (

@@ -290,16 +290,17 @@ def command(
     cmd = command_from_json(body_json(body))
     if command_id is None:  # an id of the server's own is new: no need to look for an earlier landing
         chosen = uuid.uuid4().hex
-        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, fresh=True)
+        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, fresh=True, state=before)
     else:
         chosen = command_id
-        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen)
+        applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, state=before)
     # the answer reads the state the command landed on: no second look at the campaign's head
     if applied.repeated:
         page = svc.table.stream(campaign_id, user.user_id, limit=500, state=applied.state)
         seen = [s for s in page.seen if s.command_id == chosen]
-    else:
-        page = svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
+    else:  # nothing else landed in between (the common case): the answer is the command's own events, unread
+        found = svc.table.following(applied.state, user.user_id, start, applied.events)
+        page = found or svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
         seen = page.seen
     return {
         "command_id": chosen,

@@ -1,0 +1,75 @@
+"""Stream positions numbered from the tops the service remembers match the log's own count, whatever happens
+between commands: another process's commands, a state loaded from a snapshot, a deleted and re-imported campaign."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from herotable.service import TableService
+from herotable.store import EventStore, MemoryEventStore, open_store
+from herotable.store.export import export_campaign, import_campaign
+from herotable.store.invariants import positions
+from herotable.table.chat import Say
+from herotable.table.dice_roll import FreeRoll
+from herotable.table.state import Ruleset
+from herotable.table.structure import Join
+
+MEMBERS = ("gm", "pat", "sam")
+
+
+def _open(backend: str, tmp_path) -> EventStore:  # type: ignore[no-untyped-def]
+    return MemoryEventStore() if backend == "memory" else open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+
+
+def _some_command(rng: random.Random) -> tuple[str, object]:
+    """A command of a random member for a random audience: public, the GM's alone, or whispered."""
+    user = rng.choice(MEMBERS)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return user, FreeRoll("1d20")
+    if kind == 1:
+        return "gm", FreeRoll("1d6", secret=True)
+    to = rng.choice([m for m in MEMBERS if m != user])
+    return user, Say("psst", to=to)
+
+
+def _assert_numbered_as_the_log(store: EventStore, campaign_id: str) -> None:
+    log = store.load(campaign_id)
+    assert [e.stream_pos for e in log] == positions(log)
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_two_services_on_one_store_number_every_audience_as_the_log_does(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = _open(backend, tmp_path)
+    first, second = TableService(store, snapshot_every=7), TableService(store, snapshot_every=7)
+    first.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    for user in MEMBERS[1:]:
+        first.execute("s1", user, Join(user.title()))
+    rng = random.Random(5)
+    for n in range(120):
+        service = first if rng.random() < 0.5 else second  # each remembers its own tops; the other moves the log
+        user, cmd = _some_command(rng)
+        service.execute("s1", user, cmd)  # type: ignore[arg-type]
+        if n % 30 == 29:  # another process starts cold, from the newest snapshot, and writes from then on
+            second = TableService(store, snapshot_every=7)
+    _assert_numbered_as_the_log(store, "s1")
+    heads = {user: first.head_cursor("s1", user, first.state("s1")) for user in MEMBERS}
+    assert heads == {user: TableService(store).head_cursor("s1", user) for user in MEMBERS}
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_a_campaign_deleted_and_imported_again_is_numbered_from_its_new_log(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = _open(backend, tmp_path)
+    service = TableService(store)
+    service.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    service.execute("s1", "pat", Join("Pat"))
+    kept = export_campaign(store, "s1")
+    for _ in range(3):
+        service.execute("s1", "pat", FreeRoll("1d20"))
+    service.delete_campaign("s1", "gm")
+    import_campaign(store, kept)  # the same id, an older log
+    service.execute("s1", "pat", FreeRoll("1d20"))
+    service.execute("s1", "gm", Say("hi", to="pat"))
+    _assert_numbered_as_the_log(store, "s1")
