@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.dice import Rng
 from herotable.server import api, chat, errors, live_routes, manage, pages, portrait_routes
-from herotable.server.deps import make_services
+from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
 from herotable.server.security import SESSION_COOKIE
@@ -22,6 +24,40 @@ from herotable.store.port import EventStore
 from herotable.store.sql import open_store
 
 STATIC = Path(__file__).with_name("static")
+
+
+class SessionCookie:
+    """Every visitor has a signed session (anonymous until login), so forms can carry a CSRF token: the request's
+    `state.session`, sent back as a cookie when the request came without one (and the answer sets none itself).
+    Plain ASGI rather than an `http` middleware function, which runs each request in a task of its own."""
+
+    def __init__(self, app: ASGIApp, services: Services) -> None:
+        self.app = app
+        self.services = services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        services = self.services
+        loaded = services.sessions.load(Request(scope).cookies.get(SESSION_COOKIE))
+        state = scope.setdefault("state", {})
+        state["session"] = loaded or services.sessions.new()
+        if loaded is not None:
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if not any(SESSION_COOKIE in value for value in headers.getlist("set-cookie")):
+                    made = Response()
+                    api.set_session_cookie(made, services, state["session"])
+                    for value in made.headers.getlist("set-cookie"):
+                        headers.append("set-cookie", value)
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 def create_app(
@@ -49,16 +85,7 @@ def create_app(
     app.state.services = services
     app.state.hub = hub
 
-    @app.middleware("http")
-    async def session_cookie(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        """Every visitor has a signed session (anonymous until login), so forms can carry a CSRF token."""
-        loaded = services.sessions.load(request.cookies.get(SESSION_COOKIE))
-        request.state.session = loaded or services.sessions.new()
-        response = await call_next(request)
-        if loaded is None and SESSION_COOKIE not in response.headers.get("set-cookie", ""):
-            api.set_session_cookie(response, services, request.state.session)
-        return response
-
+    app.add_middleware(SessionCookie, services=services)
     errors.install(app)
     app.add_middleware(RequestGuard)
     app.include_router(api.router)

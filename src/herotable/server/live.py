@@ -23,6 +23,7 @@ import json
 import logging
 import random
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,7 @@ HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API 
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
+RECENT_BATCHES = 256  # batches this process appended, kept until Redis announces them back
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
 LOG_ONLY_PREFIXES = ("chat.",)
@@ -105,6 +107,7 @@ class Hub:
         self._subscribed = asyncio.Event()
         self._campaign_locks: dict[tuple[str, asyncio.AbstractEventLoop], asyncio.Lock] = {}
         self._publisher: Any = None
+        self._recent: OrderedDict[tuple[str, int], list[StoredEvent]] = OrderedDict()
         if redis_url:
             import redis
 
@@ -170,7 +173,9 @@ class Hub:
             if not isinstance(data, dict):
                 continue
             if isinstance(data.get("campaign_id"), str):
-                self.notify(data["campaign_id"])
+                first, last = data.get("first"), data.get("last")
+                span = (first, last) if isinstance(first, int) and isinstance(last, int) and 0 < first <= last else None
+                self.notify(data["campaign_id"], span=span)
             elif isinstance(data.get("sessions_of"), str):
                 self.check_sessions(data["sessions_of"])
 
@@ -179,12 +184,18 @@ class Hub:
         whatever happens here. Without Redis (or when it is down) this process's viewers are told directly; the other
         processes' viewers catch up when their listener is back."""
         if self._publisher is not None:
+            span = {"first": events[0].seq, "last": events[-1].seq} if events else {}
+            if events:  # kept for this process's own viewers, who hear of it from Redis like everyone else
+                with self._guard:
+                    self._recent[(campaign_id, events[0].seq)] = list(events)
+                    while len(self._recent) > RECENT_BATCHES:
+                        self._recent.popitem(last=False)
             try:
-                self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id}))
+                self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id, **span}))
                 return
             except Exception:
                 log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
-        self.notify(campaign_id)
+        self.notify(campaign_id, events)
 
     def catch_up(self) -> None:
         """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
@@ -193,25 +204,49 @@ class Hub:
         for campaign_id in campaigns:
             self.notify(campaign_id)
 
-    def notify(self, campaign_id: str) -> None:
-        """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe."""
+    def notify(
+        self, campaign_id: str, events: list[StoredEvent] | None = None, span: tuple[int, int] | None = None
+    ) -> None:
+        """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe. `events`: the
+        batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (this process's
+        own is still in memory; another's is read once for every viewer)."""
         with self._guard:
             viewers = list(self._viewers.get(campaign_id, ()))
+            if events is None and span is not None:
+                events = self._recent.get((campaign_id, span[0]))
         by_loop: dict[asyncio.AbstractEventLoop, list[Viewer]] = {}
         for viewer in viewers:
             by_loop.setdefault(viewer.loop, []).append(viewer)
         for loop, group in by_loop.items():
-            asyncio.run_coroutine_threadsafe(self._update_all(campaign_id, group), loop)
+            asyncio.run_coroutine_threadsafe(self._update_all(campaign_id, group, events, span), loop)
 
-    async def _update_all(self, campaign_id: str, viewers: list[Viewer]) -> None:
+    def _batch(self, campaign_id: str, span: tuple[int, int]) -> list[StoredEvent] | None:
+        """The events of `span`, read once for every viewer; None when the log no longer holds them as announced."""
+        first, last = span
+        events = [e for e in self.service.store.load(campaign_id, first - 1) if e.seq <= last]
+        return events if events and events[0].seq == first and events[-1].seq == last else None
+
+    async def _update_all(
+        self,
+        campaign_id: str,
+        viewers: list[Viewer],
+        batch: list[StoredEvent] | None = None,
+        span: tuple[int, int] | None = None,
+    ) -> None:
         """One frame per audience: viewers who may see the same facts and the same view (every spectator; each
-        player; the GM), caught up to the same cursor, share one frame, read, rendered and encoded once. A viewer
-        whose role changed, or who is still being greeted, is brought up to date on its own."""
+        player; the GM), caught up to the same cursor, share one frame, rendered and encoded once. When the batch
+        of events that changed the campaign is known and follows straight on from an audience's cursor, its frame
+        is made from the batch with no read; otherwise it is read from the store. A viewer whose role changed, or
+        who is still being greeted, is brought up to date on its own."""
         key = (campaign_id, asyncio.get_running_loop())
         lock = self._campaign_locks.setdefault(key, asyncio.Lock())
         async with lock:  # one batch at a time per campaign: cursors move in order
             try:
-                state = await asyncio.to_thread(self.service.state, campaign_id)
+                if batch is None and span is not None:
+                    batch = await asyncio.to_thread(self._batch, campaign_id, span)
+                state = self.service.remembered(campaign_id, batch[-1].seq) if batch else None
+                if state is None:
+                    state = await asyncio.to_thread(self.service.state, campaign_id)
             except UnknownCampaign:  # the GM deleted it: nothing more will happen there
                 for viewer in viewers:
                     await self._close(viewer, 4404, "the GM deleted this campaign")
@@ -229,11 +264,18 @@ class Hub:
                 audience = "spectators" if role is Role.SPECTATOR else viewer.user
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
             portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
-            for (_, cursor), group in groups.items():
+            made: dict[tuple[str, str], tuple[str | None, str, bool]] = {}
+            if batch:
                 try:
-                    text, last, more = await asyncio.to_thread(
-                        self._frame, campaign_id, group[0].user, cursor, portraits
-                    )
+                    made = await asyncio.to_thread(self._frames_of, campaign_id, state, batch, groups, portraits)
+                except Exception:
+                    log.warning("cannot make live frames for %s from its new events", campaign_id, exc_info=True)
+            for (audience, cursor), group in groups.items():
+                try:
+                    found = made.get((audience, cursor))
+                    if found is None:
+                        found = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor, portraits)
+                    text, last, more = found
                 except Exception:
                     log.warning("cannot make a live frame for %s", campaign_id, exc_info=True)
                     continue
@@ -244,34 +286,63 @@ class Hub:
             for viewer in alone:
                 await self._update(viewer)
 
+    def _frames_of(
+        self,
+        campaign_id: str,
+        state: TableState,
+        batch: list[StoredEvent],
+        groups: dict[tuple[str, str], list[Viewer]],
+        portraits: Callable[[], Any],
+    ) -> dict[tuple[str, str], tuple[str | None, str, bool]]:
+        """The frames of the audiences whose cursor `batch` follows straight on from, made from the batch alone."""
+        made = {}
+        for (audience, cursor), group in groups.items():
+            page = self.service.following(state, group[0].user, cursor, batch)
+            if page is not None:
+                made[(audience, cursor)] = self._frame(campaign_id, group[0].user, cursor, portraits, (page, state))
+        return made
+
     def _frame(
-        self, campaign_id: str, user: str, cursor: str | None, portraits: Callable[[], Any] | None = None
+        self,
+        campaign_id: str,
+        user: str,
+        cursor: str | None,
+        portraits: Callable[[], Any] | None = None,
+        known: tuple[Page, TableState] | None = None,
     ) -> tuple[str | None, str, bool]:
         """The frame for `user`'s audience as text, the cursor after it, and whether more events wait after it: the
         events after `cursor` (a page of them at most), or with no cursor a "hello" with the newest of the stream,
         and (`html`) the table page's panels those events change, rendered for that audience. None instead of
         text: nothing they may see happened. `portraits` gives the campaign's portrait digests (a batch reads them
-        once for all its audiences)."""
+        once for all its audiences). `known`: the page after `cursor` and the state, made from a batch just appended
+        (nothing is read)."""
         svc = self.service
-        if cursor is None:
-            page: Page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
-        else:
-            page = svc.stream(campaign_id, user, after=cursor, limit=PAGE)
+        if known is not None:
+            page, state = known
             if not page.seen:
-                return None, cursor, False
-        state = svc.state(campaign_id)
+                return None, page.last, False
+        else:
+            if cursor is None:
+                page = svc.stream(campaign_id, user, limit=HELLO_EVENTS)
+            else:
+                page = svc.stream(campaign_id, user, after=cursor, limit=PAGE)
+                if not page.seen:
+                    return None, cursor, False
+            state = svc.state(campaign_id)
         role = state.role_of(user)
-        frame = {
+        frame: dict[str, Any] = {
             "type": "hello" if cursor is None else "events",
             "role": role.value if role is not None else None,
             "events": [seen_json(state, s) for s in page.seen],
             "cursor": page.last,
-            "view": view_for(state, user),
         }
-        if role is not None and (cursor is None or changes_panels(page.seen)):
+        whole = cursor is None or changes_panels(page.seen)  # a frame of log-only facts carries just the facts
+        if whole:
+            frame["view"] = view_for(state, user)
+        if role is not None and whole:
             digests = portraits() if portraits is not None else svc.store.portrait_digests(campaign_id)
             frame["html"] = fragments(state, user, digests)
-        return json.dumps(frame), page.last, cursor is not None and len(page.seen) >= PAGE
+        return json.dumps(frame), page.last, known is None and cursor is not None and len(page.seen) >= PAGE
 
     async def _deliver(self, viewer: Viewer, cursor: str, text: str | None, last: str) -> None:
         """Send a shared frame to one viewer, if it is still where the frame starts; else catch it up alone."""
