@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from herotable.dice import Rng, SystemRng
+from herotable.errors import RulesError
 from herotable.store.export import import_campaign
 from herotable.store.memory import MemoryEventStore
 from herotable.store.port import (
@@ -279,6 +280,14 @@ class TableService:
                 self._tops[campaign_id] = (head, tops)
         return tops
 
+    def recent_state(self, campaign_id: str) -> TableState:
+        """The campaign's state in memory, without asking the store whether events landed since (another process's):
+        for deciding a command, whose append refuses a stale state and is then decided again on a fresh one. Read
+        when nothing is in memory."""
+        with self._lock:
+            cached = self._cache.get(campaign_id)
+        return cached if cached is not None else self.state(campaign_id)
+
     def remembered(self, campaign_id: str, seq: int) -> TableState | None:
         """The campaign's state in memory, if it is at `seq` or later (no read: None otherwise)."""
         with self._lock:
@@ -483,7 +492,8 @@ class TableService:
         A `command_id` already in the log makes this a retry: when it names the same command by the same member,
         nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused. `fresh`: the
         caller made `command_id` itself just now, so no earlier landing is looked for. `state`: the campaign's state
-        the caller has just read, decided on first instead of reading it again (a stale one only costs a retry)."""
+        as the caller knows it (`recent_state`), decided on first instead of reading it again: a stale one costs a
+        retry when it clashes, and a refusal on it is checked on a fresh read before it is given."""
         cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
         if command_id is not None and not fresh:
             first = self._recorded(campaign_id, user, cmd, command_id)
@@ -493,11 +503,18 @@ class TableService:
         started = time.monotonic()
         for attempt in range(1, MAX_RETRIES + 1):
             with self._turn(campaign_id):  # a command of this process never clashes with another of this process
-                if state is None or attempt > 1:
+                read = state is None or attempt > 1
+                if state is None or read:
                     state = self.state(campaign_id)
                 else:  # one of this process's commands may have landed while this one waited its turn
                     state = self.remembered(campaign_id, state.seq + 1) or state
-                decided = decide(state, cmd, user, self.rng, command_id)
+                try:
+                    decided = decide(state, cmd, user, self.rng, command_id)
+                except RulesError:
+                    if read:
+                        raise
+                    state = self.state(campaign_id)  # refuse only on what the log holds now
+                    decided = decide(state, cmd, user, self.rng, command_id)
                 try:
                     return self._append(
                         campaign_id, state, cmd, user, decided.facts, decided.dice, command_id, fresh_ids=fresh

@@ -130,9 +130,12 @@ def logout_everywhere(request: Request, response: Response, svc: ServicesDep, us
     return ended
 
 
-def member_state(svc: ServicesDep, campaign_id: str, user: User) -> TableState:
-    """The campaign's state, for one of its members only (403 otherwise)."""
-    state = svc.table.state(campaign_id)
+def member_state(svc: ServicesDep, campaign_id: str, user: User, *, recent: bool = False) -> TableState:
+    """The campaign's state, for one of its members only (403 otherwise). `recent`: the state in memory will do
+    (a command's append checks that nothing landed since); a member it does not know yet is looked up afresh."""
+    state = svc.table.recent_state(campaign_id) if recent else svc.table.state(campaign_id)
+    if state.role_of(user.user_id) is None and recent:
+        state = svc.table.state(campaign_id)
     if state.role_of(user.user_id) is None:
         raise HTTPException(403, "you are not a member of this campaign")
     return state
@@ -285,7 +288,7 @@ def command(
     A retry with a `command_id` already recorded writes nothing: the answer says `"repeated": true` and holds that
     command's facts as you see them, with the cursor of your stream's end. The same id for another command is
     refused (409)."""
-    before = member_state(svc, campaign_id, user)
+    before = member_state(svc, campaign_id, user, recent=True)
     start = svc.table.head_cursor(campaign_id, user.user_id, before)
     cmd = command_from_json(body_json(body))
     if command_id is None:  # an id of the server's own is new: no need to look for an earlier landing
