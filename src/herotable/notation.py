@@ -7,6 +7,7 @@ MAX_DICE dice per expression (explosions and re-rolls count), and dice have at m
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +89,16 @@ class _PlainText(d20.SimpleStringifier):  # type: ignore[misc]
         self._nodes = {**self._nodes, _RngDice: self._str_dice, _RngDie: self._str_die}
 
 
+_PARSER = d20.Roller()
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> Any:
+    """The expression's syntax tree, parsed once: a table rolls the same few expressions again and again, and
+    parsing costs more than rolling (rolling reads the tree and never changes it). Raises d20.RollSyntaxError."""
+    return _PARSER.parse(text)
+
+
 def roll_notation(expression: str, rng: Rng) -> NotationRoll:
     """Roll a dice expression in d20 notation with faces from `rng`.
 
@@ -105,7 +116,7 @@ def roll_notation(expression: str, rng: Rng) -> NotationRoll:
         )
     recorder = RecordingRng(rng)
     try:
-        result = _RngRoller(recorder).roll(text, stringifier=_PlainText())
+        result = _RngRoller(recorder).roll(_parsed(text), stringifier=_PlainText())
         total, rendered = int(result.total), str(result.result)
     except d20.TooManyRolls:
         raise NotationError(

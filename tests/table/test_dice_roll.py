@@ -63,3 +63,14 @@ def test_a_label_with_a_control_character_is_refused_and_changes_nothing(service
     service.rng = ScriptedRng([(6, 3)])
     [(_, _, data)] = facts(service.execute("c", "ana", FreeRoll("1d6", label="falling\trocks, ß and Ω")))
     assert data["label"] == "falling\trocks, ß and Ω"
+
+
+def test_the_same_expression_rolled_again_reads_only_its_own_faces() -> None:
+    """An expression is parsed once and its tree reused: each roll still keeps, drops and totals its own dice."""
+    from herotable.notation import roll_notation
+
+    first = roll_notation("4d6kh3+1", ScriptedRng([(6, 1), (6, 2), (6, 3), (6, 4)]))
+    second = roll_notation(" 4d6kh3+1 ", ScriptedRng([(6, 6), (6, 5), (6, 1), (6, 6)]))
+    assert (first.total, first.dice) == (10, ((6, 1), (6, 2), (6, 3), (6, 4)))
+    assert (second.total, second.dice) == (18, ((6, 6), (6, 5), (6, 1), (6, 6)))
+    assert (first.text, second.text) == ("4d6kh3 (1, 2, 3, 4) + 1 = 10", "4d6kh3 (6, 5, 1, 6) + 1 = 18")

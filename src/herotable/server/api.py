@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from herotable.server import log_pages, odds_panel
 from herotable.server.auth import replace_password, stamp, start_session
-from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf
+from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf, current_user, require_user
 from herotable.server.live import seen_json
 from herotable.server.schemas import CommandBody, body_json, command_model
 from herotable.server.security import SESSION_MAX_AGE_S, digest
@@ -274,7 +274,7 @@ COMMAND_ID = Query(
 def command(
     campaign_id: str,
     svc: ServicesDep,
-    user: UserDep,
+    request: Request,
     body: Annotated[CommandBody, Body()],
     command_id: Annotated[str | None, COMMAND_ID] = None,
 ) -> dict[str, Any]:
@@ -288,6 +288,7 @@ def command(
     A retry with a `command_id` already recorded writes nothing: the answer says `"repeated": true` and holds that
     command's facts as you see them, with the cursor of your stream's end. The same id for another command is
     refused (409)."""
+    user = require_user(current_user(request, svc))  # here rather than as a dependency: one thread for it all
     before = member_state(svc, campaign_id, user, recent=True)
     start = svc.table.head_cursor(campaign_id, user.user_id, before)
     cmd = command_from_json(body_json(body))
