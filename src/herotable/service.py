@@ -288,6 +288,21 @@ class TableService:
             cached = self._cache.get(campaign_id)
         return cached if cached is not None else self.state(campaign_id)
 
+    def advanced(self, campaign_id: str, batch: Sequence[StoredEvent]) -> TableState | None:
+        """The remembered state carried on over `batch` (events another process appended, read once for the live
+        frames) when it ends right before it: remembered and given, with no read. None otherwise."""
+        with self._lock:
+            cached = self._cache.get(campaign_id)
+        if cached is None or not batch or cached.seq != batch[0].seq - 1:
+            return None
+        try:
+            state = fold_log(batch, cached)
+        except (FoldError, BrokenLog):  # an undo reaching past what is remembered, say: `state` reads the store
+            return None
+        self._remember(campaign_id, state)
+        self._advance_tops(campaign_id, cached.seq, batch)
+        return state
+
     def remembered(self, campaign_id: str, seq: int) -> TableState | None:
         """The campaign's state in memory, if it is at `seq` or later (no read: None otherwise)."""
         with self._lock:

@@ -73,3 +73,24 @@ def test_a_campaign_deleted_and_imported_again_is_numbered_from_its_new_log(back
     service.execute("s1", "pat", FreeRoll("1d20"))
     service.execute("s1", "gm", Say("hi", to="pat"))
     _assert_numbered_as_the_log(store, "s1")
+
+
+def test_another_processs_batch_is_folded_onto_the_remembered_state_without_a_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    writer, viewer = TableService(store), TableService(store)
+    writer.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    writer.execute("s1", "pat", Join("Pat"))
+    viewer.state("s1")  # remembered at the head
+    batch = writer.execute("s1", "gm", Say("for Pat", to="pat")).events
+    later = writer.execute("s1", "pat", FreeRoll("1d20")).events
+    assert viewer.advanced("s1", later) is None  # it does not follow on from what the viewer remembers
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    carried = viewer.advanced("s1", batch)
+    assert carried is not None and reads == []
+    assert viewer.advanced("s1", later) is not None and reads == []
+    assert viewer.remembered("s1", later[-1].seq) == TableService(store).state("s1")
+    _, tops = store.stream_tops("s1")
+    assert viewer.stream_tops("s1", later[-1].seq) == tops

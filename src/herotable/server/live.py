@@ -244,7 +244,11 @@ class Hub:
             try:
                 if batch is None and span is not None:
                     batch = await asyncio.to_thread(self._batch, campaign_id, span)
-                state = self.service.remembered(campaign_id, batch[-1].seq) if batch else None
+                state = None
+                if batch:  # this process's own batch is remembered; another's is folded onto what is
+                    state = self.service.remembered(campaign_id, batch[-1].seq) or self.service.advanced(
+                        campaign_id, batch
+                    )
                 if state is None:
                     state = await asyncio.to_thread(self.service.state, campaign_id)
             except UnknownCampaign:  # the GM deleted it: nothing more will happen there
