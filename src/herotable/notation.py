@@ -8,6 +8,7 @@ MAX_DICE dice per expression (explosions and re-rolls count), and dice have at m
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,13 +91,15 @@ class _PlainText(d20.SimpleStringifier):  # type: ignore[misc]
 
 
 _PARSER = d20.Roller()
+_PARSING = threading.Lock()  # the parser keeps a cache of its own, which is not safe to share between threads
 
 
 @functools.lru_cache(maxsize=1024)
 def _parsed(text: str) -> Any:
     """The expression's syntax tree, parsed once: a table rolls the same few expressions again and again, and
     parsing costs more than rolling (rolling reads the tree and never changes it). Raises d20.RollSyntaxError."""
-    return _PARSER.parse(text)
+    with _PARSING:
+        return _PARSER.parse(text)
 
 
 def roll_notation(expression: str, rng: Rng) -> NotationRoll:

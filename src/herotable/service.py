@@ -390,7 +390,9 @@ class TableService:
     def following(self, state: TableState, user: str, cursor: str, batch: Sequence[StoredEvent]) -> Page | None:
         """What `user` (at `cursor` in their stream) sees of `batch`, events just appended in one go, without reading
         the store: the page `stream(after=cursor)` would read, or None when the batch does not follow straight on from
-        the cursor (the viewer is behind or ahead: read the store). `state`: the campaign's, at the batch or later."""
+        the cursor on both of the viewer's streams (the viewer is behind or ahead), or when the remembered stream
+        tops are not those right after the batch: then read the store. `state`: the campaign's, at the batch or
+        later."""
         role = state.role_of(user)
         if role is None or not batch:
             return None
@@ -398,10 +400,16 @@ class TableService:
         start = decode_cursor(cursor)
         if everything:
             return self._forward(batch, start, True) if batch[0].seq == start.public + 1 else None
+        with self._lock:  # the tops after the batch, to know where a stream the batch leaves alone stands
+            at, tops = self._tops.get(state.campaign_id, (-1, {}))
+        if at != batch[-1].seq:
+            return None
         seen = [e for e in batch if e.visibility == "public" or (e.visibility == "owner" and e.owner == user)]
-        first_public = next((e.stream_pos for e in seen if e.visibility == "public"), start.public + 1)
-        first_own = next((e.stream_pos for e in seen if e.visibility != "public"), start.own + 1)
-        if first_public != start.public + 1 or first_own != start.own + 1:
+        first_public = next((e.stream_pos for e in seen if e.visibility == "public"), None)
+        first_own = next((e.stream_pos for e in seen if e.visibility != "public"), None)
+        public = tops.get(("public", None), 0) if first_public is None else first_public - 1
+        own = tops.get(("owner", user), 0) if first_own is None else first_own - 1
+        if (public, own) != (start.public, start.own):  # the viewer is behind (or ahead) on one of its streams
             return None
         return self._forward(seen, start, False)
 
@@ -471,7 +479,9 @@ class TableService:
         command_id = uuid.uuid4().hex
         decided = decide(empty, cmd, user, self.rng, command_id)
         self.store.create_campaign(cid, title.strip() or cid, ruleset.value, self.clock())
-        return self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id).state
+        return self._landed(
+            cid, empty, self._append(cid, empty, cmd, user, decided.facts, decided.dice, command_id)
+        ).state
 
     def delete_campaign(self, campaign_id: str, user: str) -> None:
         """Delete the campaign for good, its log, snapshots and invitations with it: the GM's alone, and not a fact,
@@ -531,7 +541,7 @@ class TableService:
                     state = self.state(campaign_id)  # refuse only on what the log holds now
                     decided = decide(state, cmd, user, self.rng, command_id)
                 try:
-                    return self._append(
+                    applied: Applied | None = self._append(
                         campaign_id, state, cmd, user, decided.facts, decided.dice, command_id, fresh_ids=fresh
                     )
                 except DuplicateCommand:  # the same retry landed meanwhile, from another request
@@ -540,8 +550,11 @@ class TableService:
                         raise
                     return first
                 except ConcurrencyError:  # another process's command landed first
+                    applied = None
                     with self._lock:
                         self._cache.pop(campaign_id, None)
+            if applied is not None:
+                return self._landed(campaign_id, state, applied)
             waited = time.monotonic() - started
             if waited >= RETRY_WAIT_S:
                 raise TableBusy(campaign_id, attempt, waited)
@@ -611,14 +624,23 @@ class TableService:
         except UndoNeedsHistory:  # the state came from a snapshot, which keeps no earlier states
             new = fold_log(self.store.load(campaign_id))
         self._remember(campaign_id, new)
-        if new.seq // self.snapshot_every > state.seq // self.snapshot_every:
-            self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
+        return Applied(stored, new)
+
+    def _landed(self, campaign_id: str, before: TableState, applied: Applied) -> Applied:
+        """What follows a recorded command, once the campaign's turn is given up (a slow Redis or a snapshot must not
+        hold the next command): a snapshot when one is due, and the listeners (live updates)."""
+        new = applied.state
+        if new.seq // self.snapshot_every > before.seq // self.snapshot_every:
+            try:
+                self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
+            except StoreError:  # a snapshot is a shortcut: the command is recorded whatever becomes of it
+                log.exception("could not save a snapshot of campaign %s at %s", campaign_id, new.seq)
         for listener in self._listeners:
             try:
-                listener(campaign_id, stored)
+                listener(campaign_id, applied.events)
             except Exception:  # the command is recorded: a listener that fails (live updates) must not undo that
-                log.exception("a listener failed after campaign %s recorded command %s", campaign_id, command_id)
-        return Applied(stored, new)
+                log.exception("a listener failed after campaign %s recorded %s", campaign_id, new.last_command)
+        return applied
 
 
 def replay_events(events: Sequence[StoredEvent]) -> TableState:

@@ -94,3 +94,24 @@ def test_another_processs_batch_is_folded_onto_the_remembered_state_without_a_re
     assert viewer.remembered("s1", later[-1].seq) == TableService(store).state("s1")
     _, tops = store.stream_tops("s1")
     assert viewer.stream_tops("s1", later[-1].seq) == tops
+
+
+def test_a_batch_that_leaves_one_of_a_viewers_streams_alone_still_checks_that_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Pat's cursor is at the GM's public roll's seq minus one; Pat's own whisper lands after that roll. The batch
+    holds nothing public, yet Pat is behind on the public stream: the page must come from the store."""
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    service = TableService(store)
+    service.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    service.execute("s1", "pat", Join("Pat"))
+    service.execute("s1", "sam", Join("Sam"))
+    cursor = service.head_cursor("s1", "pat", service.state("s1"))
+    service.execute("s1", "gm", FreeRoll("1d20"))  # public: Pat has not seen it
+    whisper = service.execute("s1", "sam", Say("psst", to="pat"))  # only Pat's own stream (and Sam's)
+    assert service.following(whisper.state, "pat", cursor, whisper.events) is None
+    read = service.stream("s1", "pat", after=cursor)
+    assert [s.fact.type for s in read.seen] == ["table.dice_rolled", "chat.said"]
+    caught_up = service.head_cursor("s1", "pat", whisper.state)
+    again = service.execute("s1", "sam", Say("again", to="pat"))
+    page = service.following(again.state, "pat", caught_up, again.events)
+    assert page is not None and [s.fact.type for s in page.seen] == ["chat.said"]
+    assert page.last == service.stream("s1", "pat", after=caught_up).last

@@ -303,7 +303,8 @@ def command(
         page = svc.table.stream(campaign_id, user.user_id, limit=500, state=applied.state)
         seen = [s for s in page.seen if s.command_id == chosen]
     else:  # nothing else landed in between (the common case): the answer is the command's own events, unread
-        found = svc.table.following(applied.state, user.user_id, start, applied.events)
+        straight = applied.events and applied.events[0].seq == before.seq + 1
+        found = svc.table.following(applied.state, user.user_id, start, applied.events) if straight else None
         page = found or svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
         seen = page.seen
     return {
