@@ -56,6 +56,7 @@ from herotable.table.structure import CreateCampaign
 from herotable.table.views import view_for
 
 SNAPSHOT_EVERY = 200
+TOPS_KEPT = 1024  # stream tops kept by seq, across campaigns (a few dozen bytes each)
 MAX_RETRIES = 20
 RETRY_WAIT_S = 2.0  # at most this long retrying clashes with other writers before answering "busy"
 CACHED_CAMPAIGNS = 256  # current states kept in memory, the most recently used
@@ -205,6 +206,8 @@ class TableService:
         self._writers: dict[str, threading.Lock] = {}  # one per campaign: this process's commands take turns
         # per remembered campaign, the top position of each audience's stream (see `stream_tops`) at a seq
         self._tops: dict[str, tuple[int, dict[tuple[str, str | None], int]]] = {}
+        # the newest few of them by (campaign, seq), for live frames made a little after later commands landed
+        self._tops_then: OrderedDict[tuple[str, int], dict[tuple[str, str | None], int]] = OrderedDict()
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
 
     def subscribe(self, listener: Callable[[str, list[StoredEvent]], None]) -> None:
@@ -264,6 +267,9 @@ class TableService:
             for e in events:
                 tops[(e.visibility, e.owner)] = e.stream_pos
             self._tops[campaign_id] = (events[-1].seq, tops)
+            self._tops_then[(campaign_id, events[-1].seq)] = tops
+            while len(self._tops_then) > TOPS_KEPT:
+                self._tops_then.popitem(last=False)
 
     def stream_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
         """The top position of each audience's stream when the log ends at `seq` (public, each member's own, the
@@ -401,9 +407,10 @@ class TableService:
         if everything:
             return self._forward(batch, start, True) if batch[0].seq == start.public + 1 else None
         with self._lock:  # the tops after the batch, to know where a stream the batch leaves alone stands
-            at, tops = self._tops.get(state.campaign_id, (-1, {}))
-        if at != batch[-1].seq:
+            found = self._tops_then.get((state.campaign_id, batch[-1].seq))
+        if found is None:
             return None
+        tops = found
         seen = [e for e in batch if e.visibility == "public" or (e.visibility == "owner" and e.owner == user)]
         first_public = next((e.stream_pos for e in seen if e.visibility == "public"), None)
         first_own = next((e.stream_pos for e in seen if e.visibility != "public"), None)
@@ -495,6 +502,8 @@ class TableService:
         with self._lock:
             self._cache.pop(campaign_id, None)
             self._tops.pop(campaign_id, None)
+            for key in [key for key in self._tops_then if key[0] == campaign_id]:
+                del self._tops_then[key]
         for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
             try:
                 listener(campaign_id, [])

@@ -115,3 +115,18 @@ def test_a_batch_that_leaves_one_of_a_viewers_streams_alone_still_checks_that_st
     page = service.following(again.state, "pat", caught_up, again.events)
     assert page is not None and [s.fact.type for s in page.seen] == ["chat.said"]
     assert page.last == service.stream("s1", "pat", after=caught_up).last
+
+
+def test_a_batch_still_follows_on_after_later_commands_landed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Live frames are made a little after their command; by then the next command may have landed. The stream
+    tops right after each batch are kept, so the frame is still made from the batch."""
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    service = TableService(store)
+    service.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    service.execute("s1", "pat", Join("Pat"))
+    cursor = service.head_cursor("s1", "pat", service.state("s1"))
+    first = service.execute("s1", "gm", FreeRoll("1d20"))
+    later = service.execute("s1", "gm", FreeRoll("1d20"))
+    page = service.following(later.state, "pat", cursor, first.events)
+    assert page is not None and [s.command_id for s in page.seen] == [first.events[0].command_id]
+    assert page.last == service.stream("s1", "pat", after=cursor, limit=1).last
