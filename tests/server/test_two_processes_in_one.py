@@ -54,3 +54,25 @@ def test_a_refusal_on_a_stale_state_is_checked_afresh(tmp_path) -> None:  # type
     events = answer.json()["events"]
     assert [e["type"] for e in events] == ["request.opened", "request.answered"]
     assert events[1]["position"] == events[0]["position"] + 1
+
+
+def test_a_gm_who_hands_over_is_answered_in_their_new_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The answer's cursor is the one of the stream the member reads now (a player's), never the GM's read as a
+    player's: following it reads on without error and without skipping anything."""
+    from .clients import table
+
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'two.db'}"))
+    cid, m = table(app)
+    m["gm"].command(cid, type="table.roll", expression="1d20", secret=True)  # the GM's stream runs ahead
+    m["gm"].command(cid, type="table.roll", expression="1d20", secret=True)
+    m["pat"].command(cid, type="table.roll", expression="1d20")
+    handed = m["gm"].command(cid, type="campaign.hand_over", user=m["pat"].user_id)
+    assert handed.status_code == 200, handed.text
+    assert [e["type"] for e in handed.json()["events"]] == ["campaign.gm_handed_over"]
+    cursor = handed.json()["cursor"]
+    m["pat"].command(cid, type="table.roll", expression="1d20")
+    after = m["gm"].get(f"/api/v1/campaigns/{cid}/events?after={cursor}")
+    assert after.status_code == 200, after.text
+    assert [e["type"] for e in after.json()["events"]] == ["table.dice_rolled"]
+    mine = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()["events"]
+    assert [e["position"] for e in mine] == list(range(1, len(mine) + 1))

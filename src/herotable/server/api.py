@@ -286,7 +286,8 @@ def command(
     villain's sheet) has no events for you.
 
     A retry with a `command_id` already recorded writes nothing: the answer says `"repeated": true` and holds that
-    command's facts as you see them, with the cursor of your stream's end. The same id for another command is
+    command's facts as you see them, with the cursor of your stream's end; so is a command after which you read
+    another stream (a GM handing the role over reads a player's from then on). The same id for another command is
     refused (409)."""
     user = require_user(current_user(request, svc))  # here rather than as a dependency: one thread for it all
     before = member_state(svc, campaign_id, user, recent=True)
@@ -298,8 +299,10 @@ def command(
     else:
         chosen = command_id
         applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, state=before)
-    # the answer reads the state the command landed on: no second look at the campaign's head
-    if applied.repeated:
+    # the answer reads the state the command landed on: no second look at the campaign's head. A member whose
+    # stream changed with it (a GM who handed over reads a player's stream now) starts afresh in the new one.
+    restarted = before.is_gm(user.user_id) != applied.state.is_gm(user.user_id)
+    if applied.repeated or restarted:
         page = svc.table.stream(campaign_id, user.user_id, limit=500, state=applied.state)
         seen = [s for s in page.seen if s.command_id == chosen]
     else:  # nothing else landed in between (the common case): the answer is the command's own events, unread
