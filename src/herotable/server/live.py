@@ -185,11 +185,14 @@ class Hub:
         processes' viewers catch up when their listener is back."""
         if self._publisher is not None:
             span = {"first": events[0].seq, "last": events[-1].seq} if events else {}
-            if events:  # kept for this process's own viewers, who hear of it from Redis like everyone else
-                with self._guard:
+            with self._guard:  # kept for this process's own viewers, who hear of it from Redis like everyone else
+                if events:
                     self._recent[(campaign_id, events[0].seq)] = list(events)
                     while len(self._recent) > RECENT_BATCHES:
                         self._recent.popitem(last=False)
+                else:  # deleted: a campaign imported again under its id must not be given its old batches
+                    for key in [key for key in self._recent if key[0] == campaign_id]:
+                        del self._recent[key]
             try:
                 self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id, **span}))
                 return
