@@ -31,6 +31,7 @@ from herotable.store.port import (
     StoredEvent,
     StoreError,
     StreamCursor,
+    StreamTops,
 )
 from herotable.table import campaign_settings, kinds  # noqa: F401  (kinds registers every command, fact and game)
 from herotable.table.codec import CodecError
@@ -271,12 +272,17 @@ class TableService:
             while len(self._tops_then) > TOPS_KEPT:
                 self._tops_then.popitem(last=False)
 
+    def _known_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
+        """The stream tops at `seq` when they are remembered (no read)."""
+        with self._lock:
+            at, tops = self._tops.get(campaign_id, (-1, {}))
+        return tops if at == seq else None
+
     def stream_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
         """The top position of each audience's stream when the log ends at `seq` (public, each member's own, the
         GM's): remembered, else read once; None when the log has moved past `seq`."""
-        with self._lock:
-            at, tops = self._tops.get(campaign_id, (-1, {}))
-        if at == seq:
+        tops = self._known_tops(campaign_id, seq)
+        if tops is not None:
             return tops
         head, tops = self.store.stream_tops(campaign_id)
         if head != seq:
@@ -520,8 +526,10 @@ class TableService:
         fresh: bool = False,
         state: TableState | None = None,
     ) -> Applied:
-        """Run `cmd` for `user`. A clash with a concurrent command is retried on fresh state, after a short random
-        wait, for at most RETRY_WAIT_S (then TableBusy); a refusal by the rules raises RulesError and writes nothing.
+        """Run `cmd` for `user`. A command of another process that landed first is folded in and `cmd` decided again
+        within the append, with the campaign held (see `_append`); when that cannot be done, it is retried on fresh
+        state after a short random wait, for at most RETRY_WAIT_S (then TableBusy). A refusal by the rules raises
+        RulesError and writes nothing.
 
         A `command_id` already in the log makes this a retry: when it names the same command by the same member,
         nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused. `fresh`: the
@@ -558,10 +566,8 @@ class TableService:
                     if first is None:
                         raise
                     return first
-                except ConcurrencyError:  # another process's command landed first
+                except ConcurrencyError:  # could not be decided again in the append: again on a fresh read
                     applied = None
-                    with self._lock:
-                        self._cache.pop(campaign_id, None)
             if applied is not None:
                 return self._landed(campaign_id, state, applied)
             waited = time.monotonic() - started
@@ -601,26 +607,48 @@ class TableService:
         *,
         fresh_ids: bool = False,
     ) -> Applied:
+        """Record the facts `cmd` decided on `state`. When another process's command landed meanwhile, the store
+        hands its events over with the campaign held: they are folded onto `state` and `cmd` is decided again on what
+        they lead to (a refusal then raises RulesError, with nothing written), so writers queue instead of retrying.
+        Raises ConcurrencyError when that cannot be done from `state` (an undo reaching past it, say)."""
         at = self.clock()
         rules_version = game_for(state.ruleset).rules_version
-        record = {"body": command_to_json(cmd), "dice": [list(d) for d in dice]}
-        events = [
-            NewEvent(
-                e.fact.type,
-                payload_of(e.fact),
-                command_id,
-                at,
-                actor=user,
-                visibility=e.visibility.value,
-                owner=e.owner,
-                version=e.fact.version,
-                rules_version=rules_version,
-                command=record if i == 0 else None,
-            )
-            for i, e in enumerate(facts)
-        ]
+        body = command_to_json(cmd)
+
+        def events_of(facts: Sequence[Any], dice: list[tuple[int, int]]) -> list[NewEvent]:
+            record = {"body": body, "dice": [list(d) for d in dice]}
+            return [
+                NewEvent(
+                    e.fact.type,
+                    payload_of(e.fact),
+                    command_id,
+                    at,
+                    actor=user,
+                    visibility=e.visibility.value,
+                    owner=e.owner,
+                    version=e.fact.version,
+                    rules_version=rules_version,
+                    command=record if i == 0 else None,
+                )
+                for i, e in enumerate(facts)
+            ]
+
+        def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
+            nonlocal state, facts
+            try:
+                caught = fold_log(newer, state)
+            except (FoldError, BrokenLog):  # an undo reaching past what `state` remembers: decided again on a read
+                raise ConcurrencyError(campaign_id, state.seq, newer[-1].seq if newer else state.seq) from None
+            self._advance_tops(campaign_id, state.seq, newer)
+            self._remember(campaign_id, caught)
+            again = decide(caught, cmd, user, self.rng, command_id)
+            state, facts = caught, again.facts
+            return events_of(again.facts, again.dice), self._known_tops(campaign_id, caught.seq)
+
         tops = self.stream_tops(campaign_id, state.seq)
-        stored = self.store.append(campaign_id, state.seq, events, fresh_ids=fresh_ids, stream_tops=tops)
+        stored = self.store.append(
+            campaign_id, state.seq, events_of(facts, dice), fresh_ids=fresh_ids, stream_tops=tops, catch_up=catch_up
+        )
         self._advance_tops(campaign_id, state.seq, stored)
         try:
             new = fold(

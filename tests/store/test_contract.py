@@ -446,6 +446,97 @@ def test_racing_appends_at_the_same_head_exactly_one_wins(store: EventStore) -> 
     assert_whole_log(log, per_command=2)
 
 
+def test_a_writer_that_finds_the_head_moved_is_handed_what_landed_and_appends_after_it(store: EventStore) -> None:
+    # Two processes decided on the same state: the second is not refused but decides again after the first.
+    new_campaign(store)
+    first = store.append("c1", 0, command("first", 2))
+    handed: list[list[Any]] = []
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], None]:
+        handed.append(list(newer))
+        return command("second-again", 3), None
+
+    stored = store.append("c1", 0, command("second", 1), catch_up=catch_up)
+    assert handed == [first]
+    assert [e.seq for e in stored] == [3, 4, 5]
+    assert {e.command_id for e in stored} == {"second-again"}
+    log = store.load("c1")
+    assert [e.seq for e in log] == [1, 2, 3, 4, 5]
+    assert [e.command_id for e in log] == ["first"] * 2 + ["second-again"] * 3
+    assert chain_problems(log) == []
+    assert store.head("c1") == 5
+
+
+def test_a_writer_at_the_head_is_not_handed_anything(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("first", 1))
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], None]:
+        raise AssertionError(f"handed {newer!r} though nothing landed since")
+
+    assert [e.seq for e in store.append("c1", 1, command("second", 1), catch_up=catch_up)] == [2]
+
+
+def test_a_refusal_while_catching_up_writes_nothing_and_reaches_the_writer(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("first", 1))
+    before = store.load("c1")
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], None]:
+        raise ValueError("the last Karma level was spent first")
+
+    with pytest.raises(ValueError, match="spent first"):
+        store.append("c1", 0, command("second", 1), catch_up=catch_up)
+    assert store.load("c1") == before
+    assert store.head("c1") == 1
+
+
+def test_a_bad_batch_given_while_catching_up_is_refused_and_writes_nothing(store: EventStore) -> None:
+    new_campaign(store)
+    store.append("c1", 0, command("first", 1))
+    with pytest.raises(StoreError):
+        store.append("c1", 0, command("second", 1), catch_up=lambda newer: ([], None))
+    assert store.head("c1") == 1
+
+
+def test_racing_writers_that_catch_up_all_land_each_after_what_it_was_handed(store: EventStore) -> None:
+    new_campaign(store)
+    threads, rounds = 6, 4
+    barrier = threading.Barrier(threads)
+    errors: list[BaseException] = []
+    handed: dict[str, list[int]] = {}
+
+    def player(number: int) -> None:
+        try:
+            for round_ in range(rounds):
+                barrier.wait()
+                name = f"r{round_}-p{number}"
+                seen: list[int] = []
+
+                def catch_up(newer: Any, name: str = name, seen: list[int] = seen) -> tuple[list[NewEvent], None]:
+                    seen[:] = [e.seq for e in newer]
+                    return command(name, 2), None
+
+                expected = store.head("c1")
+                stored = store.append("c1", expected, command(name, 2), catch_up=catch_up)
+                handed[name] = seen
+                assert stored[0].seq == (seen[-1] if seen else expected) + 1
+        except BaseException as error:
+            errors.append(error)
+            barrier.abort()
+
+    workers = [threading.Thread(target=player, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert errors == []
+    log = store.load("c1")
+    assert len(log) == 2 * threads * rounds
+    assert_whole_log(log, per_command=2)
+    assert len({e.command_id for e in log}) == threads * rounds
+
+
 def test_every_event_is_chained_to_the_one_before(store: EventStore) -> None:
     played(store)
     log = store.load("c1")

@@ -12,6 +12,7 @@ from herotable.errors import RulesError
 from herotable.ltl.samples import CAPTAIN_COMET
 from herotable.service import TableService
 from herotable.store import EventStore, MemoryEventStore, open_store
+from herotable.table.dice_roll import FreeRoll
 from herotable.table.ltl.commands import CreateLtlCharacter, TryAgain
 from herotable.table.state import Ruleset
 from herotable.table.structure import Join
@@ -82,3 +83,53 @@ def test_processes_race_for_the_last_karma_level_on_sqlite(tmp_path):
 
 def test_processes_race_for_the_last_karma_level_on_postgresql(postgres_schema):
     _race_processes(postgres_schema())
+
+
+def _counting_appends(store: EventStore) -> list[int]:
+    """Count the store's appends (each a transaction) from here on."""
+    calls: list[int] = []
+    real = store.append
+
+    def append(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    store.append = append  # type: ignore[method-assign]
+    return calls
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_a_process_that_decided_on_a_stale_state_is_refused_in_its_one_append(backend, tmp_path):
+    """R-T-3: the refusal comes from the state the log holds when the command lands, decided once the other
+    process's spend is folded in; nothing is retried and nothing written."""
+    store = MemoryEventStore() if backend == "memory" else open_store(f"sqlite:///{tmp_path / 'race.db'}")
+    campaign_with_last_karma(store)
+    first, second = TableService(store), TableService(store)
+    stale = second.state("race")
+    first.execute("race", "pat", TryAgain("comet"))
+    head = store.head("race")
+    calls = _counting_appends(store)
+    with pytest.raises(RulesError) as refused:
+        second.execute("race", "gm", TryAgain("comet"), state=stale)
+    assert refused.value.code == "karma/below_d4"
+    assert calls == [stale.seq]  # one append, at the state it decided on: no retry
+    assert store.head("race") == head
+    assert second.remembered("race", head) == first.state("race")  # it learnt what landed meanwhile
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_a_process_behind_the_log_lands_after_it_in_one_append(backend, tmp_path):
+    store = MemoryEventStore() if backend == "memory" else open_store(f"sqlite:///{tmp_path / 'race.db'}")
+    campaign_with_last_karma(store)
+    first, second = TableService(store), TableService(store)
+    stale = second.state("race")
+    landed = first.execute("race", "pat", FreeRoll("1d20"))
+    calls = _counting_appends(store)
+    applied = second.execute("race", "gm", FreeRoll("2d6"), state=stale)
+    assert calls == [stale.seq]
+    assert applied.events[0].seq == landed.events[-1].seq + 1
+    assert applied.state == TableService(store).state("race")
+    assert [e.command_id for e in store.load("race", stale.seq)] == [
+        *(e.command_id for e in landed.events),
+        *(e.command_id for e in applied.events),
+    ]

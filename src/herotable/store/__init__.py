@@ -10,6 +10,7 @@ from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
     CampaignRow,
+    CatchUp,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -20,6 +21,7 @@ from herotable.store.port import (
     StoredEvent,
     StoreError,
     StreamCursor,
+    StreamTops,
     UnknownCampaign,
 )
 from herotable.store.sql import SqlEventStore, open_store
@@ -28,6 +30,7 @@ __all__ = [
     "LOG_VERSION",
     "CampaignExists",
     "CampaignRow",
+    "CatchUp",
     "ConcurrencyError",
     "DuplicateCommand",
     "EventStore",
@@ -40,6 +43,7 @@ __all__ = [
     "StoreError",
     "StoredEvent",
     "StreamCursor",
+    "StreamTops",
     "UnknownCampaign",
     "export_campaign",
     "import_campaign",

@@ -25,6 +25,7 @@ from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
     CampaignRow,
+    CatchUp,
     ConcurrencyError,
     DuplicateCommand,
     Membership,
@@ -33,6 +34,7 @@ from herotable.store.port import (
     Snapshot,
     StoredEvent,
     StreamCursor,
+    StreamTops,
     UnknownCampaign,
 )
 
@@ -53,6 +55,17 @@ def _decoded(event: StoredEvent, data: str, command: str | None) -> StoredEvent:
     return replace(event, data=payload.loads(data), command=None if command is None else payload.loads(command))
 
 
+def _encoded(events: Sequence[NewEvent]) -> tuple[list[str], list[str | None]]:
+    """The events' payloads and commands as kept text. Raises StoreError for one that cannot be kept."""
+    return (
+        [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)],
+        [
+            None if event.command is None else payload.dumps(event.command, f"events[{index}].command")
+            for index, event in enumerate(events)
+        ],
+    )
+
+
 def _visible(event: StoredEvent, viewer: str | None, everything: bool) -> bool:
     return everything or event.visibility == "public" or (event.visibility == "owner" and event.owner == viewer)
 
@@ -61,7 +74,7 @@ class MemoryEventStore:
     """An `EventStore` in memory. Payloads are kept as JSON text, so callers never share mutable data with it."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: an append's `catch_up` may read
         self._logs: dict[str, _Log] = {}
         self._campaigns_of: dict[str, set[str]] = {}  # user → the campaigns they belong to
 
@@ -108,19 +121,24 @@ class MemoryEventStore:
         events: Sequence[NewEvent],
         *,
         fresh_ids: bool = False,
-        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+        stream_tops: StreamTops | None = None,
+        catch_up: CatchUp | None = None,
     ) -> list[StoredEvent]:
-        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash. Command ids
-        are always checked and stream positions counted here (`fresh_ids` and `stream_tops` save nothing)."""
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash (with no
+        `catch_up`; with it, what landed after `expected_seq` is handed to it under the store's lock and what it
+        gives is appended instead). Command ids are always checked and stream positions counted here (`fresh_ids`
+        and `stream_tops` save nothing)."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
-        encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
-        commands = [
-            None if event.command is None else payload.dumps(event.command, f"events[{index}].command")
-            for index, event in enumerate(events)
-        ]
+        encoded, commands = _encoded(events)
         with self._lock:
             log = self._log(campaign_id)
+            if log.row.head != expected_seq and catch_up is not None:
+                newer = [_decoded(*event) for event in log.events[expected_seq:]]
+                events = list(catch_up(newer)[0])
+                check_batch(events)
+                encoded, commands = _encoded(events)
+                expected_seq = log.row.head
             if log.row.head != expected_seq:
                 raise ConcurrencyError(campaign_id, expected_seq, log.row.head)
             for event in events:

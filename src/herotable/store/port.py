@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 VISIBILITIES = ("public", "owner", "gm")
 
@@ -53,6 +53,18 @@ class StoredEvent:
     prev_hash: str = ""
     hash: str = ""
     stream_pos: int = 0
+
+
+StreamTops: TypeAlias = Mapping[tuple[str, str | None], int]
+
+
+class CatchUp(Protocol):
+    """What an appending writer does when the log moved on since it decided: given the events that landed after
+    `expected_seq` (read in the append's own transaction, with the campaign held), it decides again on the state
+    they lead to and gives the events to append instead, with the stream tops after them when it knows them. It may
+    raise (a refusal by the rules, say): then nothing is written and the error reaches the appending caller."""
+
+    def __call__(self, newer: Sequence[StoredEvent]) -> tuple[Sequence[NewEvent], StreamTops | None]: ...
 
 
 LOG_VERSION = 2  # campaigns recorded as facts; 1: the command-events of the first table core
@@ -215,7 +227,8 @@ class EventStore(Protocol):
         events: Sequence[NewEvent],
         *,
         fresh_ids: bool = False,
-        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+        stream_tops: StreamTops | None = None,
+        catch_up: CatchUp | None = None,
     ) -> list[StoredEvent]:
         """Append all of `events` at seqs `expected_seq + 1…`, or nothing; the membership read model follows the
         membership facts among them in the same transaction.
@@ -225,7 +238,10 @@ class EventStore(Protocol):
         `fresh_ids` the caller has just made the command ids itself (random, never sent before), and a store may
         skip looking for them in the log. `stream_tops`: what `stream_tops` gave when the log ended at `expected_seq`,
         when the caller knows it; a store may number the new events' stream positions from it (the head check makes
-        sure nothing landed since).
+        sure nothing landed since). `catch_up`: when the head has moved past `expected_seq`, instead of raising
+        `ConcurrencyError` the store holds the campaign (no other writer appends meanwhile), hands `catch_up` the
+        events after `expected_seq` and appends what it gives after them: writers of several processes queue on the
+        campaign rather than clash and retry. The returned events tell where they landed.
         """
         ...
 

@@ -34,6 +34,7 @@ from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
     CampaignRow,
+    CatchUp,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -44,6 +45,7 @@ from herotable.store.port import (
     StoredEvent,
     StoreError,
     StreamCursor,
+    StreamTops,
     UnknownCampaign,
 )
 from herotable.store.schema import (
@@ -105,8 +107,10 @@ _PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
 # The statements every command runs, built once with their parameters bound by name: building a statement and its
 # cache key again for each call costs more than running it on SQLite.
 _CAMPAIGN_ROW = select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == bindparam("campaign_id"))
-_HEAD_FOR_APPEND = select(CampaignRecord.head, CampaignRecord.head_hash).where(
-    CampaignRecord.campaign_id == bindparam("campaign_id")
+_HEAD_FOR_APPEND = (
+    select(CampaignRecord.head, CampaignRecord.head_hash)
+    .where(CampaignRecord.campaign_id == bindparam("campaign_id"))
+    .with_for_update()  # PostgreSQL: held to the commit, so appends to one campaign queue; SQLite locks the file
 )
 _REPEATED = (
     select(EventRecord.command_id)
@@ -189,6 +193,14 @@ def _event_row(event: StoredEvent, data: str, command: str | None) -> dict[str, 
     }
 
 
+def _encoded(events: Sequence[NewEvent]) -> tuple[list[str], list[str | None]]:
+    """The events' payloads and commands as stored text. Raises StoreError for one that cannot be stored."""
+    return (
+        [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)],
+        [_command_text(event, f"events[{index}].command") for index, event in enumerate(events)],
+    )
+
+
 def _stored(row: Any) -> StoredEvent:
     """An event from a row of `_EVENT_COLUMNS` (in `StoredEvent`'s field order), unpacked as a tuple: loading a
     campaign reads every row, and a row's attribute access is several times slower."""
@@ -266,24 +278,37 @@ class SqlEventStore:
         events: Sequence[NewEvent],
         *,
         fresh_ids: bool = False,
-        stream_tops: Mapping[tuple[str, str | None], int] | None = None,
+        stream_tops: StreamTops | None = None,
+        catch_up: CatchUp | None = None,
     ) -> list[StoredEvent]:
-        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash,
-        `DuplicateCommand` for a command id already in the log (not looked for with `fresh_ids`). Stream positions
-        count on from `stream_tops` when given (the tops at `expected_seq`), else from the log."""
+        """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash (with no
+        `catch_up`), `DuplicateCommand` for a command id already in the log (not looked for with `fresh_ids`).
+        Stream positions count on from `stream_tops` when given (the tops at `expected_seq`), else from the log.
+        The campaign's row is held from the head's read to the commit (SQLite: the write lock taken up front;
+        PostgreSQL: `SELECT … FOR UPDATE`), so with `catch_up` a writer that finds the head moved reads what landed,
+        decides again and appends, while the others wait their turn."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
-        encoded = [payload.dumps(event.data, f"events[{index}].data") for index, event in enumerate(events)]
-        commands = [_command_text(event, f"events[{index}].command") for index, event in enumerate(events)]
-        new_head = expected_seq + len(events)
+        encoded, commands = _encoded(events)
         try:
             with self._writer.begin() as connection:
                 found = connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id}).one_or_none()
                 if found is None:
                     raise UnknownCampaign(campaign_id)
                 head, prev = found
+                if head != expected_seq and catch_up is not None:
+                    newer = [
+                        _stored(row)
+                        for row in connection.execute(_LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq})
+                    ]
+                    events, stream_tops = catch_up(newer)
+                    events = list(events)
+                    check_batch(events)
+                    encoded, commands = _encoded(events)
+                    expected_seq = head
                 if head != expected_seq:
                     raise ConcurrencyError(campaign_id, expected_seq, head)
+                new_head = expected_seq + len(events)
                 ids = sorted({event.command_id for event in events})
                 repeated = None if fresh_ids else self._repeated(connection, campaign_id, ids)
                 if repeated is not None:
