@@ -245,6 +245,8 @@ class TableService:
         except FoldError as err:
             raise BrokenLog(f"campaign {campaign_id!r} cannot be folded: {err}") from None
         self._remember(campaign_id, state)
+        if self._known_tops(campaign_id, state.seq) is None:  # read from a snapshot: learn the tops once, and they
+            self.stream_tops(campaign_id, state.seq)  # are carried on over every batch from now on (`advanced`)
         return state
 
     def _remember(self, campaign_id: str, state: TableState) -> None:
@@ -259,16 +261,20 @@ class TableService:
 
     def _advance_tops(self, campaign_id: str, seq: int, events: Sequence[StoredEvent]) -> None:
         """Carry the remembered stream tops at `seq` on over `events` (those right after it), when they are known
-        (always from the start of the log)."""
+        (always from the start of the log), keeping them as they stand after each command among `events` too: a
+        live frame for any one of those batches is then made from the batch (see `following`)."""
         with self._lock:
             at, tops = self._tops.get(campaign_id, (0, {}))
             if at != seq or not events:
                 return
             tops = dict(tops)
-            for e in events:
+            last = len(events) - 1
+            for i, e in enumerate(events):
                 tops[(e.visibility, e.owner)] = e.stream_pos
+                if i == last or events[i + 1].command_id != e.command_id:
+                    self._tops_then[(campaign_id, e.seq)] = tops
+                    tops = dict(tops)
             self._tops[campaign_id] = (events[-1].seq, tops)
-            self._tops_then[(campaign_id, events[-1].seq)] = tops
             while len(self._tops_then) > TOPS_KEPT:
                 self._tops_then.popitem(last=False)
 
@@ -402,21 +408,25 @@ class TableService:
     def following(self, state: TableState, user: str, cursor: str, batch: Sequence[StoredEvent]) -> Page | None:
         """What `user` (at `cursor` in their stream) sees of `batch`, events just appended in one go, without reading
         the store: the page `stream(after=cursor)` would read, or None when the batch does not follow straight on from
-        the cursor on both of the viewer's streams (the viewer is behind or ahead), or when the remembered stream
-        tops are not those right after the batch: then read the store. `state`: the campaign's, at the batch or
-        later."""
+        the cursor on both of the viewer's streams (the viewer is behind), or when the remembered stream tops are not
+        those right after the batch: then read the store. An empty page when the viewer is past the batch already.
+        `state`: the campaign's, at the batch or later."""
         role = state.role_of(user)
         if role is None or not batch:
             return None
         everything = role is Role.GM
         start = decode_cursor(cursor)
         if everything:
+            if batch[-1].seq <= start.public:  # an announcement that comes late: the viewer has it all already
+                return Page([], cursor, cursor)
             return self._forward(batch, start, True) if batch[0].seq == start.public + 1 else None
         with self._lock:  # the tops after the batch, to know where a stream the batch leaves alone stands
             found = self._tops_then.get((state.campaign_id, batch[-1].seq))
         if found is None:
             return None
         tops = found
+        if tops.get(("public", None), 0) <= start.public and tops.get(("owner", user), 0) <= start.own:
+            return Page([], cursor, cursor)  # late: the viewer is past the batch on both of its streams
         seen = [e for e in batch if e.visibility == "public" or (e.visibility == "owner" and e.owner == user)]
         first_public = next((e.stream_pos for e in seen if e.visibility == "public"), None)
         first_own = next((e.stream_pos for e in seen if e.visibility != "public"), None)

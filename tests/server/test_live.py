@@ -105,6 +105,57 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path,
     assert any(e["type"] == "structure.scene_started" for f in frames for e in f["events"])
 
 
+def test_another_process_makes_its_frames_from_the_announced_events_without_reading_the_store(tmp_path, needs):
+    """A small batch travels in its Redis announcement: the process that did not append it folds it onto the state
+    it remembers and makes every audience's frame from it, running no statement at all."""
+    import redis
+    import sqlalchemy as sa
+
+    try:
+        redis.Redis.from_url(REDIS_URL).ping()
+    except redis.exceptions.ConnectionError:
+        needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the fan-out test")
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    first = make_app(store=open_store(url), redis_url=REDIS_URL)
+    second_store = open_store(url)
+    second = make_app(store=second_store, redis_url=REDIS_URL)
+    cid, m = table(first)
+    names = ("gm", "pat", "sam", "sly")
+    with contextlib.ExitStack() as stack:
+        sockets = {}
+        for name in names:
+            client = stack.enter_context(type(m[name].client)(second))
+            client.cookies = m[name].client.cookies
+            sockets[name] = stack.enter_context(client.websocket_connect(f"/ws/campaigns/{cid}"))
+            assert receive(sockets[name])["type"] == "hello"
+        statements: list[str] = []
+        sa.event.listen(second_store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+        rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
+        frames = {n: receive(ws) for n, ws in sockets.items()}
+    assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
+    assert statements == [], "\n".join(s.split("\n")[0][:90] for s in statements)
+
+
+def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
+    from herotable.server.live import CARRIED_BYTES, announcement, carried
+    from herotable.store import StoredEvent
+
+    def event(seq: int, text: str = "hi") -> StoredEvent:
+        return StoredEvent("c1", seq, "chat.said", {"text": text}, "cmd", "2026-12-02T00:00:00+00:00", stream_pos=seq)
+
+    small = [event(4), event(5)]
+    data = json.loads(announcement("c1", small))
+    assert (data["first"], data["last"]) == (4, 5)
+    assert carried(data, "c1", (4, 5)) == small
+    assert carried(data, "c2", (4, 5)) is None  # another campaign's
+    assert carried(data, "c1", (4, 6)) is None  # not the whole span
+    big = [event(4, "x" * CARRIED_BYTES)]
+    data = json.loads(announcement("c1", big))
+    assert (data["first"], data["last"], "events" in data) == (4, 4, False)
+    assert carried({"events": [{"seq": 4, "unknown": 1}]}, "c1", (4, 4)) is None
+    assert carried({"events": ["nonsense"]}, "c1", (4, 4)) is None
+
+
 def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_path):
     from .clients import register
 

@@ -13,6 +13,7 @@ from herotable.store.export import export_campaign, import_campaign
 from herotable.store.invariants import positions
 from herotable.table.chat import Say
 from herotable.table.dice_roll import FreeRoll
+from herotable.table.fold import STATE_VERSION
 from herotable.table.state import Ruleset
 from herotable.table.structure import Join
 
@@ -130,3 +131,70 @@ def test_a_batch_still_follows_on_after_later_commands_landed(tmp_path) -> None:
     page = service.following(later.state, "pat", cursor, first.events)
     assert page is not None and [s.command_id for s in page.seen] == [first.events[0].command_id]
     assert page.last == service.stream("s1", "pat", after=cursor, limit=1).last
+
+
+def test_a_viewer_that_read_several_batches_at_once_makes_the_frame_of_each_from_its_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Another process catches up on three commands in one read: the stream tops after each of them are known, so a
+    live frame for any one of those batches needs no read."""
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    writer = TableService(store)
+    writer.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    writer.execute("s1", "pat", Join("Pat"))
+    writer.execute("s1", "sam", Join("Sam"))
+    viewer = TableService(store)
+    before = viewer.head_cursor("s1", "pat", viewer.state("s1"))
+    batches = [
+        writer.execute("s1", "gm", FreeRoll("1d6")).events,
+        writer.execute("s1", "sam", Say("for Pat", to="pat")).events,
+        writer.execute("s1", "gm", Say("for Sam alone", to="sam")).events,
+        writer.execute("s1", "pat", FreeRoll("1d20")).events,
+    ]
+    state = viewer.state("s1")  # all four batches in one read
+    cursor = before
+    for batch in batches:
+        page = viewer.following(state, "pat", cursor, batch)
+        assert page is not None
+        assert page.seen == viewer.stream("s1", "pat", after=cursor, state=state).seen[: len(page.seen)]
+        cursor = page.last
+    assert cursor == viewer.head_cursor("s1", "pat", state)
+
+
+def test_a_viewer_that_starts_from_a_snapshot_makes_the_next_frame_from_its_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    writer = TableService(store, snapshot_every=3)
+    writer.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    writer.execute("s1", "pat", Join("Pat"))
+    for _ in range(4):
+        writer.execute("s1", "pat", FreeRoll("1d20"))
+    assert store.latest_snapshot("s1", STATE_VERSION) is not None
+    viewer = TableService(store)
+    viewer.state("s1")  # from the newest snapshot, then the events after it (a live page's hello reads no more)
+    cursor = TableService(store).head_cursor("s1", "pat")  # where the page's hello left it
+    batch = writer.execute("s1", "gm", FreeRoll("1d6")).events
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    carried = viewer.advanced("s1", batch)
+    assert carried is not None
+    page = viewer.following(carried, "pat", cursor, batch)
+    assert page is not None and [s.command_id for s in page.seen] == [batch[0].command_id]
+    assert reads == []
+
+
+def test_a_batch_announced_after_the_viewer_moved_past_it_gives_an_empty_page_with_no_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    service = TableService(store)
+    service.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    service.execute("s1", "pat", Join("Pat"))
+    old = service.execute("s1", "pat", FreeRoll("1d20")).events
+    state = service.execute("s1", "gm", Say("later", to="pat")).state
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    for user in ("pat", "gm"):
+        cursor = service.head_cursor("s1", user, state)
+        page = service.following(state, user, cursor, old)
+        assert page is not None and page.seen == [] and page.last == cursor
+    assert reads == []

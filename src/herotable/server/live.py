@@ -2,8 +2,9 @@
 
 Each connection reads its own stream (see `TableService.stream`) from the cursor of the last frame it was sent, so
 a frame never skips or repeats a fact, numbers are the viewer's own, and a fact the viewer may not see sends no
-frame at all. Across server processes, Redis pub/sub carries only "campaign X has new events" (each process reads
-them from the database itself) and "user Y's sessions changed".
+frame at all. Across server processes, Redis pub/sub carries "campaign X has new events" (the events themselves when
+they are small, else their span, which each process reads from the database itself) and "user Y's sessions
+changed".
 
 A socket follows its member: when their role changes it gets a fresh "hello" frame for the new role; when they
 are removed, or the session it was opened with ends (logout, password change, "log out everywhere"), it is closed
@@ -25,7 +26,7 @@ import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fastapi import WebSocket
@@ -48,6 +49,7 @@ RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it do
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
 RECENT_BATCHES = 256  # batches this process appended, kept until Redis announces them back
+CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
 LOG_ONLY_PREFIXES = ("chat.",)
@@ -63,6 +65,34 @@ def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
     from herotable.server.pages import live_fragments  # the pages import the API, which imports this module
 
     return live_fragments(state, user, digests)
+
+
+def announcement(campaign_id: str, events: list[StoredEvent]) -> str:
+    """The Redis message that tells every process of a campaign's new events: their span, and the events themselves
+    when they are small enough, so other processes make their frames without reading the store."""
+    span = {"first": events[0].seq, "last": events[-1].seq} if events else {}
+    if events:
+        text = json.dumps({"campaign_id": campaign_id, **span, "events": [asdict(e) for e in events]})
+        if len(text) <= CARRIED_BYTES:
+            return text
+    return json.dumps({"campaign_id": campaign_id, **span})
+
+
+def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> list[StoredEvent] | None:
+    """The events an announcement carries, when it carries the whole span of `campaign_id`'s events; else None (the
+    store is read instead)."""
+    listed = data.get("events")
+    if not isinstance(listed, list) or not all(isinstance(item, dict) for item in listed):
+        return None
+    try:
+        events = [StoredEvent(**item) for item in listed]
+    except TypeError:
+        return None
+    if [e.seq for e in events] != list(range(span[0], span[1] + 1)) or any(
+        e.campaign_id != campaign_id for e in events
+    ):
+        return None
+    return events
 
 
 def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
@@ -175,7 +205,8 @@ class Hub:
             if isinstance(data.get("campaign_id"), str):
                 first, last = data.get("first"), data.get("last")
                 span = (first, last) if isinstance(first, int) and isinstance(last, int) and 0 < first <= last else None
-                self.notify(data["campaign_id"], span=span)
+                events = carried(data, data["campaign_id"], span) if span is not None else None
+                self.notify(data["campaign_id"], events, span=span)
             elif isinstance(data.get("sessions_of"), str):
                 self.check_sessions(data["sessions_of"])
 
@@ -184,7 +215,6 @@ class Hub:
         whatever happens here. Without Redis (or when it is down) this process's viewers are told directly; the other
         processes' viewers catch up when their listener is back."""
         if self._publisher is not None:
-            span = {"first": events[0].seq, "last": events[-1].seq} if events else {}
             with self._guard:  # kept for this process's own viewers, who hear of it from Redis like everyone else
                 if events:
                     self._recent[(campaign_id, events[0].seq)] = list(events)
@@ -194,7 +224,7 @@ class Hub:
                     for key in [key for key in self._recent if key[0] == campaign_id]:
                         del self._recent[key]
             try:
-                self._publisher.publish(CHANNEL, json.dumps({"campaign_id": campaign_id, **span}))
+                self._publisher.publish(CHANNEL, announcement(campaign_id, events))
                 return
             except Exception:
                 log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
@@ -212,11 +242,11 @@ class Hub:
     ) -> None:
         """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe. `events`: the
         batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (this process's
-        own is still in memory; another's is read once for every viewer)."""
+        own is still in memory; another's came with the announcement, or is read once for every viewer)."""
         with self._guard:
             viewers = list(self._viewers.get(campaign_id, ()))
-            if events is None and span is not None:
-                events = self._recent.get((campaign_id, span[0]))
+            if span is not None:  # this process's own batch, as it was appended
+                events = self._recent.get((campaign_id, span[0]), events)
         by_loop: dict[asyncio.AbstractEventLoop, list[Viewer]] = {}
         for viewer in viewers:
             by_loop.setdefault(viewer.loop, []).append(viewer)
