@@ -58,6 +58,8 @@ from herotable.table.views import view_for
 
 SNAPSHOT_EVERY = 200
 TOPS_KEPT = 1024  # stream tops kept by seq, across campaigns (a few dozen bytes each)
+BATCHES_KEPT = 256  # the newest runs of events seen, across campaigns, for answers made without a read
+BATCH_KEPT_MOST = 64  # a longer run (a campaign read from far back) is not kept
 MAX_RETRIES = 20
 RETRY_WAIT_S = 2.0  # at most this long retrying clashes with other writers before answering "busy"
 CACHED_CAMPAIGNS = 256  # current states kept in memory, the most recently used
@@ -209,6 +211,9 @@ class TableService:
         self._tops: dict[str, tuple[int, dict[tuple[str, str | None], int]]] = {}
         # the newest few of them by (campaign, seq), for live frames made a little after later commands landed
         self._tops_then: OrderedDict[tuple[str, int], dict[tuple[str, str | None], int]] = OrderedDict()
+        # the newest runs of events carried over, by (campaign, first seq): a command's answer holds what landed
+        # between the state its member read and the command itself
+        self._batches: OrderedDict[tuple[str, int], Sequence[StoredEvent]] = OrderedDict()
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
 
     def subscribe(self, listener: Callable[[str, list[StoredEvent]], None]) -> None:
@@ -277,6 +282,24 @@ class TableService:
             self._tops[campaign_id] = (events[-1].seq, tops)
             while len(self._tops_then) > TOPS_KEPT:
                 self._tops_then.popitem(last=False)
+            if len(events) <= BATCH_KEPT_MOST:
+                self._batches[(campaign_id, events[0].seq)] = events
+                while len(self._batches) > BATCHES_KEPT:
+                    self._batches.popitem(last=False)
+
+    def events_between(self, campaign_id: str, after_seq: int, upto_seq: int) -> list[StoredEvent] | None:
+        """The events after `after_seq` up to `upto_seq`, when this process still remembers every one of them (it
+        appended or folded them lately); None otherwise (no read)."""
+        found: list[StoredEvent] = []
+        seq = after_seq
+        with self._lock:
+            while seq < upto_seq:
+                run = self._batches.get((campaign_id, seq + 1))
+                if run is None:
+                    return None
+                found.extend(e for e in run if e.seq <= upto_seq)
+                seq = found[-1].seq
+        return found
 
     def _known_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
         """The stream tops at `seq` when they are remembered (no read)."""
@@ -520,6 +543,8 @@ class TableService:
             self._tops.pop(campaign_id, None)
             for key in [key for key in self._tops_then if key[0] == campaign_id]:
                 del self._tops_then[key]
+            for key in [key for key in self._batches if key[0] == campaign_id]:
+                del self._batches[key]
         for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
             try:
                 listener(campaign_id, [])

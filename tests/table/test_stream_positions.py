@@ -198,3 +198,31 @@ def test_a_batch_announced_after_the_viewer_moved_past_it_gives_an_empty_page_wi
         page = service.following(state, user, cursor, old)
         assert page is not None and page.seen == [] and page.last == cursor
     assert reads == []
+
+
+def test_a_commands_answer_holds_what_landed_since_its_member_read_without_a_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Commands queue on a campaign: the answer to one decided after others landed since its member's read holds
+    theirs too, as the stream would, from what the process remembers."""
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    service = TableService(store)
+    service.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    service.execute("s1", "pat", Join("Pat"))
+    service.execute("s1", "sam", Join("Sam"))
+    before = service.recent_state("s1")
+    start = service.head_cursor("s1", "pat", before)
+    others = [
+        *service.execute("s1", "gm", FreeRoll("1d6")).events,
+        *service.execute("s1", "sam", Say("psst", to="pat")).events,
+        *service.execute("s1", "gm", Say("not for Pat", to="sam")).events,
+    ]
+    mine = service.execute("s1", "pat", FreeRoll("1d20"), state=before)
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    between = service.events_between("s1", before.seq, mine.events[0].seq - 1)
+    assert between == others
+    page = service.following(mine.state, "pat", start, [*between, *mine.events])
+    assert reads == []
+    assert page == service.stream("s1", "pat", after=start, state=mine.state)
+    assert TableService(store).events_between("s1", before.seq, mine.events[0].seq - 1) is None  # not remembered

@@ -305,9 +305,12 @@ def command(
     if applied.repeated or restarted:
         page = svc.table.stream(campaign_id, user.user_id, limit=500, state=applied.state)
         seen = [s for s in page.seen if s.command_id == chosen]
-    else:  # nothing else landed in between (the common case): the answer is the command's own events, unread
-        straight = applied.events and applied.events[0].seq == before.seq + 1
-        found = svc.table.following(applied.state, user.user_id, start, applied.events) if straight else None
+    else:  # the command's own events, and those that landed since `before` as this process remembers them, unread
+        between = (
+            svc.table.events_between(campaign_id, before.seq, applied.events[0].seq - 1) if applied.events else None
+        )
+        batch = [*between, *applied.events] if between is not None else []
+        found = svc.table.following(applied.state, user.user_id, start, batch) if batch else None
         page = found or svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
         seen = page.seen
     return {
