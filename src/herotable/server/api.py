@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from herotable.server import log_pages, odds_panel
@@ -270,14 +271,38 @@ COMMAND_ID = Query(
 )
 
 
-@router.post("/campaigns/{campaign_id}/commands")
+COMMAND_ANSWER = {
+    "type": "object",
+    "required": ["command_id", "repeated", "events", "cursor", "view"],
+    "properties": {
+        "command_id": {"type": "string", "description": "the command's id (yours, or one the server chose)"},
+        "repeated": {"type": "boolean", "description": "the id was already recorded: nothing was written"},
+        "events": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "what is new in your stream since just before the command, oldest first",
+        },
+        "cursor": {"type": "string", "description": "where those events leave your stream: catch up from here"},
+        "view": {"type": "object", "description": "the table as you see it after the command"},
+    },
+}
+
+
+# The answer is built of JSON values already and sent as it is: no response model to validate it against again.
+@router.post(
+    "/campaigns/{campaign_id}/commands",
+    response_model=None,
+    responses={
+        200: {"description": "The command was recorded", "content": {"application/json": {"schema": COMMAND_ANSWER}}}
+    },
+)
 def command(
     campaign_id: str,
     svc: ServicesDep,
     request: Request,
     body: Annotated[CommandBody, Body()],
     command_id: Annotated[str | None, COMMAND_ID] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now.
 
     The answer holds the command's id, everything new in your own stream since just before it (the command's facts
@@ -313,13 +338,15 @@ def command(
         found = svc.table.following(applied.state, user.user_id, start, batch) if batch else None
         page = found or svc.table.stream(campaign_id, user.user_id, after=start, limit=500, state=applied.state)
         seen = page.seen
-    return {
-        "command_id": chosen,
-        "repeated": applied.repeated,
-        "events": [seen_json(applied.state, s) for s in seen],
-        "cursor": page.last,
-        "view": view_for(applied.state, user.user_id),
-    }
+    return JSONResponse(
+        {
+            "command_id": chosen,
+            "repeated": applied.repeated,
+            "events": [seen_json(applied.state, s) for s in seen],
+            "cursor": page.last,
+            "view": view_for(applied.state, user.user_id),
+        }
+    )
 
 
 @router.get("/commands")

@@ -49,12 +49,12 @@ def make_services(settings: Settings, table: TableService, clock: Callable[[], f
     return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts, clock))
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:  # async: no I/O, so no thread of its own
     found: Services = request.app.state.services
     return found
 
 
-def session(request: Request) -> Session | None:
+async def session(request: Request) -> Session | None:
     found: Session | None = request.state.session
     return found
 
