@@ -257,3 +257,21 @@ def test_a_viewer_behind_the_new_events_is_caught_up_from_the_store(tmp_path):
         second = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         events = [e for f in frames_until(ws, lambda es: len(es) >= 2) for e in f["events"]]
     assert [e["command_id"] for e in events] == [first, second]
+
+
+def test_batches_waiting_together_are_sent_as_one_when_they_follow_on():
+    from herotable.server.live import runs
+    from herotable.store import StoredEvent
+
+    def batch(*seqs: int) -> list[StoredEvent]:
+        return [StoredEvent("c1", seq, "chat.said", {}, f"cmd{seqs[0]}", "2026-12-02T00:00:00+00:00") for seq in seqs]
+
+    one, two, three, later = batch(4, 5), batch(6), batch(7, 8), batch(11)
+    waiting = [(one, (4, 5)), (two, None), (three, (7, 8)), (None, (9, 10)), (later, (11, 11)), (None, None)]
+    assert runs(waiting) == [
+        ([*one, *two, *three], (4, 8)),  # one frame per audience for the three commands
+        (None, (9, 10)),  # told by its span alone: read from the store, in its turn
+        (later, (11, 11)),
+        (None, None),  # a catch-up
+    ]
+    assert runs([(batch(3), (3, 3)), (batch(5), (5, 5))]) == [(batch(3), (3, 3)), (batch(5), (5, 5))]  # a gap

@@ -95,6 +95,24 @@ def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> li
     return events
 
 
+Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None]  # a batch (when known) and its span (when told)
+
+
+def runs(waiting: list[Announced]) -> list[Announced]:
+    """Batches that wait to be sent, with each run of known batches that follow on from each other joined into one
+    (its span the whole run's); an unknown batch, or a call to catch up (neither), stays on its own, in order."""
+    out: list[Announced] = []
+    for events, span in waiting:
+        if events and out:
+            last, _ = out[-1]
+            if last and last[-1].seq + 1 == events[0].seq and last[-1].campaign_id == events[0].campaign_id:
+                joined = [*last, *events]
+                out[-1] = (joined, (joined[0].seq, joined[-1].seq))
+                continue
+        out.append((events, span))
+    return out
+
+
 def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
     """One fact as its viewer reads it: their own position, never the global sequence."""
     return {
@@ -136,6 +154,9 @@ class Hub:
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._campaign_locks: dict[tuple[str, asyncio.AbstractEventLoop], asyncio.Lock] = {}
+        # per campaign and event loop, the batches announced and not yet sent, and whether they are being sent
+        self._pending: dict[tuple[str, asyncio.AbstractEventLoop], list[Announced]] = {}
+        self._draining: set[tuple[str, asyncio.AbstractEventLoop]] = set()
         self._publisher: Any = None
         self._recent: OrderedDict[tuple[str, int], list[StoredEvent]] = OrderedDict()
         if redis_url:
@@ -244,14 +265,42 @@ class Hub:
         batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (this process's
         own is still in memory; another's came with the announcement, or is read once for every viewer)."""
         with self._guard:
-            viewers = list(self._viewers.get(campaign_id, ()))
+            loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
             if span is not None:  # this process's own batch, as it was appended
                 events = self._recent.get((campaign_id, span[0]), events)
-        by_loop: dict[asyncio.AbstractEventLoop, list[Viewer]] = {}
-        for viewer in viewers:
-            by_loop.setdefault(viewer.loop, []).append(viewer)
-        for loop, group in by_loop.items():
-            asyncio.run_coroutine_threadsafe(self._update_all(campaign_id, group, events, span), loop)
+            starting = []
+            for loop in loops:
+                key = (campaign_id, loop)
+                self._pending.setdefault(key, []).append((events, span))
+                if key not in self._draining:
+                    self._draining.add(key)
+                    starting.append(loop)
+        for loop in starting:
+            asyncio.run_coroutine_threadsafe(self._drain(campaign_id, loop), loop)
+
+    async def _drain(self, campaign_id: str, loop: asyncio.AbstractEventLoop) -> None:
+        """Bring the campaign's viewers on this loop up to date with every batch announced, until none waits. The
+        batches that wait together and follow on from each other make one frame per audience: under many commands at
+        once, each audience's frame covers all that landed meanwhile rather than one frame per batch, in turn."""
+        key = (campaign_id, loop)
+        try:
+            while True:
+                with self._guard:
+                    waiting = self._pending.pop(key, [])
+                    if not waiting:
+                        self._draining.discard(key)
+                        return
+                    viewers = [v for v in self._viewers.get(campaign_id, ()) if v.loop is loop]
+                for events, span in runs(waiting):
+                    if viewers:
+                        try:
+                            await self._update_all(campaign_id, viewers, events, span)
+                        except Exception:  # one batch that cannot be sent must not stop the ones after it
+                            log.warning("cannot send live frames of %s", campaign_id, exc_info=True)
+        except BaseException:  # cancelled (the loop is closing): the next announcement starts afresh
+            with self._guard:
+                self._draining.discard(key)
+            raise
 
     def _batch(self, campaign_id: str, span: tuple[int, int]) -> list[StoredEvent] | None:
         """The events of `span`, read once for every viewer; None when the log no longer holds them as announced."""
