@@ -27,7 +27,17 @@ from herotable.odds.melee import (
     targets,
 )
 from herotable.odds.melee_exact import _Chain, chain_size, fits
-from herotable.odds.montecarlo import _duel_code, _duel_table, _outcome_table, _plan, _targets, simulate_melee, wilson
+from herotable.odds.montecarlo import (
+    _duel_code,
+    _duel_table,
+    _nibbles,
+    _outcome_table,
+    _plan,
+    _plan_nibbles,
+    _targets,
+    simulate_melee,
+    wilson,
+)
 
 R = Rating
 
@@ -200,6 +210,29 @@ def test_tabulated_round_plans_are_the_rules_exchanges(targeting):
             ((int(plan[code]) >> (8 * k + 4)) & 15, (int(plan[code]) >> (8 * k)) & 15) for k in range(exchanges[code])
         ]
         assert got == want, pos
+
+
+@pytest.mark.parametrize("targeting", list(Targeting))
+def test_tabulated_dice_of_each_exchange_are_the_lanes_of_its_fighters(targeting):
+    # every position code of 2 against 3 (no -1): the table holds what the actor's and target's lanes hold, as
+    # they are read from the lanes for a trial with a -1; and with a -1 on a fighter, its lane's bit 3 is read
+    n_a, count = 2, 5
+    plan, exchanges = _plan(count, n_a, targeting)
+    table = _plan_nibbles(count, n_a, targeting)
+    codes = np.arange(8**count, dtype=np.int64)
+    lanes = sum(((codes >> (3 * f)) & 7) << (8 * f) for f in range(count))
+    read = _nibbles(lanes, plan)
+    used = sum(np.where(exchanges > k, 0xFF << (8 * k), 0) for k in range(6))  # bytes of exchanges that happen
+    assert np.array_equal(table & used, read & used)
+    assert np.count_nonzero(table & used) > 0
+    minus = lanes | (8 << 8)  # fighter 1 at -1 this round
+    marked = _nibbles(minus, plan)
+    for code in (int(c) for c in codes[::97] if exchanges[c]):
+        for k in range(int(exchanges[code])):
+            who = (int(plan[code]) >> (8 * k)) & 0xFF
+            got = (int(marked[code]) >> (8 * k)) & 0xFF
+            assert got >> 4 == ((int(minus[code]) >> (8 * (who >> 4))) & 15)
+            assert got & 15 == ((int(minus[code]) >> (8 * (who & 15))) & 15)
 
 
 def test_packed_melee_rounds_follow_the_exact_chain():

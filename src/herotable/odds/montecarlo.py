@@ -9,9 +9,9 @@ independent uniform numbers on 0..119, and each taken modulo its die's sides is 
 The outcome of every pair of dice and draw (tie, win, critical win, loss, critical loss) is tabulated once;
 a duel without exploding dice goes further and tabulates its next state, so a round of every trial is one
 draw and two table look-ups. A melee of up to six fighters without exploding dice keeps each trial in one
-packed integer, tabulates each round's exchanges by the fighters' positions, and lands the losses on every
-fighter at once with word arithmetic (`_packed_melee`); larger melees and exploding dice keep one row per
-fighter.
+packed integer, tabulates each round's exchanges, and the dice their fighters roll, by the fighters' positions,
+and lands the losses on every fighter at once with word arithmetic (`_packed_melee`); larger melees and exploding
+dice keep one row per fighter.
 """
 
 from __future__ import annotations
@@ -292,14 +292,17 @@ def _melee(
 # A trial's fighters are 8-bit lanes of one int64 `s`: lane f holds fighter f's position (bits 0-2; 0 is down)
 # and its -1 for this round (bit 3). The round's plan (who attacks whom) depends only on the positions, so it is
 # tabulated once for every position code `pc` (3 bits a fighter, 8**count codes): for each fighter, the lane of
-# its target, or an empty lane when it does not act. A round is then, for each fighter, one look-up of its
-# target, one draw and the outcome table, and one look-up of what the outcome costs whom, added into a packed
-# word of losses (bits 0-4 of a lane) and criticals suffered (bits 5-7). Losses land on all lanes at once with
-# word arithmetic: (position | 128) - loss stays within its lane, and its bit 7 says whether anything is left.
+# its target, or an empty lane when it does not act; and, for each exchange, what the actor's and the target's
+# lanes hold then (`_plan_nibbles`: their positions; a trial with a -1 this round, which is rare, has its own made
+# from its lanes). A round is then, for each exchange, one draw and the outcome table, and one look-up of what
+# the outcome costs whom, added into a packed word of losses (bits 0-4 of a lane) and criticals suffered (bits
+# 5-7). Losses land on all lanes at once with word arithmetic: (position | 128) - loss stays within its lane, and
+# its bit 7 says whether anything is left.
 
 PACKED_MAX = 6
 _LANES = sum(1 << (8 * f) for f in range(PACKED_MAX))  # 0x010101010101
 _LOW3, _LOW5, _LOW7, _HIGH = 7 * _LANES, 31 * _LANES, 127 * _LANES, 128 * _LANES
+_MINUS = 8 * _LANES  # each lane's -1 bit
 
 
 @cache
@@ -324,6 +327,33 @@ def _plan(count: int, n_a: int, targeting: Targeting) -> tuple[IntArray, UInt8Ar
         packed[acts] |= ((f << 4) | tgt[acts]) << (8 * exchanges[acts])
         exchanges += acts
     return packed, exchanges.astype(np.uint8)
+
+
+@cache
+def _plan_nibbles(count: int, n_a: int, targeting: Targeting) -> IntArray:
+    """Per position code: for each of the round's exchanges in order, 8 bits: the actor's lane nibble in the high
+    4 and the target's in the low 4, as they are with no -1 (a fighter's position alone): with `_plan`'s
+    exchanges, what indexes the outcome table. Trials with a -1 this round have theirs made by `_nibbles`."""
+    packed, exchanges = _plan(count, n_a, targeting)
+    codes = np.arange(8**count, dtype=np.int64)
+    out = np.zeros(codes.size, dtype=np.int64)
+    for k in range(PACKED_MAX):
+        who = (packed >> (8 * k)) & 0xFF
+        actor = (codes >> (3 * (who >> 4))) & 7
+        target = (codes >> (3 * (who & 15))) & 7
+        out |= np.where(exchanges > k, (actor << 4) | target, 0) << (8 * k)
+    return out
+
+
+def _nibbles(s: IntArray, plays: IntArray) -> IntArray:
+    """`_plan_nibbles` for trials whose lanes `s` carry a -1 (bit 3), from their exchanges `plays`."""
+    out = np.zeros(s.size, dtype=np.int64)
+    for k in range(PACKED_MAX):
+        who = (plays >> (8 * k)) & 0xFF
+        actor = (s >> ((who >> 4) << 3)) & 15
+        target = (s >> ((who & 15) << 3)) & 15
+        out |= ((actor << 4) | target) << (8 * k)
+    return out
 
 
 @cache
@@ -358,22 +388,26 @@ def _packed_melee(
 ) -> _Tally:
     count = len(start)
     plan, exchanges = _plan(count, n_a, targeting)
+    plan_nibbles = _plan_nibbles(count, n_a, targeting)
     losses = _loss_rows(count, extra)
     outcome = _pair_outcomes()
-    side_a = sum(255 << (8 * f) for f in range(n_a))
-    side_b = sum(255 << (8 * f) for f in range(n_a, count))
+    code_a = sum(7 << (3 * f) for f in range(n_a))  # each side's fighters in a position code
+    code_b = sum(7 << (3 * f) for f in range(n_a, count))
+    code = sum(p << (3 * f) for f, p in enumerate(start))
     s = np.full(trials, sum(p << (8 * f) for f, p in enumerate(start)), dtype=np.int64)
-    many = np.full(trials, exchanges[sum(p << (3 * f) for f, p in enumerate(start))], dtype=np.uint8)
-    plays = np.full(trials, plan[sum(p << (3 * f) for f, p in enumerate(start))], dtype=np.int64)
+    counts = np.zeros(PACKED_MAX + 1, dtype=np.int64)  # how many running trials have each number of exchanges
+    counts[exchanges[code]] = trials
+    plays = np.full(trials, plan[code], dtype=np.int64)
+    nibbles = np.full(trials, plan_nibbles[code], dtype=np.int64)
     tally = _Tally()
     for round_no in range(1, MAX_ROUNDS + 1):
-        # s, many and plays hold the running trials, those with the most exchanges first, so the k-th exchange
+        # s, plays and nibbles hold the running trials, those with the most exchanges first, so the k-th exchange
         # of the round is played by a prefix
         n = s.size
         if n == 0:
             return tally
         tally.running(round_no, n)
-        upto = np.cumsum(np.bincount(many, minlength=PACKED_MAX + 1)[::-1])[::-1]  # upto[k]: trials with >= k
+        upto = np.cumsum(counts[::-1])[::-1]  # upto[k]: trials with k exchanges or more
         tally.exchanges += int(upto[1:].sum())
         hit = np.zeros(n, dtype=np.int64)
         for k in range(1, PACKED_MAX + 1):
@@ -382,9 +416,8 @@ def _packed_melee(
                 break
             who = plays[:m] >> (8 * (k - 1))
             who &= 0xFF
-            lanes = s[:m]
-            at = (lanes >> ((who & 15) << 3)) & 15
-            at |= (lanes >> ((who >> 4) << 3) & 15) << 4
+            at = nibbles[:m] >> (8 * (k - 1))
+            at &= 0xFF
             at <<= 14
             at |= gen.integers(0, _DRAW, size=m, dtype=np.int32)  # 32-bit draws: about 1.5x numpy's 64-bit rate
             who *= 5
@@ -396,10 +429,6 @@ def _packed_melee(
         pos = low & (alive * 255)
         crit = (((hit >> 5) & _LOW3) + _LOW7) & _HIGH
         s = pos | ((crit >> 4) & (alive << 3))
-        a_up = (pos & side_a) != 0
-        b_up = (pos & side_b) != 0
-        a_only = int(np.count_nonzero(a_up > b_up))
-        b_only = int(np.count_nonzero(b_up > a_up))
         # the position code: each lane's 3 bits side by side; it has no exchanges once a side is down
         pos |= pos >> 5
         pos &= 0x003F003F003F003F
@@ -408,11 +437,23 @@ def _packed_melee(
         pos |= pos >> 20
         pos &= 0xFFFFFF
         many = exchanges[pos]
-        order = np.argsort(np.uint8(PACKED_MAX) - many, kind="stable")[: int(np.count_nonzero(many))]
+        ranked = np.argsort(np.uint8(PACKED_MAX) - many, kind="stable")
+        going = int(np.count_nonzero(many))
+        ended = pos[ranked[going:]]  # the trials this round ended: which side is still up
+        a_up = (ended & code_a) != 0
+        b_up = (ended & code_b) != 0
+        a_only = int(np.count_nonzero(a_up > b_up))
+        b_only = int(np.count_nonzero(b_up > a_up))
         tally.a += a_only
         tally.b += b_only
-        tally.draw += n - order.size - a_only - b_only
-        s, many, plays = s[order], many[order], plan[pos[order]]
+        tally.draw += ended.size - a_only - b_only
+        order = ranked[:going]
+        pos = pos[order]
+        counts = np.bincount(many, minlength=PACKED_MAX + 1)
+        s, plays, nibbles = s[order], plan[pos], plan_nibbles[pos]
+        minus = np.flatnonzero(s & _MINUS)  # a -1 this round (after a critical loss): rare
+        if minus.size:
+            nibbles[minus] = _nibbles(s[minus], plays[minus])
     if s.size:
         raise ArithmeticError(f"{s.size} trials still running after {MAX_ROUNDS} rounds")
     return tally
