@@ -116,10 +116,12 @@ def _herotable_command() -> list[str]:
 
 
 def _uvicorn_command(factory: str, workers: int) -> list[str]:
-    """uvicorn serving one of the baselines below, as `herotable serve` serves the table (its access log on)."""
+    """uvicorn serving one of the baselines below, as `herotable serve` serves the table (its access log on, its HTTP
+    protocol)."""
     return [
         *(sys.executable, "-m", "uvicorn", f"herotable.bench_live:{factory}", "--factory"),
         *("--host", "127.0.0.1", "--workers", str(workers), "--log-level", "info"),
+        *("--http", "herotable.server.transport:NoDelayHTTP"),  # TCP_NODELAY with several workers, as herotable
     ]
 
 

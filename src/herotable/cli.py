@@ -259,6 +259,7 @@ def serve(
 
     from herotable.server.app import create_app
     from herotable.server.demo_seed import seed_demo
+    from herotable.server.transport import NO_DELAY_HTTP
 
     web = create_app()  # migrates the database and makes the signing key once, before any worker starts
     settings = web.state.services.settings
@@ -280,6 +281,7 @@ def serve(
     options: dict[str, Any] = {
         "host": host,
         "port": port,
+        "http": NO_DELAY_HTTP,  # answers are not held back by Nagle's algorithm (see server/transport.py)
         "log_level": "info",
         "proxy_headers": bool(proxies),
         "forwarded_allow_ips": proxies or None,

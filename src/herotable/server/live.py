@@ -226,8 +226,11 @@ class Hub:
             if isinstance(data.get("campaign_id"), str):
                 first, last = data.get("first"), data.get("last")
                 span = (first, last) if isinstance(first, int) and isinstance(last, int) and 0 < first <= last else None
-                events = carried(data, data["campaign_id"], span) if span is not None else None
-                self.notify(data["campaign_id"], events, span=span)
+                with self._guard:  # a campaign nobody here watches: nothing to make frames of
+                    watched = bool(self._viewers.get(data["campaign_id"]))
+                if watched:
+                    events = carried(data, data["campaign_id"], span) if span is not None else None
+                    self.notify(data["campaign_id"], events, span=span)
             elif isinstance(data.get("sessions_of"), str):
                 self.check_sessions(data["sessions_of"])
 

@@ -1,0 +1,56 @@
+"""Answers are not held back by Nagle's algorithm, one worker or many (docs/web.md, "Several processes")."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.server import ServerState
+
+from herotable.server.transport import NoDelayHTTP
+
+
+async def _no_delay_of_accepted(protocol: type[asyncio.Protocol]) -> int:
+    """TCP_NODELAY on the server side of one connection accepted, with `protocol`, on a socket bound as uvicorn binds
+    it for several workers (`socket.socket(AF_INET)`: protocol 0, which asyncio does not take for TCP)."""
+    listening = socket.socket(socket.AF_INET)
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    assert listening.proto == 0
+    config = uvicorn.Config(lambda scope, receive, send: None, log_level="warning")
+    config.load()
+    state = ServerState()
+    seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    class Probe(protocol):  # type: ignore[misc,valid-type]
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            if not seen.done():
+                seen.set_result(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    server = await asyncio.get_running_loop().create_server(
+        lambda: Probe(config=config, server_state=state, app_state={}), sock=listening
+    )
+    try:
+        _, writer = await asyncio.open_connection(*listening.getsockname())
+        got = await asyncio.wait_for(seen, 10)
+        writer.close()
+        return got
+    finally:
+        server.close()
+        for connection in list(state.connections):
+            connection.shutdown()
+        await server.wait_closed()
+
+
+def test_the_served_protocol_turns_nagle_off_on_a_socket_uvicorn_bound_for_workers() -> None:
+    assert asyncio.run(_no_delay_of_accepted(NoDelayHTTP)) == 1
+
+
+def test_uvicorn_s_own_protocol_leaves_nagle_on_there() -> None:
+    # why the protocol exists: without it every answer from several workers waited ~40 ms for a delayed ACK
+    if asyncio.run(_no_delay_of_accepted(AutoHTTPProtocol)) != 0:
+        pytest.fail("uvicorn now turns Nagle off itself: NoDelayHTTP may go (server/transport.py)")
