@@ -644,3 +644,29 @@ def test_a_campaign_can_be_deleted_with_its_log(store: EventStore) -> None:
 
 def test_new_campaigns_are_kept_as_facts(store: EventStore) -> None:
     assert new_campaign(store).log_version == LOG_VERSION == 2
+
+
+def test_a_read_of_one_statement_on_postgresql_sends_no_transaction(shared_url: str) -> None:
+    # the session check of every request: on PostgreSQL in autocommit (no BEGIN, no ROLLBACK round trips);
+    # SQLite keeps its own transactions, its connections out of sqlite3's implicit ones
+    from sqlalchemy import text
+
+    from herotable.store.engine import create_store_engine, for_one_read
+    from herotable.store.sql import parse_database_url
+
+    engine = create_store_engine(parse_database_url(shared_url))
+    try:
+        reader = for_one_read(engine)
+        with reader.connect() as connection:
+            connection.execute(text("SELECT 1"))
+            if engine.dialect.name == "postgresql":
+                assert connection.connection.driver_connection.autocommit is True
+            else:
+                assert reader is engine
+                assert connection.connection.driver_connection.isolation_level is None
+        with engine.connect() as connection:  # the pooled connection is back to transactions for everyone else
+            connection.execute(text("SELECT 1"))
+            if engine.dialect.name == "postgresql":
+                assert connection.connection.driver_connection.autocommit is False
+    finally:
+        engine.dispose()

@@ -15,7 +15,7 @@ from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from herotable.store.engine import for_writing
+from herotable.store.engine import for_one_read, for_writing
 from herotable.store.port import EventStore, StoreError
 from herotable.store.schema import (
     InviteRecord,
@@ -300,6 +300,7 @@ class SqlAccountStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = for_writing(engine)
+        self._one_read = for_one_read(engine)
         self.throttle: Throttle = SqlThrottle(engine)
 
     def add_user(self, user: User) -> User:
@@ -336,7 +337,7 @@ class SqlAccountStore:
             )
 
     def session_user(self, sid_hash: str, now: str) -> User | None:
-        with self._engine.connect() as connection:
+        with self._one_read.connect() as connection:
             row = connection.execute(_SESSION_USER, {"sid_hash": sid_hash, "now": now}).mappings().first()
         return User(**row) if row else None
 

@@ -39,3 +39,13 @@ def create_store_engine(url: URL) -> Engine:
 def for_writing(engine: Engine) -> Engine:
     """The same engine, whose transactions take SQLite's write lock when they begin (no-op elsewhere)."""
     return engine.execution_options(**{_BEGIN: "IMMEDIATE"})
+
+
+def for_one_read(engine: Engine) -> Engine:
+    """The same engine for a read of one statement, which is consistent on its own: on PostgreSQL in autocommit, so
+    no BEGIN and no ROLLBACK go to the server around it (two round trips fewer; the hot read of every request, a
+    session's user, uses it). SQLite keeps its own transactions (they cost no round trip, and its connections
+    must stay out of sqlite3's implicit ones)."""
+    if engine.dialect.name == "sqlite":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
