@@ -538,6 +538,15 @@ class TableService:
                 "campaign/not_gm", "only the GM deletes the campaign", fix="ask the GM", ruling=campaign_settings.RULE
             )
         self.store.delete_campaign(campaign_id)
+        self._forget(campaign_id)
+        for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
+            try:
+                listener(campaign_id, [])
+            except Exception:  # the campaign is deleted: a listener that fails must not hide that
+                log.exception("a listener failed after campaign %s was deleted", campaign_id)
+
+    def _forget(self, campaign_id: str) -> None:
+        """Drop all that is remembered of the campaign: its state, stream tops and recent events."""
         with self._lock:
             self._cache.pop(campaign_id, None)
             self._tops.pop(campaign_id, None)
@@ -545,11 +554,6 @@ class TableService:
                 del self._tops_then[key]
             for key in [key for key in self._batches if key[0] == campaign_id]:
                 del self._batches[key]
-        for listener in self._listeners:  # told with no events: live viewers learn that the campaign is gone
-            try:
-                listener(campaign_id, [])
-            except Exception:  # the campaign is deleted: a listener that fails must not hide that
-                log.exception("a listener failed after campaign %s was deleted", campaign_id)
 
     def execute(
         self,
@@ -601,8 +605,10 @@ class TableService:
                     if first is None:
                         raise
                     return first
-                except ConcurrencyError:  # could not be decided again in the append: again on a fresh read
+                except ConcurrencyError as clash:  # could not be decided again in the append: on a fresh read
                     applied = None
+                    if clash.actual_seq < state.seq:  # the log is behind what is remembered: it was replaced
+                        self._forget(campaign_id)  # (deleted and imported again, on another process)
             if applied is not None:
                 return self._landed(campaign_id, state, applied)
             waited = time.monotonic() - started
@@ -646,11 +652,11 @@ class TableService:
         hands its events over with the campaign held: they are folded onto `state` and `cmd` is decided again on what
         they lead to (a refusal then raises RulesError, with nothing written), so writers queue instead of retrying.
         Raises ConcurrencyError when that cannot be done from `state` (an undo reaching past it, say)."""
-        at = self.clock()
         rules_version = game_for(state.ruleset).rules_version
         body = command_to_json(cmd)
 
         def events_of(facts: Sequence[Any], dice: list[tuple[int, int]]) -> list[NewEvent]:
+            at = self.clock()  # when decided: a command decided again after another's lands after it in time too
             record = {"body": body, "dice": [list(d) for d in dice]}
             return [
                 NewEvent(

@@ -477,6 +477,20 @@ def test_a_writer_at_the_head_is_not_handed_anything(store: EventStore) -> None:
     assert [e.seq for e in store.append("c1", 1, command("second", 1), catch_up=catch_up)] == [2]
 
 
+def test_a_writer_ahead_of_the_log_is_refused_and_not_handed_anything(store: EventStore) -> None:
+    # it remembers a log that is no longer there (deleted and imported again): nothing to catch up from
+    new_campaign(store)
+    store.append("c1", 0, command("first", 1))
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], None]:
+        raise AssertionError("handed events though the writer is ahead of the log")
+
+    with pytest.raises(ConcurrencyError) as clash:
+        store.append("c1", 3, command("second", 1), catch_up=catch_up)
+    assert (clash.value.expected_seq, clash.value.actual_seq) == (3, 1)
+    assert store.head("c1") == 1
+
+
 def test_a_refusal_while_catching_up_writes_nothing_and_reaches_the_writer(store: EventStore) -> None:
     new_campaign(store)
     store.append("c1", 0, command("first", 1))

@@ -226,3 +226,27 @@ def test_a_commands_answer_holds_what_landed_since_its_member_read_without_a_rea
     assert reads == []
     assert page == service.stream("s1", "pat", after=start, state=mine.state)
     assert TableService(store).events_between("s1", before.seq, mine.events[0].seq - 1) is None  # not remembered
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_a_process_that_remembers_a_longer_log_than_a_re_imported_one_lands_where_the_new_log_ends(
+    backend,  # type: ignore[no-untyped-def]
+    tmp_path,
+) -> None:
+    """Another process deleted the campaign and imported an older export under its id: this one remembers more than
+    the log holds. Its next command is not decided on what it remembers: it lands at the new log's end, numbered
+    as that log's streams go on, and from then on it remembers the new log."""
+    store = _open(backend, tmp_path)
+    here = TableService(store)
+    here.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    here.execute("s1", "pat", Join("Pat"))
+    kept = export_campaign(store, "s1")
+    for _ in range(4):
+        here.execute("s1", "pat", FreeRoll("1d20"))
+    store.delete_campaign("s1")  # as another process does it: this one is not told
+    import_campaign(store, kept)
+    applied = here.execute("s1", "pat", FreeRoll("1d6"), state=here.recent_state("s1"))
+    assert [e.seq for e in store.load("s1")] == list(range(1, len(kept["events"]) + 2))
+    assert applied.events[0].seq == len(kept["events"]) + 1
+    _assert_numbered_as_the_log(store, "s1")
+    assert here.state("s1") == TableService(store).state("s1")

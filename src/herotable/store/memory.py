@@ -133,7 +133,7 @@ class MemoryEventStore:
         encoded, commands = _encoded(events)
         with self._lock:
             log = self._log(campaign_id)
-            if log.row.head != expected_seq and catch_up is not None:
+            if log.row.head > expected_seq and catch_up is not None:
                 newer = [_decoded(*event) for event in log.events[expected_seq:]]
                 events = list(catch_up(newer)[0])
                 check_batch(events)

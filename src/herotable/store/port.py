@@ -238,10 +238,11 @@ class EventStore(Protocol):
         `fresh_ids` the caller has just made the command ids itself (random, never sent before), and a store may
         skip looking for them in the log. `stream_tops`: what `stream_tops` gave when the log ended at `expected_seq`,
         when the caller knows it; a store may number the new events' stream positions from it (the head check makes
-        sure nothing landed since). `catch_up`: when the head has moved past `expected_seq`, instead of raising
+        sure nothing landed since). `catch_up`: when the head has moved on past `expected_seq`, instead of raising
         `ConcurrencyError` the store holds the campaign (no other writer appends meanwhile), hands `catch_up` the
         events after `expected_seq` and appends what it gives after them: writers of several processes queue on the
-        campaign rather than clash and retry. The returned events tell where they landed.
+        campaign rather than clash and retry. The returned events tell where they landed. A head behind
+        `expected_seq` (the caller remembers a log that is no longer there) is always a `ConcurrencyError`.
         """
         ...
 

@@ -110,7 +110,9 @@ _CAMPAIGN_ROW = select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == b
 _HEAD_FOR_APPEND = (
     select(CampaignRecord.head, CampaignRecord.head_hash)
     .where(CampaignRecord.campaign_id == bindparam("campaign_id"))
-    .with_for_update()  # PostgreSQL: held to the commit, so appends to one campaign queue; SQLite locks the file
+    # PostgreSQL: held to the commit, so appends to one campaign queue (NO KEY UPDATE, as the head's UPDATE takes:
+    # rows that refer to the campaign, a snapshot or a membership, are still written meanwhile); SQLite locks the file
+    .with_for_update(key_share=True)
 )
 _REPEATED = (
     select(EventRecord.command_id)
@@ -296,7 +298,7 @@ class SqlEventStore:
                 if found is None:
                     raise UnknownCampaign(campaign_id)
                 head, prev = found
-                if head != expected_seq and catch_up is not None:
+                if head > expected_seq and catch_up is not None:  # (a head behind it: the caller knows a log gone)
                     newer = [
                         _stored(row)
                         for row in connection.execute(_LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq})
