@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 from herotable.dice import Rng, SystemRng
@@ -214,6 +215,8 @@ class TableService:
         # the newest runs of events carried over, by (campaign, first seq): a command's answer holds what landed
         # between the state its member read and the command itself
         self._batches: OrderedDict[tuple[str, int], Sequence[StoredEvent]] = OrderedDict()
+        # the hash the log had at the end of each of those commands, by (campaign, seq)
+        self._hash_then: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
 
     def subscribe(self, listener: Callable[[str, list[StoredEvent]], None]) -> None:
@@ -267,13 +270,19 @@ class TableService:
     def _advance_tops(self, campaign_id: str, seq: int, events: Sequence[StoredEvent]) -> None:
         """Carry the remembered stream tops at `seq` on over `events` (those right after it), when they are known
         (always from the start of the log), keeping them as they stand after each command among `events` too: a
-        live frame for any one of those batches is then made from the batch (see `following`)."""
+        live frame for any one of those batches is then made from the batch (see `following`). The hash each of
+        those commands ends on is kept too, to know the batch that follows on (`continues`)."""
         with self._lock:
+            last = len(events) - 1
+            for i, e in enumerate(events):
+                if i == last or events[i + 1].command_id != e.command_id:
+                    self._hash_then[(campaign_id, e.seq)] = e.hash
+            while len(self._hash_then) > TOPS_KEPT:
+                self._hash_then.popitem(last=False)
             at, tops = self._tops.get(campaign_id, (0, {}))
             if at != seq or not events:
                 return
             tops = dict(tops)
-            last = len(events) - 1
             for i, e in enumerate(events):
                 tops[(e.visibility, e.owner)] = e.stream_pos
                 if i == last or events[i + 1].command_id != e.command_id:
@@ -286,6 +295,18 @@ class TableService:
                 self._batches[(campaign_id, events[0].seq)] = events
                 while len(self._batches) > BATCHES_KEPT:
                     self._batches.popitem(last=False)
+
+    def continues(self, campaign_id: str, batch: Sequence[StoredEvent]) -> bool:
+        """Whether `batch` (events another process announced) follows on, by the hash chain, from the event right
+        before it as this process knows it, each of its events naming the one before. False when that event is not
+        known here: the batch is then read from the store rather than taken on trust."""
+        if not batch:
+            return False
+        with self._lock:
+            before = self._hash_then.get((campaign_id, batch[0].seq - 1))
+        if before is None or batch[0].prev_hash != before:
+            return False
+        return all(b.prev_hash == a.hash and b.seq == a.seq + 1 for a, b in pairwise(batch))
 
     def events_between(self, campaign_id: str, after_seq: int, upto_seq: int) -> list[StoredEvent] | None:
         """The events after `after_seq` up to `upto_seq`, when this process still remembers every one of them (it
@@ -554,6 +575,8 @@ class TableService:
                 del self._tops_then[key]
             for key in [key for key in self._batches if key[0] == campaign_id]:
                 del self._batches[key]
+            for key in [key for key in self._hash_then if key[0] == campaign_id]:
+                del self._hash_then[key]
 
     def execute(
         self,

@@ -267,11 +267,19 @@ def test_batches_waiting_together_are_sent_as_one_when_they_follow_on():
         return [StoredEvent("c1", seq, "chat.said", {}, f"cmd{seqs[0]}", "2026-12-02T00:00:00+00:00") for seq in seqs]
 
     one, two, three, later = batch(4, 5), batch(6), batch(7, 8), batch(11)
-    waiting = [(one, (4, 5)), (two, None), (three, (7, 8)), (None, (9, 10)), (later, (11, 11)), (None, None)]
-    assert runs(waiting) == [
-        ([*one, *two, *three], (4, 8)),  # one frame per audience for the three commands
-        (None, (9, 10)),  # told by its span alone: read from the store, in its turn
-        (later, (11, 11)),
-        (None, None),  # a catch-up
+    waiting = [
+        (one, (4, 5), True),
+        (two, None, True),
+        (three, (7, 8), False),  # announced by another process
+        (None, (9, 10), False),
+        (later, (11, 11), True),
+        (None, None, False),
     ]
-    assert runs([(batch(3), (3, 3)), (batch(5), (5, 5))]) == [(batch(3), (3, 3)), (batch(5), (5, 5))]  # a gap
+    assert runs(waiting) == [
+        ([*one, *two, *three], (4, 8), False),  # one frame per audience for the three; not all of it appended here
+        (None, (9, 10), False),  # told by its span alone: read from the store, in its turn
+        (later, (11, 11), True),
+        (None, None, False),  # a catch-up
+    ]
+    apart = [(batch(3), (3, 3), True), (batch(5), (5, 5), True)]
+    assert runs(apart) == apart  # a gap

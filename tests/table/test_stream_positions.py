@@ -250,3 +250,24 @@ def test_a_process_that_remembers_a_longer_log_than_a_re_imported_one_lands_wher
     assert applied.events[0].seq == len(kept["events"]) + 1
     _assert_numbered_as_the_log(store, "s1")
     assert here.state("s1") == TableService(store).state("s1")
+
+
+def test_an_announced_batch_is_taken_only_when_it_follows_on_by_the_hash_chain(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    writer, viewer = TableService(store), TableService(store)
+    writer.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    writer.execute("s1", "pat", Join("Pat"))
+    viewer.state("s1")  # knows the log up to here
+    batch = writer.execute("s1", "gm", Say("hello", to="pat")).events
+    later = writer.execute("s1", "pat", FreeRoll("1d20")).events
+    assert viewer.continues("s1", batch)
+    assert not viewer.continues("s1", later)  # the event before it is not known here: read it instead
+    forged = [replace(batch[0], prev_hash="0" * 64)]  # the same seq, another log (a clone sharing the Redis)
+    assert not viewer.continues("s1", forged)
+    broken = [*batch, replace(later[0], prev_hash="f" * 64)]
+    assert not viewer.continues("s1", broken)
+    assert not viewer.continues("s2", batch)
+    assert viewer.advanced("s1", batch) is not None
+    assert viewer.continues("s1", later)  # now it is

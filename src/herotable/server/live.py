@@ -95,21 +95,23 @@ def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> li
     return events
 
 
-Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None]  # a batch (when known) and its span (when told)
+# a batch (when known), its span (when told) and whether this process appended it (else another announced it)
+Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None, bool]
 
 
 def runs(waiting: list[Announced]) -> list[Announced]:
     """Batches that wait to be sent, with each run of known batches that follow on from each other joined into one
-    (its span the whole run's); an unknown batch, or a call to catch up (neither), stays on its own, in order."""
+    (its span the whole run's; its own when all of it is); an unknown batch, or a call to catch up (neither), stays
+    on its own, in order."""
     out: list[Announced] = []
-    for events, span in waiting:
+    for events, span, own in waiting:
         if events and out:
-            last, _ = out[-1]
+            last, _, last_own = out[-1]
             if last and last[-1].seq + 1 == events[0].seq and last[-1].campaign_id == events[0].campaign_id:
                 joined = [*last, *events]
-                out[-1] = (joined, (joined[0].seq, joined[-1].seq))
+                out[-1] = (joined, (joined[0].seq, joined[-1].seq), own and last_own)
                 continue
-        out.append((events, span))
+        out.append((events, span, own))
     return out
 
 
@@ -269,12 +271,14 @@ class Hub:
         own is still in memory; another's came with the announcement, or is read once for every viewer)."""
         with self._guard:
             loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
-            if span is not None:  # this process's own batch, as it was appended
-                events = self._recent.get((campaign_id, span[0]), events)
+            recent = self._recent.get((campaign_id, span[0])) if span is not None else None
+            own = recent is not None or (events is not None and span is None)  # appended here, or told directly
+            if recent is not None:  # this process's own batch, as it was appended
+                events = recent
             starting = []
             for loop in loops:
                 key = (campaign_id, loop)
-                self._pending.setdefault(key, []).append((events, span))
+                self._pending.setdefault(key, []).append((events, span, own))
                 if key not in self._draining:
                     self._draining.add(key)
                     starting.append(loop)
@@ -294,10 +298,10 @@ class Hub:
                         self._draining.discard(key)
                         return
                     viewers = [v for v in self._viewers.get(campaign_id, ()) if v.loop is loop]
-                for events, span in runs(waiting):
+                for events, span, own in runs(waiting):
                     if viewers:
                         try:
-                            await self._update_all(campaign_id, viewers, events, span)
+                            await self._update_all(campaign_id, viewers, events, span, own)
                         except Exception:  # one batch that cannot be sent must not stop the ones after it
                             log.warning("cannot send live frames of %s", campaign_id, exc_info=True)
         except BaseException:  # cancelled (the loop is closing): the next announcement starts afresh
@@ -317,16 +321,20 @@ class Hub:
         viewers: list[Viewer],
         batch: list[StoredEvent] | None = None,
         span: tuple[int, int] | None = None,
+        own: bool = True,
     ) -> None:
         """One frame per audience: viewers who may see the same facts and the same view (every spectator; each
         player; the GM), caught up to the same cursor, share one frame, rendered and encoded once. When the batch
         of events that changed the campaign is known and follows straight on from an audience's cursor, its frame
-        is made from the batch with no read; otherwise it is read from the store. A viewer whose role changed, or
-        who is still being greeted, is brought up to date on its own."""
+        is made from the batch with no read; otherwise it is read from the store. A batch another process announced
+        (not `own`) is taken only when it follows on, by the hash chain, from what this process knows. A viewer
+        whose role changed, or who is still being greeted, is brought up to date on its own."""
         key = (campaign_id, asyncio.get_running_loop())
         lock = self._campaign_locks.setdefault(key, asyncio.Lock())
         async with lock:  # one batch at a time per campaign: cursors move in order
             try:
+                if batch is not None and not own and not self.service.continues(campaign_id, batch):
+                    batch = None  # announced events that do not follow on from what this process knows: read them
                 if batch is None and span is not None:
                     batch = await asyncio.to_thread(self._batch, campaign_id, span)
                 state = None
