@@ -16,6 +16,7 @@ dice keep one row per fighter.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -303,6 +304,7 @@ PACKED_MAX = 6
 _LANES = sum(1 << (8 * f) for f in range(PACKED_MAX))  # 0x010101010101
 _LOW3, _LOW5, _LOW7, _HIGH = 7 * _LANES, 31 * _LANES, 127 * _LANES, 128 * _LANES
 _MINUS = 8 * _LANES  # each lane's -1 bit
+_BYTE = [k if sys.byteorder == "little" else 7 - k for k in range(8)]  # where bits 8k.. of an int64 lie in memory
 
 
 @cache
@@ -410,17 +412,17 @@ def _packed_melee(
         upto = np.cumsum(counts[::-1])[::-1]  # upto[k]: trials with k exchanges or more
         tally.exchanges += int(upto[1:].sum())
         hit = np.zeros(n, dtype=np.int64)
+        # the k-th exchange's byte of every trial's plays and nibbles, read in place (no shifting and masking)
+        play_bytes, nibble_bytes = plays.view(np.uint8).reshape(n, 8), nibbles.view(np.uint8).reshape(n, 8)
         for k in range(1, PACKED_MAX + 1):
             m = int(upto[k])
             if m == 0:
                 break
-            who = plays[:m] >> (8 * (k - 1))
-            who &= 0xFF
-            at = nibbles[:m] >> (8 * (k - 1))
-            at &= 0xFF
+            byte = _BYTE[k - 1]
+            at = nibble_bytes[:m, byte].astype(np.int64)
             at <<= 14
             at |= gen.integers(0, _DRAW, size=m, dtype=np.int32)  # 32-bit draws: about 1.5x numpy's 64-bit rate
-            who *= 5
+            who = np.multiply(play_bytes[:m, byte], 5, dtype=np.int64)
             who += outcome[at]
             hit[:m] += losses[who]
         left = (s & _LOW3 | _HIGH) - (hit & _LOW5)
