@@ -259,6 +259,38 @@ def test_a_viewer_behind_the_new_events_is_caught_up_from_the_store(tmp_path):
     assert [e["command_id"] for e in events] == [first, second]
 
 
+def test_a_batch_whose_announcement_came_first_brings_the_one_before_it_in_one_read(tmp_path):
+    """Two processes' announcements can cross. The batch before is read once for every audience (no reading of
+    each audience's stream), and every viewer gets both, in order, once."""
+    import sqlalchemy as sa
+
+    store = open_store(f"sqlite:///{tmp_path / 'live.db'}")
+    app = make_app(store=store)
+    cid, m = table(app)
+    names = ("gm", "pat", "sam", "sly")
+    with contextlib.ExitStack() as stack:
+        sockets = {n: stack.enter_context(m[n].client.websocket_connect(f"/ws/campaigns/{cid}")) for n in names}
+        for ws in sockets.values():
+            assert receive(ws)["type"] == "hello"
+        m["pat"].command(cid, type="table.roll", expression="1d20")
+        for ws in sockets.values():
+            receive(ws)
+        listeners = list(app.state.services.table._listeners)
+        app.state.services.table._listeners.clear()  # its announcement is late: it comes after the next one
+        first = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
+        app.state.services.table._listeners.extend(listeners)
+        statements: list[str] = []
+        sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+        second = m["gm"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
+        got = {n: [e["command_id"] for f in frames_until(ws, lambda es: len(es) >= 2) for e in f["events"]]
+               for n, ws in sockets.items()}  # fmt: skip
+        loops = len({v.loop for v in app.state.hub._viewers.get(cid, ())})  # a test client has an event loop each
+    assert got == {n: [first, second] for n in names}
+    reads = [s for s in statements if "FROM events" in s]
+    assert reads and all("events.seq > ?" in s and "stream_pos" not in s.split("WHERE")[1] for s in reads), reads
+    assert len(reads) <= loops  # the gap, once for each event loop's viewers; no audience's stream read on its own
+
+
 def test_batches_waiting_together_are_sent_as_one_when_they_follow_on():
     from herotable.server.live import runs
     from herotable.store import StoredEvent

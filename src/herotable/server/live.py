@@ -159,6 +159,8 @@ class Hub:
         # per campaign and event loop, the batches announced and not yet sent, and whether they are being sent
         self._pending: dict[tuple[str, asyncio.AbstractEventLoop], list[Announced]] = {}
         self._draining: set[tuple[str, asyncio.AbstractEventLoop]] = set()
+        # per campaign and event loop, the newest seq whose batch its viewers' frames were made from
+        self._sent_upto: dict[tuple[str, asyncio.AbstractEventLoop], int] = {}
         self._publisher: Any = None
         self._recent: OrderedDict[tuple[str, int], list[StoredEvent]] = OrderedDict()
         if redis_url:
@@ -337,6 +339,12 @@ class Hub:
                     batch = None  # announced events that do not follow on from what this process knows: read them
                 if batch is None and span is not None:
                     batch = await asyncio.to_thread(self._batch, campaign_id, span)
+                sent = self._sent_upto.get(key)
+                if batch and sent is not None and sent < batch[0].seq - 1:
+                    # announcements of two processes can cross: the one before this batch has not come yet. Its
+                    # events are read once for every audience, rather than each audience's stream on its own
+                    gap = await asyncio.to_thread(self._batch, campaign_id, (sent + 1, batch[0].seq - 1))
+                    batch = [*gap, *batch] if gap else batch
                 state = None
                 if batch:  # this process's own batch is remembered; another's is folded onto what is
                     state = self.service.remembered(campaign_id, batch[-1].seq) or self.service.advanced(
@@ -363,6 +371,7 @@ class Hub:
             portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
             made: dict[tuple[str, str], tuple[str | None, str, bool]] = {}
             if batch:
+                self._sent_upto[key] = max(batch[-1].seq, self._sent_upto.get(key, 0))
                 try:
                     made = await asyncio.to_thread(self._frames_of, campaign_id, state, batch, groups, portraits)
                 except Exception:
