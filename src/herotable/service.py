@@ -269,9 +269,10 @@ class TableService:
 
     def _advance_tops(self, campaign_id: str, seq: int, events: Sequence[StoredEvent]) -> None:
         """Carry the remembered stream tops at `seq` on over `events` (those right after it), when they are known
-        (always from the start of the log), keeping them as they stand after each command among `events` too: a
-        live frame for any one of those batches is then made from the batch (see `following`). The hash each of
-        those commands ends on is kept too, to know the batch that follows on (`continues`)."""
+        there (always at the start of the log) or at one of `events` (then from there), keeping them as they stand
+        after each command among `events` too: a live frame for any one of those batches is then made from the batch
+        (see `following`). The hash each of those commands ends on is kept too, to know the batch that follows on
+        (`continues`)."""
         with self._lock:
             last = len(events) - 1
             for i, e in enumerate(events):
@@ -280,7 +281,10 @@ class TableService:
             while len(self._hash_then) > TOPS_KEPT:
                 self._hash_then.popitem(last=False)
             at, tops = self._tops.get(campaign_id, (0, {}))
-            if at != seq or not events:
+            if at != seq:  # known further on already (from another batch folded meanwhile): carry on from there
+                events = [e for e in events if e.seq > at] if seq < at else []
+                last = len(events) - 1
+            if not events:
                 return
             tops = dict(tops)
             for i, e in enumerate(events):

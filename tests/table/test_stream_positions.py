@@ -271,3 +271,31 @@ def test_an_announced_batch_is_taken_only_when_it_follows_on_by_the_hash_chain(t
     assert not viewer.continues("s2", batch)
     assert viewer.advanced("s1", batch) is not None
     assert viewer.continues("s1", later)  # now it is
+
+
+def test_tops_known_part_way_through_a_run_are_carried_on_over_the_rest_of_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A process folds another's batch (its live frames) while one of its own commands, decided earlier, catches up
+    over that batch and the next: the tops after the next batch are still known, so its frames need no read."""
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    here, other = TableService(store), TableService(store)
+    here.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    here.execute("s1", "pat", Join("Pat"))
+    decided_on = here.state("s1")
+    start = here.head_cursor("s1", "pat", decided_on)
+    first = other.execute("s1", "gm", FreeRoll("1d6")).events
+    second = other.execute("s1", "pat", FreeRoll("1d8")).events
+    folded: list[object] = []
+    real_append = store.append
+
+    def append(*args, **kwargs):  # type: ignore[no-untyped-def]
+        folded.append(here.advanced("s1", first))  # the live hub folds the first batch while the command is decided
+        return real_append(*args, **kwargs)
+
+    store.append = append  # type: ignore[method-assign]
+    here.execute("s1", "gm", Say("hi", to="pat"), state=decided_on)  # caught up over both in its append
+    store.append = real_append  # type: ignore[method-assign]
+    assert folded and folded[0] is not None
+    page = here.following(folded[0], "pat", start, first)  # type: ignore[arg-type]
+    assert page is not None
+    then = here.following(here.state("s1"), "pat", page.last, second)
+    assert then is not None and [s.command_id for s in then.seen] == [second[0].command_id]
