@@ -293,6 +293,8 @@ def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server
     gm.submit(gm.page.locator("#bar .requests form[data-action='request.answer']"))
     ana.log_has("1 level of Karma")
     expect(gm.page.locator("#inbox .count")).to_have_text("0")
+    # the GM's own answer is told in a toast, in words: "Ana's request", not the page's "Ana&#39;s request"
+    expect(gm.page.locator("#toasts .toast.note").last).to_contain_text("Ana's request")
     # a refused action explains itself inline, and nothing is written
     ben.page.locator("#menu-tools > summary").click()
     ben.page.locator("#bar details[data-action='table.roll'] > summary").click()

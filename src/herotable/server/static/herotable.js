@@ -183,7 +183,10 @@
     if (!menu || !event.detail.successful || !xhr || /role="alert"/.test(xhr.responseText)) { return; }
     var live = (menu.id && document.getElementById(menu.id)) || menu;
     live.open = false;
-    var words = xhr.responseText.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim();
+    // the answer's words: tags become spaces, and a textarea turns entities (&#39;) back into characters
+    var decoder = document.createElement("textarea");
+    decoder.innerHTML = xhr.responseText.replace(/<[^>]+>/g, " ");
+    var words = decoder.value.replace(/\s+/g, " ").trim();
     if (words) { toast(words, true); }
   });
 
