@@ -509,3 +509,22 @@ def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_t
     state = t.gm.client.app.state.services.table.state(cid)
     buy = LegalAction("ltl.buy_success", "Buy success", {"task": "t1"}, {"character": Choice(("comet",), ("Comet",))})
     assert [f.label for f in form_of(state, buy).fields if f.name == "character"] == ["Whose roll succeeds"]
+
+
+def test_a_players_turn_is_news_once_a_round_whoever_else_acts_meanwhile():
+    from herotable.server import actions, board
+    from herotable.server.pages import _alerts
+
+    def shown(turn: list[str], round_: int = 1) -> board.Board:
+        b = board.Board()
+        fighters = [("breaker", True), ("squall", False), ("krake", False)]
+        groups = [[{"id": fid, "mine": mine, "acted": fid not in turn, "out": False} for fid, mine in fighters]]
+        b.turns = {"round": round_, "groups": groups, "turn": turn, "yours": "breaker" in turn, "waiting": []}
+        return b
+
+    laid = actions.Panel()
+    everyone = _alerts(shown(["breaker", "squall", "krake"]), laid, gm=False)
+    after_squall = _alerts(shown(["breaker", "krake"]), laid, gm=False)
+    assert everyone == after_squall == "turn:1:breaker"  # the page toasts "your turn" once, not as others act
+    assert _alerts(shown(["breaker", "squall"], round_=2), laid, gm=False) == "turn:2:breaker"  # a new round is
+    assert _alerts(shown(["squall"]), laid, gm=False) == ""  # not the viewer's turn

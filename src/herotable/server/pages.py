@@ -574,8 +574,10 @@ def _alerts(shown: board.Board, laid: actions.Panel, gm: bool) -> str:
     """What the page toasts when it changes: the viewer's calls, their turn, and (the GM) open requests. The page
     keeps the last set it saw and toasts only what is new."""
     keys = [f"call:{c}" for c in laid.calls] if not gm else []
-    if shown.turns is not None and shown.turns["yours"]:
-        keys.append(f"turn:{shown.turns['round']}:{','.join(shown.turns['turn'])}")
+    if shown.turns is not None and shown.turns["yours"]:  # the viewer's own fighters whose turn it is, this round:
+        turns = shown.turns  # others acting meanwhile is no news to them
+        own = sorted(e["id"] for g in turns["groups"] for e in g if e["mine"] and e["id"] in turns["turn"])
+        keys.append(f"turn:{turns['round']}:{','.join(own)}")
     if gm:
         keys += [f"request:{r.id}" for r in shown.requests]
     return " ".join(keys)
