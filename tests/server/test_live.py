@@ -122,9 +122,10 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
     cid, m = table(first)
     names = ("gm", "pat", "sam", "sly")
     with contextlib.ExitStack() as stack:
+        owner = stack.enter_context(type(m["gm"].client)(second))  # the second process starts (and stops) once
         sockets = {}
         for name in names:
-            client = stack.enter_context(type(m[name].client)(second))
+            client = owner if name == "gm" else type(m[name].client)(second)
             client.cookies = m[name].client.cookies
             sockets[name] = stack.enter_context(client.websocket_connect(f"/ws/campaigns/{cid}"))
             assert receive(sockets[name])["type"] == "hello"
