@@ -299,3 +299,25 @@ def test_tops_known_part_way_through_a_run_are_carried_on_over_the_rest_of_it(tm
     assert page is not None
     then = here.following(here.state("s1"), "pat", page.last, second)
     assert then is not None and [s.command_id for s in then.seen] == [second[0].command_id]
+
+
+def test_an_answer_holds_another_processs_command_its_append_caught_up_over_without_a_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    here, other = TableService(store), TableService(store)
+    here.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    here.execute("s1", "pat", Join("Pat"))
+    before = here.recent_state("s1")
+    start = here.head_cursor("s1", "pat", before)
+    theirs = other.execute("s1", "gm", Say("meanwhile", to="pat")).events  # another process's, unknown here
+    mine = here.execute("s1", "pat", FreeRoll("1d20"), state=before)  # caught up over theirs in its append
+    assert mine.events[0].seq == theirs[-1].seq + 1
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    between = here.events_between("s1", before.seq, mine.events[0].seq - 1)
+    assert between == theirs
+    page = here.following(mine.state, "pat", start, [*between, *mine.events])
+    assert reads == []
+    assert page is not None and [s.command_id for s in page.seen] == [theirs[0].command_id, mine.events[0].command_id]
+    assert page == here.stream("s1", "pat", after=start, state=mine.state)
