@@ -6,6 +6,7 @@ client carries their session cookie and CSRF token.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -172,3 +173,19 @@ def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[Priv
     start()
     yield PrivateRedis(port, start, stop)
     stop()
+
+
+SHARED_REDIS_URL = os.environ.get("HEROTABLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture
+def shared_redis(needs: Callable[[str], None]) -> str:
+    """The URL of the machine's Redis (HEROTABLE_TEST_REDIS_URL), which two app instances share as two server
+    processes would; `needs` it when it does not answer (a skip locally, a failure in CI)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(SHARED_REDIS_URL).ping()
+    except redis.exceptions.ConnectionError:
+        needs(f"no Redis at {SHARED_REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the tests across processes")
+    return SHARED_REDIS_URL

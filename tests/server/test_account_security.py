@@ -17,7 +17,7 @@ from herotable.store import open_store
 from herotable.store.accounts import Invite
 
 from .clients import Member, StillClock, anonymous, make_app, register, table
-from .test_live import REDIS_URL, receive
+from .test_live import receive
 
 PASSWORD = "correct horse"
 
@@ -348,16 +348,10 @@ def receive_until_closed(ws: Any, timeout: float = 10.0) -> None:
     raise closed
 
 
-def test_a_password_change_closes_the_users_sockets_on_another_process(tmp_path: Any, needs: Any) -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL).ping()
-    except redis.exceptions.ConnectionError:
-        needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the fan-out test")
+def test_a_password_change_closes_the_users_sockets_on_another_process(tmp_path: Any, shared_redis: str) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    first = make_app(store=open_store(url), redis_url=REDIS_URL)
-    second = make_app(store=open_store(url), redis_url=REDIS_URL)
+    first = make_app(store=open_store(url), redis_url=shared_redis)
+    second = make_app(store=open_store(url), redis_url=shared_redis)
     cid, m = table(first)
     pat_elsewhere = TestClient(second)
     assert login(pat_elsewhere, "pat", PASSWORD).status_code == 200
@@ -370,16 +364,10 @@ def test_a_password_change_closes_the_users_sockets_on_another_process(tmp_path:
         assert ended.value.code == 4401
 
 
-def test_limits_are_shared_through_redis_when_it_is_configured(needs: Any, clock: StillClock) -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL).ping()
-    except redis.exceptions.ConnectionError:
-        needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the shared-limit test")
+def test_limits_are_shared_through_redis_when_it_is_configured(shared_redis: str, clock: StillClock) -> None:
     name = f"gwen{time.time_ns() % 10**9}"  # Redis outlives the test: a name of its own
     # memory stores: nothing is shared but the limits, through Redis
-    first, second = make_app(redis_url=REDIS_URL, clock=clock), make_app(redis_url=REDIS_URL, clock=clock)
+    first, second = make_app(redis_url=shared_redis, clock=clock), make_app(redis_url=shared_redis, clock=clock)
     register(first, name)
     here = (f"192.0.2.{time.time_ns() % 250}", 1)
     assert [login(TestClient(first, client=here), name, "wrong guess").status_code for _ in range(5)] == [401] * 5

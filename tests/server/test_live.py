@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import threading
 from typing import Any
@@ -15,8 +14,6 @@ from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.store import open_store
 
 from .clients import make_app, table
-
-REDIS_URL = os.environ.get("HEROTABLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def receive(ws: Any, timeout: float = 10.0) -> dict[str, Any]:
@@ -84,16 +81,10 @@ def test_secret_and_pending_rolls_never_reach_other_players_sockets(backend, req
     assert "Decay" not in text and secret_task not in text  # nor the hidden villain's sheet, in events or views
 
 
-def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path, needs):
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL).ping()
-    except redis.exceptions.ConnectionError:
-        needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the fan-out test")
+def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path, shared_redis):
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    first = make_app(store=open_store(url), redis_url=REDIS_URL)
-    second = make_app(store=open_store(url), redis_url=REDIS_URL)
+    first = make_app(store=open_store(url), redis_url=shared_redis)
+    second = make_app(store=open_store(url), redis_url=shared_redis)
     cid, m = table(first)
     pat_on_second = type(m["pat"].client)(second)
     pat_on_second.cookies = m["pat"].client.cookies
@@ -105,20 +96,15 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path,
     assert any(e["type"] == "structure.scene_started" for f in frames for e in f["events"])
 
 
-def test_another_process_makes_its_frames_from_the_announced_events_without_reading_the_store(tmp_path, needs):
+def test_another_process_makes_its_frames_from_the_announced_events_without_reading_the_store(tmp_path, shared_redis):
     """A small batch travels in its Redis announcement: the process that did not append it folds it onto the state
     it remembers and makes every audience's frame from it, running no statement at all."""
-    import redis
     import sqlalchemy as sa
 
-    try:
-        redis.Redis.from_url(REDIS_URL).ping()
-    except redis.exceptions.ConnectionError:
-        needs(f"no Redis at {REDIS_URL}; set HEROTABLE_TEST_REDIS_URL to run the fan-out test")
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    first = make_app(store=open_store(url), redis_url=REDIS_URL)
+    first = make_app(store=open_store(url), redis_url=shared_redis)
     second_store = open_store(url)
-    second = make_app(store=second_store, redis_url=REDIS_URL)
+    second = make_app(store=second_store, redis_url=shared_redis)
     cid, m = table(first)
     names = ("gm", "pat", "sam", "sly")
     with contextlib.ExitStack() as stack:

@@ -408,6 +408,15 @@ def test_an_export_of_a_campaign_already_in_the_store_is_refused(store: EventSto
     assert store.load("c1") == before
 
 
+def _run_at_once(player: Callable[[int], None], threads: int) -> None:
+    """`player(0)` … `player(threads - 1)`, each in a thread of its own, all at once; back when all are done."""
+    workers = [threading.Thread(target=player, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+
+
 def test_racing_appends_at_the_same_head_exactly_one_wins(store: EventStore) -> None:
     # Two players spending the last Karma level at once: one command lands, the others must reload.
     new_campaign(store)
@@ -433,11 +442,7 @@ def test_racing_appends_at_the_same_head_exactly_one_wins(store: EventStore) -> 
             errors.append(error)
             barrier.abort()
 
-    workers = [threading.Thread(target=player, args=(n,)) for n in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
+    _run_at_once(player, threads)
     assert errors == []
     assert sorted(round_ for round_, _ in wins) == list(range(rounds))
     assert len(clashes) == rounds * (threads - 1)
@@ -539,11 +544,7 @@ def test_racing_writers_that_catch_up_all_land_each_after_what_it_was_handed(sto
             errors.append(error)
             barrier.abort()
 
-    workers = [threading.Thread(target=player, args=(n,)) for n in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
+    _run_at_once(player, threads)
     assert errors == []
     log = store.load("c1")
     assert len(log) == 2 * threads * rounds

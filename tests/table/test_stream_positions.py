@@ -24,6 +24,15 @@ def _open(backend: str, tmp_path) -> EventStore:  # type: ignore[no-untyped-def]
     return MemoryEventStore() if backend == "memory" else open_store(f"sqlite:///{tmp_path / 'streams.db'}")
 
 
+def _reads_of(store: EventStore) -> list[str]:
+    """The names of the store's reads from here on, as they happen (each read still runs)."""
+    reads: list[str] = []
+    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
+        real = getattr(store, name)
+        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    return reads
+
+
 def _some_command(rng: random.Random) -> tuple[str, object]:
     """A command of a random member for a random audience: public, the GM's alone, or whispered."""
     user = rng.choice(MEMBERS)
@@ -85,10 +94,7 @@ def test_another_processs_batch_is_folded_onto_the_remembered_state_without_a_re
     batch = writer.execute("s1", "gm", Say("for Pat", to="pat")).events
     later = writer.execute("s1", "pat", FreeRoll("1d20")).events
     assert viewer.advanced("s1", later) is None  # it does not follow on from what the viewer remembers
-    reads: list[str] = []
-    for name in ("head", "load", "campaign", "stream_tops"):
-        real = getattr(store, name)
-        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    reads = _reads_of(store)
     carried = viewer.advanced("s1", batch)
     assert carried is not None and reads == []
     assert viewer.advanced("s1", later) is not None and reads == []
@@ -171,10 +177,7 @@ def test_a_viewer_that_starts_from_a_snapshot_makes_the_next_frame_from_its_batc
     viewer.state("s1")  # from the newest snapshot, then the events after it (a live page's hello reads no more)
     cursor = TableService(store).head_cursor("s1", "pat")  # where the page's hello left it
     batch = writer.execute("s1", "gm", FreeRoll("1d6")).events
-    reads: list[str] = []
-    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
-        real = getattr(store, name)
-        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    reads = _reads_of(store)
     carried = viewer.advanced("s1", batch)
     assert carried is not None
     page = viewer.following(carried, "pat", cursor, batch)
@@ -189,10 +192,7 @@ def test_a_batch_announced_after_the_viewer_moved_past_it_gives_an_empty_page_wi
     service.execute("s1", "pat", Join("Pat"))
     old = service.execute("s1", "pat", FreeRoll("1d20")).events
     state = service.execute("s1", "gm", Say("later", to="pat")).state
-    reads: list[str] = []
-    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
-        real = getattr(store, name)
-        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    reads = _reads_of(store)
     for user in ("pat", "gm"):
         cursor = service.head_cursor("s1", user, state)
         page = service.following(state, user, cursor, old)
@@ -216,10 +216,7 @@ def test_a_commands_answer_holds_what_landed_since_its_member_read_without_a_rea
         *service.execute("s1", "gm", Say("not for Pat", to="sam")).events,
     ]
     mine = service.execute("s1", "pat", FreeRoll("1d20"), state=before)
-    reads: list[str] = []
-    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
-        real = getattr(store, name)
-        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    reads = _reads_of(store)
     between = service.events_between("s1", before.seq, mine.events[0].seq - 1)
     assert between == others
     page = service.following(mine.state, "pat", start, [*between, *mine.events])
@@ -311,10 +308,7 @@ def test_an_answer_holds_another_processs_command_its_append_caught_up_over_with
     theirs = other.execute("s1", "gm", Say("meanwhile", to="pat")).events  # another process's, unknown here
     mine = here.execute("s1", "pat", FreeRoll("1d20"), state=before)  # caught up over theirs in its append
     assert mine.events[0].seq == theirs[-1].seq + 1
-    reads: list[str] = []
-    for name in ("head", "load", "campaign", "stream_tops", "read_stream", "stream_head"):
-        real = getattr(store, name)
-        setattr(store, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    reads = _reads_of(store)
     between = here.events_between("s1", before.seq, mine.events[0].seq - 1)
     assert between == theirs
     page = here.following(mine.state, "pat", start, [*between, *mine.events])
