@@ -24,7 +24,6 @@ import json
 import logging
 import random
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -48,7 +47,6 @@ HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API 
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
-RECENT_BATCHES = 256  # batches this process appended, kept until Redis announces them back
 CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
@@ -162,7 +160,6 @@ class Hub:
         # per campaign and event loop, the newest seq whose batch its viewers' frames were made from
         self._sent_upto: dict[tuple[str, asyncio.AbstractEventLoop], int] = {}
         self._publisher: Any = None
-        self._recent: OrderedDict[tuple[str, int], list[StoredEvent]] = OrderedDict()
         if redis_url:
             import redis
 
@@ -242,15 +239,7 @@ class Hub:
         """Called by the service (in whatever thread ran the command) after an append: the command is recorded
         whatever happens here. Without Redis (or when it is down) this process's viewers are told directly; the other
         processes' viewers catch up when their listener is back."""
-        if self._publisher is not None:
-            with self._guard:  # kept for this process's own viewers, who hear of it from Redis like everyone else
-                if events:
-                    self._recent[(campaign_id, events[0].seq)] = list(events)
-                    while len(self._recent) > RECENT_BATCHES:
-                        self._recent.popitem(last=False)
-                else:  # deleted: a campaign imported again under its id must not be given its old batches
-                    for key in [key for key in self._recent if key[0] == campaign_id]:
-                        del self._recent[key]
+        if self._publisher is not None:  # this process's viewers hear of it from Redis like everyone else
             try:
                 self._publisher.publish(CHANNEL, announcement(campaign_id, events))
                 return
@@ -269,14 +258,16 @@ class Hub:
         self, campaign_id: str, events: list[StoredEvent] | None = None, span: tuple[int, int] | None = None
     ) -> None:
         """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe. `events`: the
-        batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (this process's
-        own is still in memory; another's came with the announcement, or is read once for every viewer)."""
+        batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (one this process
+        appended or folded is in the service's memory; another's came with the announcement, or is read once for every
+        viewer)."""
+        # a batch this process appended or folded itself, as the service remembers it (no need to check it)
+        known = self.service.events_between(campaign_id, span[0] - 1, span[1]) if span is not None else None
+        own = known is not None or (events is not None and span is None)  # known here, or told directly
+        if known is not None:
+            events = known
         with self._guard:
             loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
-            recent = self._recent.get((campaign_id, span[0])) if span is not None else None
-            own = recent is not None or (events is not None and span is None)  # appended here, or told directly
-            if recent is not None:  # this process's own batch, as it was appended
-                events = recent
             starting = []
             for loop in loops:
                 key = (campaign_id, loop)
