@@ -127,6 +127,33 @@ class TableBusy(ConcurrencyError):
         self.expected_seq = self.actual_seq = -1
 
 
+@dataclass(eq=False)
+class _Ticket:
+    """A command waiting for its campaign's turn. The thread that gets the turn records every command waiting then
+    (`_record_group`): `taken` once one has, `applied` or `error` once it is settled; a ticket taken but not settled
+    is tried on its own."""
+
+    cmd: Command
+    user: str
+    command_id: str
+    fresh: bool
+    taken: bool = False
+    applied: Applied | None = None
+    error: BaseException | None = None
+
+
+class _Turn:
+    """One campaign's turn in this process (its lock) and the commands queued for it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waiting: list[_Ticket] = []
+
+
+class _NothingLeft(Exception):
+    """Every command of a group was refused once caught up with another process's: nothing to append."""
+
+
 @dataclass(frozen=True)
 class Page:
     """Part of one viewer's stream: the facts in order, and cursors just before the first and just after the last
@@ -207,7 +234,7 @@ class TableService:
         self._cache: OrderedDict[str, TableState] = OrderedDict()
         self._jitter = random.Random()  # spreads the retries of clashing writers
         self._lock = threading.Lock()
-        self._writers: dict[str, threading.Lock] = {}  # one per campaign: this process's commands take turns
+        self._writers: dict[str, _Turn] = {}  # one per campaign: this process's commands take turns
         # per remembered campaign, the top position of each audience's stream (see `stream_tops`) at a seq
         self._tops: dict[str, tuple[int, dict[tuple[str, str | None], int]]] = {}
         # the newest few of them by (campaign, seq), for live frames made a little after later commands landed
@@ -295,8 +322,10 @@ class TableService:
             self._tops[campaign_id] = (events[-1].seq, tops)
             while len(self._tops_then) > TOPS_KEPT:
                 self._tops_then.popitem(last=False)
-            if len(events) <= BATCH_KEPT_MOST:
-                self._batches[(campaign_id, events[0].seq)] = events
+            if len(events) <= BATCH_KEPT_MOST:  # from each command on: an answer may start at any of them
+                for i, e in enumerate(events):
+                    if i == 0 or events[i - 1].command_id != e.command_id:
+                        self._batches[(campaign_id, e.seq)] = events[i:]
                 while len(self._batches) > BATCHES_KEPT:
                     self._batches.popitem(last=False)
 
@@ -608,36 +637,31 @@ class TableService:
             if first is not None:
                 return first
         command_id = command_id or uuid.uuid4().hex
+        ticket = _Ticket(cmd, user, command_id, fresh)
+        turn = self._turn(campaign_id)
+        with self._lock:
+            turn.waiting.append(ticket)
+        led: tuple[TableState, Applied] | None = None
+        with turn.lock:  # a command of this process never clashes with another of this process: they take turns
+            if not ticket.taken:
+                with self._lock:
+                    group, turn.waiting = turn.waiting, []
+                for t in group:
+                    t.taken = True
+                if len(group) > 1:  # commands that queued while the one before them was recorded: one append
+                    led = self._record_group(campaign_id, group)
+        if led is not None:
+            self._landed(campaign_id, *led)
+        if ticket.error is not None:
+            raise ticket.error
+        if ticket.applied is not None:
+            return ticket.applied
         started = time.monotonic()
         for attempt in range(1, MAX_RETRIES + 1):
-            with self._turn(campaign_id):  # a command of this process never clashes with another of this process
-                read = state is None or attempt > 1
-                if state is None or read:
-                    state = self.state(campaign_id)
-                else:  # one of this process's commands may have landed while this one waited its turn
-                    state = self.remembered(campaign_id, state.seq + 1) or state
-                try:
-                    decided = decide(state, cmd, user, self.rng, command_id)
-                except RulesError:
-                    if read:
-                        raise
-                    state = self.state(campaign_id)  # refuse only on what the log holds now
-                    decided = decide(state, cmd, user, self.rng, command_id)
-                try:
-                    applied: Applied | None = self._append(
-                        campaign_id, state, cmd, user, decided.facts, decided.dice, command_id, fresh_ids=fresh
-                    )
-                except DuplicateCommand:  # the same retry landed meanwhile, from another request
-                    first = self._recorded(campaign_id, user, cmd, command_id)
-                    if first is None:
-                        raise
-                    return first
-                except ConcurrencyError as clash:  # could not be decided again in the append: on a fresh read
-                    applied = None
-                    if clash.actual_seq < state.seq:  # the log is behind what is remembered: it was replaced
-                        self._forget(campaign_id)  # (deleted and imported again, on another process)
+            with turn.lock:
+                applied, state = self._attempt(campaign_id, ticket, None if attempt > 1 else state)
             if applied is not None:
-                return self._landed(campaign_id, state, applied)
+                return applied if applied.repeated else self._landed(campaign_id, state, applied)
             waited = time.monotonic() - started
             if waited >= RETRY_WAIT_S:
                 raise TableBusy(campaign_id, attempt, waited)
@@ -645,12 +669,125 @@ class TableService:
             time.sleep(min(RETRY_WAIT_S - waited, self._jitter.uniform(0, 0.005 * 2**attempt)))
         raise TableBusy(campaign_id, MAX_RETRIES, time.monotonic() - started)
 
-    def _turn(self, campaign_id: str) -> threading.Lock:
+    def _attempt(self, campaign_id: str, t: _Ticket, state: TableState | None) -> tuple[Applied | None, TableState]:
+        """One try at recording `t` on its own, the campaign's turn held: decided on `state` (or a newer one this
+        process remembers; read when None) and appended. Gives None when it clashed with another process's command
+        in a way the append could not catch up with (try again on a fresh read), with the state it was decided on."""
+        read = state is None
+        if state is None:
+            state = self.state(campaign_id)
+        else:  # one of this process's commands may have landed while this one waited its turn
+            state = self.remembered(campaign_id, state.seq + 1) or state
+        try:
+            decided = decide(state, t.cmd, t.user, self.rng, t.command_id)
+        except RulesError:
+            if read:
+                raise
+            state = self.state(campaign_id)  # refuse only on what the log holds now
+            decided = decide(state, t.cmd, t.user, self.rng, t.command_id)
+        try:
+            applied = self._append(
+                campaign_id, state, t.cmd, t.user, decided.facts, decided.dice, t.command_id, fresh_ids=t.fresh
+            )
+        except DuplicateCommand:  # the same retry landed meanwhile, from another request
+            first = self._recorded(campaign_id, t.user, t.cmd, t.command_id)
+            if first is None:
+                raise
+            return first, state
+        except ConcurrencyError as clash:  # could not be decided again in the append: on a fresh read
+            if clash.actual_seq < state.seq:  # the log is behind what is remembered: it was replaced
+                self._forget(campaign_id)  # (deleted and imported again, on another process)
+            return None, state
+        return applied, state
+
+    def _record_group(self, campaign_id: str, group: list[_Ticket]) -> tuple[TableState, Applied] | None:
+        """Record the commands of `group`, in the order they queued, in one append (group commit: one transaction
+        and one durable commit for them all). Each is decided on the state the ones before it lead to. One the rules
+        refuse there, or that cannot be decided, is left to be tried on its own (`execute`), as is every one when
+        the append clashes in a way it cannot catch up with; an error of the store is every one's error. Sets each
+        recorded ticket's `applied`, and gives the state before and everything recorded (for `_landed`)."""
+        try:
+            start = self.recent_state(campaign_id)
+        except Exception:  # each finds out on its own (an unknown campaign, say)
+            return None
+        planned = self._plan(start, group)
+        if not planned:
+            return None
+        ruleset = start.ruleset
+
+        def events_of(plan: list[tuple[_Ticket, Any, TableState]]) -> list[NewEvent]:
+            return [
+                e
+                for t, decided, _ in plan
+                for e in self._new_events(ruleset, t.cmd, t.user, t.command_id, decided.facts, decided.dice)
+            ]
+
+        def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
+            nonlocal start, planned
+            try:
+                caught = fold_log(newer, start)
+            except (FoldError, BrokenLog):  # an undo reaching past what `start` remembers: each on its own
+                raise ConcurrencyError(campaign_id, start.seq, newer[-1].seq if newer else start.seq) from None
+            self._advance_tops(campaign_id, start.seq, newer)
+            self._remember(campaign_id, caught)
+            start, planned = caught, self._plan(caught, [t for t, _, _ in planned])
+            if not planned:
+                raise _NothingLeft
+            return events_of(planned), self._known_tops(campaign_id, caught.seq)
+
+        try:
+            stored = self.store.append(
+                campaign_id,
+                start.seq,
+                events_of(planned),
+                fresh_ids=all(t.fresh for t, _, _ in planned),
+                stream_tops=self.stream_tops(campaign_id, start.seq),
+                catch_up=catch_up,
+            )
+        except (ConcurrencyError, DuplicateCommand, _NothingLeft) as clash:  # nothing written: each on its own
+            if isinstance(clash, ConcurrencyError) and 0 <= clash.actual_seq < start.seq:
+                self._forget(campaign_id)
+            return None
+        except Exception as error:  # nothing written, or not known to be: no command may be tried again
+            for t, _, _ in planned:
+                t.error = error
+            return None
+        self._advance_tops(campaign_id, start.seq, stored)
+        offset = 0
+        for t, decided, after in planned:  # decided on the seqs they were stored at: the states are the folds
+            t.applied = Applied(stored[offset : offset + len(decided.facts)], after)
+            offset += len(decided.facts)
+        final = planned[-1][2]
+        self._remember(campaign_id, final)
+        return start, Applied(stored, final)
+
+    def _plan(self, state: TableState, tickets: Sequence[_Ticket]) -> list[tuple[_Ticket, Any, TableState]]:
+        """Each of `tickets` decided on the state the ones before it lead to, with that state after it, as if
+        appended right after `state`; one that cannot be (refused, say) is left out."""
+        planned: list[tuple[_Ticket, Any, TableState]] = []
+        for t in tickets:
+            try:
+                decided = decide(state, t.cmd, t.user, self.rng, t.command_id)
+                after = fold(
+                    (
+                        Recorded(state.seq + n, t.command_id, t.user, t.cmd.type, e.fact, e.visibility, e.owner)
+                        for n, e in enumerate(decided.facts, start=1)
+                    ),
+                    state,
+                )
+            except Exception:  # refused, or an undo that needs history: tried on its own, where it is answered
+                continue
+            if decided.facts:
+                planned.append((t, decided, after))
+                state = after
+        return planned
+
+    def _turn(self, campaign_id: str) -> _Turn:
         """The lock this process's commands on the campaign take in turn: they queue rather than clash."""
         with self._lock:
             found = self._writers.get(campaign_id)
             if found is None:
-                found = self._writers[campaign_id] = threading.Lock()
+                found = self._writers[campaign_id] = _Turn()
             return found
 
     def _recorded(self, campaign_id: str, user: str, cmd: Command, command_id: str) -> Applied | None:
@@ -662,6 +799,35 @@ class TableService:
         if events[0].actor != user or body != command_to_json(cmd):
             raise CommandIdReused(command_id)
         return Applied(events, self.state(campaign_id), repeated=True)
+
+    def _new_events(
+        self,
+        ruleset: Ruleset,
+        cmd: Command,
+        user: str,
+        command_id: str,
+        facts: Sequence[Any],
+        dice: list[tuple[int, int]],
+    ) -> list[NewEvent]:
+        """The events that record `facts`, decided for `cmd` with `dice`: the command and its dice on the first."""
+        at = self.clock()  # when decided: a command decided again after another's lands after it in time too
+        record = {"body": command_to_json(cmd), "dice": [list(d) for d in dice]}
+        rules_version = game_for(ruleset).rules_version
+        return [
+            NewEvent(
+                e.fact.type,
+                payload_of(e.fact),
+                command_id,
+                at,
+                actor=user,
+                visibility=e.visibility.value,
+                owner=e.owner,
+                version=e.fact.version,
+                rules_version=rules_version,
+                command=record if i == 0 else None,
+            )
+            for i, e in enumerate(facts)
+        ]
 
     def _append(
         self,
@@ -679,27 +845,9 @@ class TableService:
         hands its events over with the campaign held: they are folded onto `state` and `cmd` is decided again on what
         they lead to (a refusal then raises RulesError, with nothing written), so writers queue instead of retrying.
         Raises ConcurrencyError when that cannot be done from `state` (an undo reaching past it, say)."""
-        rules_version = game_for(state.ruleset).rules_version
-        body = command_to_json(cmd)
 
         def events_of(facts: Sequence[Any], dice: list[tuple[int, int]]) -> list[NewEvent]:
-            at = self.clock()  # when decided: a command decided again after another's lands after it in time too
-            record = {"body": body, "dice": [list(d) for d in dice]}
-            return [
-                NewEvent(
-                    e.fact.type,
-                    payload_of(e.fact),
-                    command_id,
-                    at,
-                    actor=user,
-                    visibility=e.visibility.value,
-                    owner=e.owner,
-                    version=e.fact.version,
-                    rules_version=rules_version,
-                    command=record if i == 0 else None,
-                )
-                for i, e in enumerate(facts)
-            ]
+            return self._new_events(state.ruleset, cmd, user, command_id, facts, dice)
 
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
             nonlocal state, facts

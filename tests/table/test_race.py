@@ -10,7 +10,7 @@ import pytest
 
 from herotable.errors import RulesError
 from herotable.ltl.samples import CAPTAIN_COMET
-from herotable.service import TableService
+from herotable.service import TableService, fold_log
 from herotable.store import EventStore, MemoryEventStore, open_store
 from herotable.table.dice_roll import FreeRoll
 from herotable.table.ltl.commands import CreateLtlCharacter, TryAgain
@@ -133,3 +133,162 @@ def test_a_process_behind_the_log_lands_after_it_in_one_append(backend, tmp_path
         *(e.command_id for e in landed.events),
         *(e.command_id for e in applied.events),
     ]
+
+
+class _HeldAppends:
+    """The store's appends, counted, the first held until `release()`, and `before(n)` run before the n-th (from 0)."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.calls: list[int] = []  # the expected seq of each append
+        self.released = threading.Event()
+        self.entered = threading.Event()
+        self.before: dict[int, object] = {}
+        real = store.append
+
+        def append(*args, **kwargs):  # type: ignore[no-untyped-def]
+            n = len(self.calls)
+            self.calls.append(args[1])
+            if n == 0:
+                self.entered.set()
+                assert self.released.wait(30)
+            hook = self.before.get(n)
+            if callable(hook):
+                hook()
+            return real(*args, **kwargs)
+
+        store.append = append  # type: ignore[method-assign]
+
+
+def _queued(service: TableService, campaign_id: str, count: int) -> None:
+    """Wait until `count` commands queue for the campaign's turn."""
+    for _ in range(3000):
+        if len(service._turn(campaign_id).waiting) >= count:
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError(f"{count} commands never queued")
+
+
+def _group_table(tmp_path) -> tuple[EventStore, TableService]:  # type: ignore[no-untyped-def]
+    store = open_store(f"sqlite:///{tmp_path / 'group.db'}")
+    campaign_with_last_karma(store)
+    service = TableService(store)
+    for user, name in (("sam", "Sam"), ("sly", "Sly")):
+        service.execute("race", user, Join(name))
+    service.state("race")
+    return store, service
+
+
+def _run(service: TableService, results: dict[str, object], key: str, user: str, cmd: object) -> threading.Thread:
+    def go() -> None:
+        try:
+            results[key] = service.execute("race", user, cmd)  # type: ignore[arg-type]
+        except Exception as error:
+            results[key] = error
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    return thread
+
+
+def test_commands_that_queue_for_the_turn_are_recorded_in_one_append(tmp_path):
+    """Group commit: the commands that queued while the one before them was being recorded land in one append (one
+    transaction), each decided on the state the ones before it lead to, each answered with its own facts and the
+    state right after them; the live listeners hear of the group once."""
+    store, service = _group_table(tmp_path)
+    heard: list[list[str]] = []
+    service.subscribe(lambda cid, events: heard.append([e.command_id for e in events]))
+    held = _HeldAppends(store)
+    start = store.head("race")
+    results: dict[str, object] = {}
+    threads = [_run(service, results, "first", "pat", FreeRoll("1d20"))]
+    assert held.entered.wait(30)
+    for user in ("gm", "sam", "sly"):
+        threads.append(_run(service, results, user, user, FreeRoll("2d6")))
+        _queued(service, "race", len(threads) - 1)  # one after another: the order they queued in is the log's
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    first = results["first"]
+    assert held.calls == [start, start + len(first.events)]  # type: ignore[attr-defined]
+    log = store.load("race", start)
+    order = [results[k] for k in ("first", "gm", "sam", "sly")]
+    assert [e.command_id for e in log] == [e.command_id for a in order for e in a.events]  # type: ignore[attr-defined]
+    assert [e.actor for e in log] == ["pat", "gm", "sam", "sly"]
+    for applied in order:  # each answered with its own facts, and the state right after them
+        assert applied.events == store.load("race", applied.events[0].seq - 1)[: len(applied.events)]  # type: ignore[attr-defined]
+        assert applied.state == fold_log(store.load("race")[: applied.events[-1].seq])  # type: ignore[attr-defined]
+    assert order[-1].state == TableService(store).state("race")  # type: ignore[attr-defined]
+    assert heard == [[e.command_id for e in first.events], [e.command_id for a in order[1:] for e in a.events]]  # type: ignore[attr-defined]
+
+
+def test_a_command_the_rules_refuse_in_a_group_is_refused_alone_and_the_others_land(tmp_path):
+    """R-T-3 in a group: the second spend of the last Karma level is refused on the state the first spend leads to,
+    with nothing of it written; the roll queued with them lands."""
+    store, service = _group_table(tmp_path)
+    held = _HeldAppends(store)
+    results: dict[str, object] = {}
+    threads = [_run(service, results, "first", "sam", FreeRoll("1d20"))]
+    assert held.entered.wait(30)
+    for key, user, cmd in (("spend", "pat", TryAgain("comet")), ("again", "gm", TryAgain("comet"))):
+        threads.append(_run(service, results, key, user, cmd))
+        _queued(service, "race", len(threads) - 1)
+    threads.append(_run(service, results, "roll", "sly", FreeRoll("1d6")))
+    _queued(service, "race", 3)
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    assert isinstance(results["again"], RulesError) and results["again"].code == "karma/below_d4"
+    assert len(held.calls) == 2  # the first alone, then the spend and the roll together; the refusal wrote nothing
+    log = store.load("race")
+    assert [e.type for e in log].count("ltl.try_again_tokens") == 1
+    assert {e.actor for e in log[-len(results["roll"].events) :]} == {"sly"}  # type: ignore[attr-defined]
+
+
+def test_a_group_catches_up_with_another_process_and_is_decided_again(tmp_path):
+    """Another process's command lands between the group's decisions and its append: the group is decided again on
+    top of it, in the same append, and lands after it."""
+    store, service = _group_table(tmp_path)
+    other = TableService(store)
+    other.state("race")
+    held = _HeldAppends(store)
+    landed: list[object] = []
+    held.before[1] = lambda: landed.append(other.execute("race", "gm", FreeRoll("1d4")))
+    results: dict[str, object] = {}
+    threads = [_run(service, results, "first", "pat", FreeRoll("1d20"))]
+    assert held.entered.wait(30)
+    for user in ("sam", "sly"):
+        threads.append(_run(service, results, user, user, FreeRoll("2d6")))
+        _queued(service, "race", len(threads) - 1)
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    after_first = results["first"].events[-1].seq  # type: ignore[attr-defined]
+    # the first; the group's, after it; and within that one, before it reaches the store, the other process's
+    assert held.calls == [after_first - len(results["first"].events), after_first, after_first]  # type: ignore[attr-defined]
+    assert [e.actor for e in store.load("race", after_first)] == ["gm", "sam", "sly"]
+    assert results["sly"].state == TableService(store).state("race")  # type: ignore[attr-defined]
+    assert results["sam"].events[0].seq == landed[0].events[-1].seq + 1  # type: ignore[attr-defined]
+
+
+def test_a_store_error_in_a_group_append_is_every_member_s_and_writes_nothing(tmp_path):
+    from herotable.store.port import StoreError
+
+    store, service = _group_table(tmp_path)
+    held = _HeldAppends(store)
+
+    def fail() -> None:
+        raise StoreError("the database went away")
+
+    held.before[1] = fail
+    results: dict[str, object] = {}
+    threads = [_run(service, results, "first", "pat", FreeRoll("1d20"))]
+    assert held.entered.wait(30)
+    for user in ("sam", "sly"):
+        threads.append(_run(service, results, user, user, FreeRoll("2d6")))
+        _queued(service, "race", len(threads) - 1)
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    assert all(isinstance(results[u], StoreError) for u in ("sam", "sly"))
+    assert store.head("race") == results["first"].events[-1].seq  # type: ignore[attr-defined]
+    assert len(held.calls) == 2  # not tried again: whether it was written could not be known in general
