@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
-from herotable.store import open_store
+from herotable.store import StoredEvent, open_store
 
 from .clients import make_app, table
 
@@ -124,23 +124,38 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
 
 
 def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
-    from herotable.server.live import CARRIED_BYTES, announcement, carried
-    from herotable.store import StoredEvent
+    from herotable.server.live import CARRIED_BYTES, announcement, carried, heard
 
     def event(seq: int, text: str = "hi") -> StoredEvent:
         return StoredEvent("c1", seq, "chat.said", {"text": text}, "cmd", "2026-12-02T00:00:00+00:00", stream_pos=seq)
 
     small = [event(4), event(5)]
-    data = json.loads(announcement("c1", small))
-    assert (data["first"], data["last"]) == (4, 5)
-    assert carried(data, "c1", (4, 5)) == small
-    assert carried(data, "c2", (4, 5)) is None  # another campaign's
-    assert carried(data, "c1", (4, 6)) is None  # not the whole span
+    data, rest = heard(announcement("c1", small).encode())  # as Redis hands it over
+    assert (data["campaign_id"], data["first"], data["last"]) == ("c1", 4, 5)
+    assert rest is not None and carried(json.loads(rest), "c1", (4, 5)) == small
+    assert carried(json.loads(rest), "c2", (4, 5)) is None  # another campaign's
+    assert carried(json.loads(rest), "c1", (4, 6)) is None  # not the whole span
     big = [event(4, "x" * CARRIED_BYTES)]
-    data = json.loads(announcement("c1", big))
-    assert (data["first"], data["last"], "events" in data) == (4, 4, False)
+    data, rest = heard(announcement("c1", big))
+    assert (data["first"], data["last"], rest) == (4, 4, None)
     assert carried({"events": [{"seq": 4, "unknown": 1}]}, "c1", (4, 4)) is None
     assert carried({"events": ["nonsense"]}, "c1", (4, 4)) is None
+    with pytest.raises(ValueError):
+        heard("[1, 2]")
+    with pytest.raises(ValueError):
+        heard("not json")
+
+
+def test_batches_announced_together_go_out_as_one_when_they_follow_on():
+    from herotable.server.live import joined
+
+    def event(campaign: str, seq: int) -> StoredEvent:
+        return StoredEvent(campaign, seq, "chat.said", {"text": "hi"}, f"cmd{seq}", "2026-12-02T00:00:00+00:00")
+
+    a4, a5, a6, b1, a9 = event("a", 4), event("a", 5), event("a", 6), event("b", 1), event("a", 9)
+    out = joined([("a", [a4]), ("a", [a5, a6]), ("b", [b1]), ("a", [a9])])
+    assert out == [("a", [a4, a5, a6]), ("b", [b1]), ("a", [a9])]
+    assert joined([("a", [a4]), ("a", [a9])]) == [("a", [a4]), ("a", [a9])]  # a gap: each on its own
 
 
 def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_path):

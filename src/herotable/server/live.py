@@ -22,6 +22,7 @@ import contextlib
 import functools
 import json
 import logging
+import queue
 import random
 import threading
 from collections.abc import Callable
@@ -66,14 +67,25 @@ def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
 
 
 def announcement(campaign_id: str, events: list[StoredEvent]) -> str:
-    """The Redis message that tells every process of a campaign's new events: their span, and the events themselves
-    when they are small enough, so other processes make their frames without reading the store."""
-    span = {"first": events[0].seq, "last": events[-1].seq} if events else {}
-    if events:
-        text = json.dumps({"campaign_id": campaign_id, **span, "events": [asdict(e) for e in events]})
-        if len(text) <= CARRIED_BYTES:
-            return text
-    return json.dumps({"campaign_id": campaign_id, **span})
+    """The Redis message that tells every process of a campaign's new events: a first line with the campaign and the
+    span, then, when they are small enough, the events themselves on a second, so other processes make their frames
+    without reading the store (and a process with no viewers of the campaign reads the first line alone)."""
+    if not events:
+        return json.dumps({"campaign_id": campaign_id})
+    head = json.dumps({"campaign_id": campaign_id, "first": events[0].seq, "last": events[-1].seq})
+    body = json.dumps({"events": [asdict(e) for e in events]})
+    return f"{head}\n{body}" if len(head) + len(body) < CARRIED_BYTES else head
+
+
+def heard(message: str | bytes) -> tuple[dict[str, Any], str | None]:
+    """An announcement's first line, read, and the rest (its events, unread), or None. Raises ValueError for a
+    message that is not one."""
+    text = message.decode() if isinstance(message, bytes) else message
+    first, _, rest = text.partition("\n")
+    data = json.loads(first)
+    if not isinstance(data, dict):
+        raise ValueError("an announcement is a JSON object")
+    return data, rest or None
 
 
 def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> list[StoredEvent] | None:
@@ -91,6 +103,18 @@ def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> li
     ):
         return None
     return events
+
+
+def joined(batches: list[tuple[str, list[StoredEvent]]]) -> list[tuple[str, list[StoredEvent]]]:
+    """Batches in order, each run of one campaign's that follow on from each other joined into one."""
+    out: list[tuple[str, list[StoredEvent]]] = []
+    for campaign_id, events in batches:
+        last = out[-1][1] if out and out[-1][0] == campaign_id else None
+        if last and events and last[-1].seq + 1 == events[0].seq:
+            out[-1] = (campaign_id, [*last, *events])
+        else:
+            out.append((campaign_id, events))
+    return out
 
 
 # a batch (when known), its span (when told) and whether this process appended it (else another announced it)
@@ -160,6 +184,9 @@ class Hub:
         # per campaign and event loop, the newest seq whose batch its viewers' frames were made from
         self._sent_upto: dict[tuple[str, asyncio.AbstractEventLoop], int] = {}
         self._publisher: Any = None
+        # batches to announce, in order, and the thread that announces them (started with the first)
+        self._outbox: queue.SimpleQueue[tuple[str, list[StoredEvent]] | None] = queue.SimpleQueue()
+        self._sender: threading.Thread | None = None
         if redis_url:
             import redis
 
@@ -180,6 +207,10 @@ class Hub:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listener
+        if self._sender is not None:  # what is queued goes out first
+            self._outbox.put(None)
+            await asyncio.to_thread(self._sender.join, START_WAIT_S)
+            self._sender = None
         if self._publisher is not None:
             self._publisher.close()
 
@@ -219,33 +250,58 @@ class Hub:
             if message.get("type") != "message":
                 continue
             try:
-                data = json.loads(message["data"])
+                data, rest = heard(message["data"])
             except (ValueError, TypeError):
-                continue
-            if not isinstance(data, dict):
                 continue
             if isinstance(data.get("campaign_id"), str):
                 first, last = data.get("first"), data.get("last")
                 span = (first, last) if isinstance(first, int) and isinstance(last, int) and 0 < first <= last else None
-                with self._guard:  # a campaign nobody here watches: nothing to make frames of
+                with self._guard:  # a campaign nobody here watches: nothing to make frames of (the events unread)
                     watched = bool(self._viewers.get(data["campaign_id"]))
                 if watched:
-                    events = carried(data, data["campaign_id"], span) if span is not None else None
+                    events = None
+                    if span is not None and rest is not None:
+                        with contextlib.suppress(ValueError, TypeError):
+                            events = carried(json.loads(rest), data["campaign_id"], span)
                     self.notify(data["campaign_id"], events, span=span)
             elif isinstance(data.get("sessions_of"), str):
                 self.check_sessions(data["sessions_of"])
 
     def _appended(self, campaign_id: str, events: list[StoredEvent]) -> None:
         """Called by the service (in whatever thread ran the command) after an append: the command is recorded
-        whatever happens here. Without Redis (or when it is down) this process's viewers are told directly; the other
-        processes' viewers catch up when their listener is back."""
-        if self._publisher is not None:  # this process's viewers hear of it from Redis like everyone else
-            try:
-                self._publisher.publish(CHANNEL, announcement(campaign_id, events))
+        whatever happens here. With Redis, the announcement goes out from a thread of its own, in order, so the
+        command's answer never waits for Redis; without it (or when it is down) this process's viewers are told
+        directly, and the other processes' viewers catch up when their listener is back."""
+        if self._publisher is None:
+            self.notify(campaign_id, events)
+            return
+        self._outbox.put((campaign_id, events))
+        with self._guard:
+            if self._sender is None:
+                self._sender = threading.Thread(target=self._announce, name="herotable-announce", daemon=True)
+                self._sender.start()
+
+    def _announce(self) -> None:
+        """The announcing thread: publishes what `_appended` queued, in order. Batches that queued together and follow
+        on from each other go out as one announcement."""
+        while True:
+            waiting = [self._outbox.get()]
+            while not self._outbox.empty():
+                waiting.append(self._outbox.get_nowait())
+            stopping = None in waiting  # what came before it still goes out
+            batches = [w for w in waiting[: waiting.index(None)] if w is not None] if stopping else waiting
+            for campaign_id, events in joined([b for b in batches if b is not None]):
+                try:
+                    self._publisher.publish(CHANNEL, announcement(campaign_id, events))
+                    continue
+                except Exception:
+                    log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
+                try:
+                    self.notify(campaign_id, events)
+                except Exception:  # never the end of the thread: later batches still go out
+                    log.exception("could not tell this process's viewers of %s", campaign_id)
+            if stopping:
                 return
-            except Exception:
-                log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
-        self.notify(campaign_id, events)
 
     def catch_up(self) -> None:
         """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
