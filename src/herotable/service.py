@@ -341,6 +341,11 @@ class TableService:
             return False
         return all(b.prev_hash == a.hash and b.seq == a.seq + 1 for a, b in pairwise(batch))
 
+    def _hash_at(self, campaign_id: str, seq: int) -> str | None:
+        """The hash of the campaign's event at `seq`, when remembered (the end of a command seen lately)."""
+        with self._lock:
+            return self._hash_then.get((campaign_id, seq))
+
     def events_between(self, campaign_id: str, after_seq: int, upto_seq: int) -> list[StoredEvent] | None:
         """The events after `after_seq` up to `upto_seq`, when this process still remembers every one of them (it
         appended or folded them lately); None otherwise (no read)."""
@@ -743,6 +748,7 @@ class TableService:
                 fresh_ids=all(t.fresh for t, _, _ in planned),
                 stream_tops=self.stream_tops(campaign_id, start.seq),
                 catch_up=catch_up,
+                head_hash=self._hash_at(campaign_id, start.seq),
             )
         except (ConcurrencyError, DuplicateCommand, _NothingLeft) as clash:  # nothing written: each on its own
             if isinstance(clash, ConcurrencyError) and 0 <= clash.actual_seq < start.seq:
@@ -863,7 +869,13 @@ class TableService:
 
         tops = self.stream_tops(campaign_id, state.seq)
         stored = self.store.append(
-            campaign_id, state.seq, events_of(facts, dice), fresh_ids=fresh_ids, stream_tops=tops, catch_up=catch_up
+            campaign_id,
+            state.seq,
+            events_of(facts, dice),
+            fresh_ids=fresh_ids,
+            stream_tops=tops,
+            catch_up=catch_up,
+            head_hash=self._hash_at(campaign_id, state.seq),
         )
         self._advance_tops(campaign_id, state.seq, stored)
         try:

@@ -685,3 +685,58 @@ def test_a_read_of_one_statement_on_postgresql_sends_no_transaction(shared_url: 
                 assert connection.connection.driver_connection.autocommit is False
     finally:
         engine.dispose()
+
+
+def _statements(store: EventStore) -> list[str]:
+    """The SQL a SQL store runs from here on (a memory store runs none)."""
+    import sqlalchemy as sa
+
+    seen: list[str] = []
+    engine = getattr(store, "engine", None)
+    if engine is not None:
+        sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(" ".join(args[2].split())))
+    return seen
+
+
+def test_a_writer_that_knows_the_head_s_hash_moves_it_without_reading_it(store: EventStore) -> None:
+    new_campaign(store)
+    first = store.append("c1", 0, command("first", 2))
+    head, tops = store.stream_tops("c1")
+    statements = _statements(store)
+    stored = store.append("c1", head, command("second", 2), fresh_ids=True, stream_tops=tops, head_hash=first[-1].hash)
+    during = list(statements)
+    assert [e.seq for e in stored] == [3, 4]
+    assert stored == store.load("c1", 2)
+    assert chain_problems(store.load("c1")) == []
+    assert not any(s.upper().startswith("SELECT") for s in during), during  # no head read, no stream top
+
+
+@pytest.mark.parametrize("known", ["an old hash", "the hash of an earlier event"])
+def test_a_writer_with_another_hash_than_the_head_s_reads_it_and_lands_right(store: EventStore, known: str) -> None:
+    """A hash at the right seq but not the head's (the log was replaced meanwhile), or one that is not the head's at
+    all: the head is read, held, and the chain stays whole."""
+    new_campaign(store)
+    first = store.append("c1", 0, command("first", 2))
+    head, tops = store.stream_tops("c1")
+    wrong = hashlib.sha256(b"a log that is gone").hexdigest() if known == "an old hash" else first[0].hash
+    stored = store.append("c1", head, command("second", 1), stream_tops=tops, head_hash=wrong)
+    assert stored[0].prev_hash == first[-1].hash
+    assert chain_problems(store.load("c1")) == []
+
+
+def test_a_writer_that_knows_a_hash_behind_the_head_still_catches_up_or_is_refused(store: EventStore) -> None:
+    new_campaign(store)
+    first = store.append("c1", 0, command("first", 1))
+    _, tops = store.stream_tops("c1")
+    store.append("c1", 1, command("other", 1))
+    with pytest.raises(ConcurrencyError) as clash:
+        store.append("c1", 1, command("late", 1), stream_tops=tops, head_hash=first[-1].hash)
+    assert (clash.value.expected_seq, clash.value.actual_seq) == (1, 2)
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], None]:
+        assert [e.command_id for e in newer] == ["other"]
+        return command("late-again", 1), None
+
+    stored = store.append("c1", 1, command("late", 1), stream_tops=tops, head_hash=first[-1].hash, catch_up=catch_up)
+    assert [(e.seq, e.command_id) for e in stored] == [(3, "late-again")]
+    assert chain_problems(store.load("c1")) == []

@@ -315,3 +315,23 @@ def test_an_answer_holds_another_processs_command_its_append_caught_up_over_with
     assert reads == []
     assert page is not None and [s.command_id for s in page.seen] == [theirs[0].command_id, mine.events[0].command_id]
     assert page == here.stream("s1", "pat", after=start, state=mine.state)
+
+
+def test_a_command_after_this_processs_own_moves_the_head_by_its_hash_without_reading_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The service remembers the hash its last command ended on: the next append moves the head from that seq and
+    hash (a compare-and-set) and inserts, with nothing read first."""
+    import sqlalchemy as sa
+
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    here = TableService(store)
+    here.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    here.execute("s1", "pat", Join("Pat"))
+    here.execute("s1", "pat", FreeRoll("1d20"))
+    statements: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2].split()[0]))
+    applied = here.execute(
+        "s1", "pat", FreeRoll("1d6"), command_id="fresh-roll-1", fresh=True, state=here.recent_state("s1")
+    )
+    assert statements == ["BEGIN", "UPDATE", "INSERT"]
+    assert applied.events[0].prev_hash == store.load("s1")[applied.events[0].seq - 2].hash
+    _assert_numbered_as_the_log(store, "s1")

@@ -123,11 +123,12 @@ class MemoryEventStore:
         fresh_ids: bool = False,
         stream_tops: StreamTops | None = None,
         catch_up: CatchUp | None = None,
+        head_hash: str | None = None,
     ) -> list[StoredEvent]:
         """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash (with no
         `catch_up`; with it, what landed after `expected_seq` is handed to it under the store's lock and what it
-        gives is appended instead). Command ids are always checked and stream positions counted here (`fresh_ids`
-        and `stream_tops` save nothing)."""
+        gives is appended instead). Command ids are always checked and stream positions counted here (`fresh_ids`,
+        `stream_tops` and `head_hash` save nothing)."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded, commands = _encoded(events)

@@ -229,6 +229,7 @@ class EventStore(Protocol):
         fresh_ids: bool = False,
         stream_tops: StreamTops | None = None,
         catch_up: CatchUp | None = None,
+        head_hash: str | None = None,
     ) -> list[StoredEvent]:
         """Append all of `events` at seqs `expected_seq + 1…`, or nothing; the membership read model follows the
         membership facts among them in the same transaction.
@@ -243,6 +244,9 @@ class EventStore(Protocol):
         events after `expected_seq` and appends what it gives after them: writers of several processes queue on the
         campaign rather than clash and retry. The returned events tell where they landed. A head behind
         `expected_seq` (the caller remembers a log that is no longer there) is always a `ConcurrencyError`.
+        `head_hash`: the hash of the event at `expected_seq`, when the caller knows it; with `stream_tops`, a store
+        may then move the head without reading it first (a compare-and-set on seq and hash), and reads it only when
+        that finds another head.
         """
         ...
 

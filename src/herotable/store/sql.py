@@ -126,6 +126,8 @@ _MOVE_HEAD = (
     .where(CampaignRecord.head == bindparam("expected"))
     .values(head=bindparam("new_head"), head_hash=bindparam("new_hash"))
 )
+# the same, when the writer knows the head's hash too: it moves the head without reading it first
+_MOVE_HEAD_FROM = _MOVE_HEAD.where(CampaignRecord.head_hash == bindparam("expected_hash"))
 _INSERT_EVENTS = insert(EventRecord)
 _PUBLIC_TOP = (
     select(func.max(EventRecord.stream_pos))
@@ -231,6 +233,45 @@ def _command_text(event: NewEvent | StoredEvent, where: str) -> str | None:
     return None if event.command is None else payload.dumps(event.command, where)
 
 
+def _chained(
+    campaign_id: str,
+    expected_seq: int,
+    prev: str,
+    events: Sequence[NewEvent],
+    encoded: Sequence[str],
+    commands: Sequence[str | None],
+    streams: dict[tuple[str, str | None], int],
+) -> list[StoredEvent]:
+    """`events` as they are stored right after `expected_seq`, whose event's hash is `prev`: each with its seq, its
+    link in the hash chain, and its position in its stream, counted on from `streams` (the tops, carried on here)."""
+    stored = []
+    for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
+        key = stream_key(event)
+        streams[key] = streams.get(key, 0) + 1
+        digest = hash_of(prev, event)
+        stored.append(
+            StoredEvent(
+                campaign_id=campaign_id,
+                seq=expected_seq + offset,
+                type=event.type,
+                data=payload.loads(data),
+                command_id=event.command_id,
+                at=event.at,
+                actor=event.actor,
+                visibility=event.visibility,
+                owner=event.owner,
+                version=event.version,
+                rules_version=event.rules_version,
+                command=None if command is None else payload.loads(command),
+                prev_hash=prev,
+                hash=digest,
+                stream_pos=streams[key],
+            )
+        )
+        prev = digest
+    return stored
+
+
 class SqlEventStore:
     """An `EventStore` in a SQL database migrated to the newest revision (see `open_store`)."""
 
@@ -282,77 +323,78 @@ class SqlEventStore:
         fresh_ids: bool = False,
         stream_tops: StreamTops | None = None,
         catch_up: CatchUp | None = None,
+        head_hash: str | None = None,
     ) -> list[StoredEvent]:
         """Append all of `events` after `expected_seq`, or nothing. Raises `ConcurrencyError` on a clash (with no
         `catch_up`), `DuplicateCommand` for a command id already in the log (not looked for with `fresh_ids`).
         Stream positions count on from `stream_tops` when given (the tops at `expected_seq`), else from the log.
         The campaign's row is held from the head's read to the commit (SQLite: the write lock taken up front;
-        PostgreSQL: `SELECT … FOR UPDATE`), so with `catch_up` a writer that finds the head moved reads what landed,
-        decides again and appends, while the others wait their turn."""
+        PostgreSQL: `SELECT … FOR NO KEY UPDATE`), so with `catch_up` a writer that finds the head moved reads what
+        landed, decides again and appends, while the others wait their turn. With `head_hash` and `stream_tops` the
+        head is moved first, from that seq and hash, and read only when it was elsewhere."""
         check_seq(expected_seq, "expected_seq")
         check_batch(events)
         encoded, commands = _encoded(events)
         try:
             with self._writer.begin() as connection:
-                found = connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id}).one_or_none()
-                if found is None:
-                    raise UnknownCampaign(campaign_id)
-                head, prev = found
-                if head > expected_seq and catch_up is not None:  # (a head behind it: the caller knows a log gone)
-                    newer = [
-                        _stored(row)
-                        for row in connection.execute(_LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq})
-                    ]
-                    events, stream_tops = catch_up(newer)
-                    events = list(events)
-                    check_batch(events)
-                    encoded, commands = _encoded(events)
-                    expected_seq = head
-                if head != expected_seq:
-                    raise ConcurrencyError(campaign_id, expected_seq, head)
-                new_head = expected_seq + len(events)
+                stored = None
+                if head_hash is not None and stream_tops is not None:  # the head moved without a read: held now
+                    tops = dict(stream_tops)
+                    stored = _chained(campaign_id, expected_seq, head_hash, events, encoded, commands, tops)
+                    moved = connection.execute(
+                        _MOVE_HEAD_FROM,
+                        {
+                            "which": campaign_id,
+                            "expected": expected_seq,
+                            "expected_hash": head_hash,
+                            "new_head": stored[-1].seq,
+                            "new_hash": stored[-1].hash,
+                        },
+                    )
+                    if moved.rowcount != 1:  # another head (or none): read it, held to the commit
+                        stored = None
+                if stored is None:
+                    found = connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id}).one_or_none()
+                    if found is None:
+                        raise UnknownCampaign(campaign_id)
+                    head, prev = found
+                    if head > expected_seq and catch_up is not None:  # (a head behind: the caller knows a log gone)
+                        newer = [
+                            _stored(row)
+                            for row in connection.execute(
+                                _LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq}
+                            )
+                        ]
+                        events, stream_tops = catch_up(newer)
+                        events = list(events)
+                        check_batch(events)
+                        encoded, commands = _encoded(events)
+                        expected_seq = head
+                    if head != expected_seq:
+                        raise ConcurrencyError(campaign_id, expected_seq, head)
+                    streams = {
+                        key: stream_tops.get(key, 0)
+                        if stream_tops is not None
+                        else self._stream_top(connection, campaign_id, key)
+                        for key in {stream_key(e) for e in events}
+                    }
+                    stored = _chained(campaign_id, expected_seq, prev, events, encoded, commands, streams)
+                    # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
+                    moved = connection.execute(
+                        _MOVE_HEAD,
+                        {
+                            "which": campaign_id,
+                            "expected": expected_seq,
+                            "new_head": stored[-1].seq,
+                            "new_hash": stored[-1].hash,
+                        },
+                    )
+                    if moved.rowcount != 1:
+                        raise ConcurrencyError(campaign_id, expected_seq, self._campaign(connection, campaign_id).head)
                 ids = sorted({event.command_id for event in events})
                 repeated = None if fresh_ids else self._repeated(connection, campaign_id, ids)
                 if repeated is not None:
                     raise DuplicateCommand(campaign_id, repeated)
-                streams = {
-                    key: stream_tops.get(key, 0)
-                    if stream_tops is not None
-                    else self._stream_top(connection, campaign_id, key)
-                    for key in {stream_key(e) for e in events}
-                }
-                stored = []
-                for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
-                    key = stream_key(event)
-                    streams[key] += 1
-                    digest = hash_of(prev, event)
-                    stored.append(
-                        StoredEvent(
-                            campaign_id=campaign_id,
-                            seq=expected_seq + offset,
-                            type=event.type,
-                            data=payload.loads(data),
-                            command_id=event.command_id,
-                            at=event.at,
-                            actor=event.actor,
-                            visibility=event.visibility,
-                            owner=event.owner,
-                            version=event.version,
-                            rules_version=event.rules_version,
-                            command=None if command is None else payload.loads(command),
-                            prev_hash=prev,
-                            hash=digest,
-                            stream_pos=streams[key],
-                        )
-                    )
-                    prev = digest
-                # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
-                moved = connection.execute(
-                    _MOVE_HEAD,
-                    {"which": campaign_id, "expected": expected_seq, "new_head": new_head, "new_hash": prev},
-                )
-                if moved.rowcount != 1:
-                    raise ConcurrencyError(campaign_id, expected_seq, self._campaign(connection, campaign_id).head)
                 connection.execute(
                     _INSERT_EVENTS,
                     [
