@@ -70,7 +70,8 @@ class Size:
 
     players: int = 5
     spectators: int = 44
-    commands: int = 120  # per loop, shared by its writers
+    commands: int = 160  # per loop, shared by its writers and split over the rounds
+    rounds: int = 4  # each loop runs in this many rounds, herotable's and its baseline's in turn (see `_phases`)
     writers: tuple[int, ...] = (1, 4)
     other_campaigns: tuple[int, int] = (1, 1000)  # another user's campaigns when the listing is measured
     listings: int = 50  # requests per listing figure
@@ -466,14 +467,29 @@ def _figures(loop: _Loop) -> dict[str, Any]:
     }
 
 
-async def _fanout(viewers: list[_Viewer], loop: _Loop, wait_s: float) -> dict[str, Any]:
-    """Wait (up to `wait_s`) for every viewer to hold every command of the loop; the fan-out figures."""
+@dataclass
+class _Fanout:
+    """What the viewers' frames of one or more loops brought: the seconds from each command's sending to each
+    viewer's frame holding its event, and the (command, viewer) pairs never delivered or delivered twice."""
+
+    latencies: list[float] = field(default_factory=list)
+    missing: int = 0
+    duplicated: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "fanout_ms": _percentiles(self.latencies),
+            "frames_missing": self.missing,
+            "frames_duplicated": self.duplicated,
+        }
+
+
+async def _fanout(viewers: list[_Viewer], loop: _Loop, wait_s: float, into: _Fanout) -> None:
+    """Wait (up to `wait_s`) for every viewer to hold every command of the loop; its fan-out added `into`."""
     keys = set(loop.sent)
     deadline = time.monotonic() + wait_s
     while any(not keys <= v.seen for v in viewers) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
-    latencies: list[float] = []
-    duplicated = 0
     for viewer in viewers:
         first: dict[str, float] = {}
         positions: list[int] = []
@@ -481,13 +497,20 @@ async def _fanout(viewers: list[_Viewer], loop: _Loop, wait_s: float) -> dict[st
             if key in keys:
                 first.setdefault(key, arrived)
                 positions.append(position)
-        latencies += [arrived - loop.sent[key] for key, arrived in first.items()]
-        duplicated += len(positions) - len(set(positions))
-    return {
-        "fanout_ms": _percentiles(latencies),
-        "frames_missing": sum(len(keys - v.seen) for v in viewers),
-        "frames_duplicated": duplicated,
-    }
+        into.latencies += [arrived - loop.sent[key] for key, arrived in first.items()]
+        into.duplicated += len(positions) - len(set(positions))
+        into.missing += len(keys - viewer.seen)
+
+
+def _merged(loops: list[_Loop]) -> _Loop:
+    """The rounds of one loop as one: every command of each, over their summed time."""
+    merged = _Loop(loops[0].writers)
+    for loop in loops:
+        merged.sent.update(loop.sent)
+        merged.latencies += loop.latencies
+        merged.failed.update(loop.failed)
+        merged.elapsed += loop.elapsed
+    return merged
 
 
 async def _streams_check(viewers: list[_Viewer], campaign_id: str) -> dict[str, int]:
@@ -610,9 +633,17 @@ async def _opened(viewers: list[_Viewer]) -> AsyncIterator[list[_Viewer]]:
             await viewer.close()
 
 
-async def _herotable_phases(http: str, size: Size) -> dict[str, Any]:
-    """Everything measured on one running herotable: listing, no viewers, the viewers' table."""
+async def _phases(http: str, bare_http: str, broadcast_http: str, size: Size) -> dict[str, Any]:
+    """Everything measured on one running herotable, with its baselines: listing, no viewers against the bare insert,
+    the viewers' table against the bare broadcast. Each loop runs in `size.rounds` rounds, herotable's round and then
+    its baseline's, so that a machine whose speed drifts during the run weighs on both alike."""
+    import httpx
+
     table = _Table(http)
+    # one client (a keep-alive connection) per writer, as each player has
+    inserting = [httpx.AsyncClient(base_url=bare_http, timeout=60) for _ in range(max(size.writers))]
+    casting = [httpx.AsyncClient(base_url=broadcast_http, timeout=60) for _ in range(max(size.writers))]
+    share = max(1, size.commands // size.rounds)
     try:
         gm = await table.member("gamemaster")
         created = await gm.post("/api/v1/campaigns", json={"name": "Streamed", "ruleset": "ltl"})
@@ -635,66 +666,65 @@ async def _herotable_phases(http: str, size: Size) -> dict[str, Any]:
         listing["other_campaigns_many"] = await _listing(gm, size.listings, 1)
 
         senders = [_sender(p, f"/api/v1/campaigns/{cid}/commands") for p in players]
-        no_viewers = {f"writers_{w}": _figures(await _closed_loop(senders[:w], size.commands)) for w in size.writers}
+        inserts = [_sender(client, "/insert") for client in inserting]
+        loops: dict[tuple[str, int], list[_Loop]] = {}
+        for _ in range(size.rounds):
+            for w in size.writers:
+                loops.setdefault(("herotable", w), []).append(await _closed_loop(senders[:w], share))
+                loops.setdefault(("bare", w), []).append(await _closed_loop(inserts[:w], share))
+        no_viewers = {f"writers_{w}": _figures(_merged(loops["herotable", w])) for w in size.writers}
+        bare_insert = {f"writers_{w}": _figures(_merged(loops["bare", w])) for w in size.writers}
 
         ws = http.replace("http://", "ws://", 1) + f"/ws/campaigns/{cid}"
         members = [("gm", gm)] + [("player", p) for p in players] + [("spectator", s) for s in spectators]
-        viewing: dict[str, Any] = {}
-        async with _opened([_Viewer(role, client) for role, client in members]) as viewers:
+        loops = {}
+        fanouts: dict[tuple[str, int], _Fanout] = {}
+        async with (
+            _opened([_Viewer(role, client) for role, client in members]) as viewers,
+            _opened([_Viewer("socket") for _ in range(size.viewers)]) as sockets,
+        ):
             for viewer in viewers:
                 cookie = "; ".join(f"{k}={v}" for k, v in viewer.client.cookies.items())
                 await viewer.open(ws, {"Cookie": cookie, "Origin": http})
-            for w in size.writers:
-                loop = await _closed_loop(senders[:w], size.commands)
-                viewing[f"writers_{w}"] = _figures(loop) | await _fanout(viewers, loop, size.frame_wait_s)
+            for socket_ in sockets:
+                await socket_.open(broadcast_http.replace("http://", "ws://", 1) + "/ws", {})
+            frame_bytes = 0
+            for _ in range(size.rounds):
+                for w in size.writers:
+                    loop = await _closed_loop(senders[:w], share)
+                    await _fanout(viewers, loop, size.frame_wait_s, fanouts.setdefault(("herotable", w), _Fanout()))
+                    loops.setdefault(("herotable", w), []).append(loop)
+                    # the bare broadcast's frame: the median size of herotable's event frames so far
+                    frame_bytes = round(statistics.median([n for v in viewers for n in v.sizes] or [4096]))
+                    broadcasts = [_sender(client, "/broadcast", {"bytes": frame_bytes}) for client in casting[:w]]
+                    loop = await _closed_loop(broadcasts, share)
+                    await _fanout(sockets, loop, size.frame_wait_s, fanouts.setdefault(("bare", w), _Fanout()))
+                    loops.setdefault(("bare", w), []).append(loop)
             streams = await _streams_check(viewers, cid)
-            sizes = [n for v in viewers for n in v.sizes]
         return {
             "listing_ms": listing,
             "no_viewers": no_viewers,
-            "viewers": viewing,
+            "bare_insert": bare_insert,
+            "viewers": {
+                f"writers_{w}": _figures(_merged(loops["herotable", w])) | fanouts["herotable", w].figures()
+                for w in size.writers
+            },
             "streams": streams,
-            "frame_bytes": round(statistics.median(sizes)) if sizes else 0,
+            "frame_bytes": frame_bytes,
+            "bare_broadcast": {
+                f"writers_{w}": _figures(_merged(loops["bare", w])) | fanouts["bare", w].figures() for w in size.writers
+            },
         }
     finally:
         await table.aclose()
-
-
-async def _bare_insert_phases(http: str, size: Size) -> dict[str, Any]:
-    import httpx
-
-    clients = [httpx.AsyncClient(base_url=http, timeout=60) for _ in range(max(size.writers))]
-    try:
-        senders = [_sender(c, "/insert") for c in clients]
-        return {f"writers_{w}": _figures(await _closed_loop(senders[:w], size.commands)) for w in size.writers}
-    finally:
-        for client in clients:
-            await client.aclose()
-
-
-async def _broadcast_phases(http: str, size: Size, frame_bytes: int) -> dict[str, Any]:
-    import httpx
-
-    clients = [httpx.AsyncClient(base_url=http, timeout=60) for _ in range(max(size.writers))]
-    out: dict[str, Any] = {}
-    try:
-        async with _opened([_Viewer("socket") for _ in range(size.viewers)]) as viewers:
-            for viewer in viewers:
-                await viewer.open(http.replace("http://", "ws://", 1) + "/ws", {})
-            senders = [_sender(c, "/broadcast", {"bytes": frame_bytes}) for c in clients]
-            for w in size.writers:
-                loop = await _closed_loop(senders[:w], size.commands)
-                out[f"writers_{w}"] = _figures(loop) | await _fanout(viewers, loop, size.frame_wait_s)
-        return out
-    finally:
-        for client in clients:
+        for client in inserting + casting:
             await client.aclose()
 
 
 # --- the runs -------------------------------------------------------------------------------------------------
 
 
-def _database_run(kind: str, size: Size, tmp: Path) -> dict[str, Any]:
+def _database_run(kind: str, size: Size, tmp: Path, broadcast_http: str) -> dict[str, Any]:
     tmp.mkdir(parents=True, exist_ok=True)
     redis_url = _redis_url() if kind == "postgresql" and size.postgres_workers > 1 else None
     workers = size.postgres_workers if redis_url else 1
@@ -713,19 +743,17 @@ def _database_run(kind: str, size: Size, tmp: Path) -> dict[str, Any]:
         with _running((serve, env, tmp / "herotable.log"), (bare_insert, env, tmp / "bare-insert.log")) as (
             herotable_process,
             bare_process,
-        ):  # the bare endpoint waits idle while herotable is measured, and the other way round
+        ):  # each waits idle while the other is measured
             _make_rows_table(url)  # while they start; the bare endpoint reads it only when called
-            herotable = asyncio.run(_herotable_phases(herotable_process.ready(), size))
-            bare = asyncio.run(_bare_insert_phases(bare_process.ready(), size))
+            measured = asyncio.run(_phases(herotable_process.ready(), bare_process.ready(), broadcast_http, size))
     return {
         "server": f"herotable serve --workers {workers}" + (" (Redis between them)" if redis_url else ""),
         "durability": durability,
-        **herotable,
-        "bare_insert": bare,
+        **measured,
     }
 
 
-def _ratios(db: dict[str, Any], broadcast: dict[str, Any]) -> dict[str, Any]:
+def _ratios(db: dict[str, Any]) -> dict[str, Any]:
     def ratio(a: float, b: float) -> float:
         return round(a / b, 2) if b else float("inf")
 
@@ -736,7 +764,7 @@ def _ratios(db: dict[str, Any], broadcast: dict[str, Any]) -> dict[str, Any]:
             w: ratio(db["no_viewers"][w]["commands_per_s"], db["bare_insert"][w]["commands_per_s"]) for w in writers
         },
         "fanout_p99_over_bare_broadcast": {
-            w: ratio(db["viewers"][w]["fanout_ms"]["p99"], broadcast[w]["fanout_ms"]["p99"]) for w in writers
+            w: ratio(db["viewers"][w]["fanout_ms"]["p99"], db["bare_broadcast"][w]["fanout_ms"]["p99"]) for w in writers
         },
         "listing_p50_many_over_one": ratio(many["p50"], few["p50"]),
         "frames_missing": sum(db["viewers"][w]["frames_missing"] for w in writers) + db["streams"]["missing"],
@@ -763,6 +791,7 @@ def live(size: Size | None = None) -> dict[str, Any]:
             "players": size.players,
             "spectators": size.spectators,
             "commands_per_loop": size.commands,
+            "rounds": size.rounds,
             "writers": list(size.writers),
             "other_campaigns": list(size.other_campaigns),
             "listing_requests": size.listings,
@@ -776,14 +805,11 @@ def live(size: Size | None = None) -> dict[str, Any]:
         measured: list[str] = []
         for kind in size.databases:
             try:
-                results[kind] = _database_run(kind, size, Path(tmp, kind))
+                results[kind] = _database_run(kind, size, Path(tmp, kind), bare.ready())
                 measured.append(kind)
             except _Unavailable as why:
                 results[kind] = {"skipped": str(why)}
-        frame_bytes = next((results[k]["frame_bytes"] for k in measured if results[k]["frame_bytes"]), 4096)
-        broadcast = asyncio.run(_broadcast_phases(bare.ready(), size, frame_bytes))
-    results["bare_broadcast"] = {"frame_bytes": frame_bytes, **broadcast}
-    results["ratios"] = {kind: _ratios(results[kind], broadcast) for kind in measured}
+    results["ratios"] = {kind: _ratios(results[kind]) for kind in measured}
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results
 

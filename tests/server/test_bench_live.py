@@ -25,10 +25,12 @@ def _sane_loop(figures: dict[str, Any], writers: int, commands: int, fanout: boo
 
 
 def test_the_live_bench_measures_a_tiny_table_on_sqlite() -> None:
+    """Each figure of herotable and of its baseline, measured in rounds that take turns."""
     size = Size(
         players=2,
         spectators=1,
-        commands=6,
+        commands=8,
+        rounds=2,
         writers=(1, 2),
         other_campaigns=(1, 3),
         listings=3,
@@ -44,15 +46,16 @@ def test_the_live_bench_measures_a_tiny_table_on_sqlite() -> None:
     assert set(db["listing_ms"]) == {"other_campaigns_few", "other_campaigns_many"}
     for listing in db["listing_ms"].values():
         assert set(listing) == PERCENTILES and listing["p50"] > 0
+    assert figures["size"]["rounds"] == 2
     for writers in (1, 2):
-        key = f"writers_{writers}"
-        _sane_loop(db["no_viewers"][key], writers, 6, fanout=False)
-        _sane_loop(db["bare_insert"][key], writers, 6, fanout=False)
-        _sane_loop(db["viewers"][key], writers, 6, fanout=True)
-        _sane_loop(figures["bare_broadcast"][key], writers, 6, fanout=True)
-    # every viewer's own stream, read back through the API, came in frames: the table's joins and the 12 rolls
+        key = f"writers_{writers}"  # each loop's 8 commands in two rounds of 4, shared by its writers
+        _sane_loop(db["no_viewers"][key], writers, 8, fanout=False)
+        _sane_loop(db["bare_insert"][key], writers, 8, fanout=False)
+        _sane_loop(db["viewers"][key], writers, 8, fanout=True)
+        _sane_loop(db["bare_broadcast"][key], writers, 8, fanout=True)
+    # every viewer's own stream, read back through the API, came in frames: the table's joins and the 16 rolls
     assert db["streams"]["viewers"] == 4
-    assert db["streams"]["events_checked"] >= 4 * 12
+    assert db["streams"]["events_checked"] >= 4 * 16
     assert {k: v for k, v in db["streams"].items() if k not in ("viewers", "events_checked")} == {
         "missing": 0,
         "duplicated": 0,
@@ -60,8 +63,7 @@ def test_the_live_bench_measures_a_tiny_table_on_sqlite() -> None:
         "fresh_hellos": 0,
         "sockets_closed": 0,
     }
-    assert db["frame_bytes"] > 0
-    assert figures["bare_broadcast"]["frame_bytes"] == db["frame_bytes"]
+    assert db["frame_bytes"] > 0  # what the bare broadcast sends: the median size of herotable's frames
 
     ratios = figures["ratios"]["sqlite"]
     assert set(ratios) == set(TARGETS)
