@@ -661,28 +661,35 @@ def test_new_campaigns_are_kept_as_facts(store: EventStore) -> None:
     assert new_campaign(store).log_version == LOG_VERSION == 2
 
 
-def test_a_read_of_one_statement_on_postgresql_sends_no_transaction(shared_url: str) -> None:
-    # the session check of every request: on PostgreSQL in autocommit (no BEGIN, no ROLLBACK round trips);
-    # SQLite keeps its own transactions, its connections out of sqlite3's implicit ones
-    from sqlalchemy import text
+def test_a_read_of_one_statement_begins_no_transaction(shared_url: str) -> None:
+    # the session check of every request: on PostgreSQL in autocommit (no BEGIN, no ROLLBACK round trips); on
+    # SQLite with no BEGIN, its connections still out of sqlite3's implicit transactions
+    import sqlalchemy as sa
 
-    from herotable.store.engine import create_store_engine, for_one_read
+    from herotable.store.engine import create_store_engine, for_one_read, for_writing
     from herotable.store.sql import parse_database_url
 
     engine = create_store_engine(parse_database_url(shared_url))
+    statements: list[str] = []
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2].split()[0]))
     try:
         reader = for_one_read(engine)
         with reader.connect() as connection:
-            connection.execute(text("SELECT 1"))
+            assert connection.execute(sa.text("SELECT 1")).scalar() == 1
             if engine.dialect.name == "postgresql":
                 assert connection.connection.driver_connection.autocommit is True
             else:
-                assert reader is engine
                 assert connection.connection.driver_connection.isolation_level is None
+                assert not connection.connection.driver_connection.in_transaction
+        assert statements == ["SELECT"]
         with engine.connect() as connection:  # the pooled connection is back to transactions for everyone else
-            connection.execute(text("SELECT 1"))
+            connection.execute(sa.text("SELECT 1"))
             if engine.dialect.name == "postgresql":
                 assert connection.connection.driver_connection.autocommit is False
+        with for_writing(engine).begin() as connection:
+            connection.execute(sa.text("SELECT 1"))
+        if engine.dialect.name == "sqlite":
+            assert statements[-2:] == ["BEGIN", "SELECT"]  # BEGIN IMMEDIATE, as every writer takes it
     finally:
         engine.dispose()
 

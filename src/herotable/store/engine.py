@@ -9,6 +9,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
 _BEGIN = "herotable_begin"
+_ONE_STATEMENT = "none"  # `_BEGIN` of a read of one statement: no transaction
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -22,8 +23,11 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    # IMMEDIATE takes the write lock before the first read, so two writers never act on the same head.
-    connection.exec_driver_sql(f"BEGIN {connection.get_execution_options().get(_BEGIN, 'DEFERRED')}")
+    # IMMEDIATE takes the write lock before the first read, so two writers never act on the same head. A read of one
+    # statement (`for_one_read`) begins nothing: sqlite3 runs it on its own, consistent by itself.
+    kind = connection.get_execution_options().get(_BEGIN, "DEFERRED")
+    if kind != _ONE_STATEMENT:
+        connection.exec_driver_sql(f"BEGIN {kind}")
 
 
 def create_store_engine(url: URL) -> Engine:
@@ -42,10 +46,10 @@ def for_writing(engine: Engine) -> Engine:
 
 
 def for_one_read(engine: Engine) -> Engine:
-    """The same engine for a read of one statement, which is consistent on its own: on PostgreSQL in autocommit, so
-    no BEGIN and no ROLLBACK go to the server around it (two round trips fewer; the hot read of every request, a
-    session's user, uses it). SQLite keeps its own transactions (they cost no round trip, and its connections
-    must stay out of sqlite3's implicit ones)."""
+    """The same engine for a read of one statement, which is consistent on its own, so no transaction is begun around
+    it: on PostgreSQL in autocommit (no BEGIN and no ROLLBACK go to the server: two round trips fewer), on SQLite
+    with no BEGIN (sqlite3 runs the statement on its own). The hot read of every request, a session's user, uses
+    it."""
     if engine.dialect.name == "sqlite":
-        return engine
+        return engine.execution_options(**{_BEGIN: _ONE_STATEMENT})
     return engine.execution_options(isolation_level="AUTOCOMMIT")
