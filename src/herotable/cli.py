@@ -257,7 +257,7 @@ def serve(
     """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
     import uvicorn
 
-    from herotable.server.app import create_app
+    from herotable.server.app import create_app, freeze_start_up_heap
     from herotable.server.demo_seed import seed_demo
     from herotable.server.transport import NO_DELAY_HTTP
 
@@ -287,9 +287,10 @@ def serve(
         "forwarded_allow_ips": proxies or None,
     }
     if workers == 1:
+        freeze_start_up_heap()
         uvicorn.run(web, **options)
     else:  # each worker builds its own app from the same environment
-        uvicorn.run("herotable.server.app:create_app", factory=True, workers=workers, **options)
+        uvicorn.run("herotable.server.app:served_app", factory=True, workers=workers, **options)
 
 
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")

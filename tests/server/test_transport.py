@@ -54,3 +54,23 @@ def test_uvicorn_s_own_protocol_leaves_nagle_on_there() -> None:
     # why the protocol exists: without it every answer from several workers waited ~40 ms for a delayed ACK
     if asyncio.run(_no_delay_of_accepted(AutoHTTPProtocol)) != 0:
         pytest.fail("uvicorn now turns Nagle off itself: NoDelayHTTP may go (server/transport.py)")
+
+
+def test_each_served_worker_keeps_its_start_up_heap_out_of_garbage_collection(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A full garbage collection walks every object it tracks with the process standing still: the app's start-up
+    objects (modules, the rules' tables, templates) are frozen once it is built, so it walks only what came after."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import gc; from herotable.server.app import served_app; served_app(); "
+        "print(gc.get_freeze_count(), len(gc.get_objects()))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEROTABLE_")}
+    env.update(HEROTABLE_DATABASE_URL=f"sqlite:///{tmp_path / 'w.db'}", HEROTABLE_DATA_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    frozen, walked = map(int, done.stdout.split())
+    assert frozen > 50_000  # the start-up heap: well over a hundred thousand objects
+    assert walked < frozen / 20  # what a collection still walks
