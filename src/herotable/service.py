@@ -245,6 +245,8 @@ class TableService:
         # the hash the log had at the end of each of those commands, by (campaign, seq)
         self._hash_then: OrderedDict[tuple[str, int], str] = OrderedDict()
         self._listeners: list[Callable[[str, list[StoredEvent]], None]] = []
+        # campaigns whose last append here caught up with another process's commands (see `_head_hash`)
+        self._contended: set[str] = set()
 
     def subscribe(self, listener: Callable[[str, list[StoredEvent]], None]) -> None:
         """Call `listener(campaign_id, events)` after every append made through this service."""
@@ -341,10 +343,23 @@ class TableService:
             return False
         return all(b.prev_hash == a.hash and b.seq == a.seq + 1 for a, b in pairwise(batch))
 
-    def _hash_at(self, campaign_id: str, seq: int) -> str | None:
-        """The hash of the campaign's event at `seq`, when remembered (the end of a command seen lately)."""
+    def _head_hash(self, campaign_id: str, seq: int) -> str | None:
+        """What an append at `seq` tells the store of the hash there, so that it moves the head without reading it:
+        the hash of the campaign's event at `seq` when remembered (the end of a command seen lately). None when
+        another process's commands are landing in between (the last append here had to catch up): that append
+        would find the head moved, and read it anyway."""
         with self._lock:
+            if campaign_id in self._contended:
+                return None
             return self._hash_then.get((campaign_id, seq))
+
+    def _contention(self, campaign_id: str, caught_up: bool) -> None:
+        """Remember whether the campaign's last append here had to catch up with another process's commands."""
+        with self._lock:
+            if caught_up:
+                self._contended.add(campaign_id)
+            else:
+                self._contended.discard(campaign_id)
 
     def events_between(self, campaign_id: str, after_seq: int, upto_seq: int) -> list[StoredEvent] | None:
         """The events after `after_seq` up to `upto_seq`, when this process still remembers every one of them (it
@@ -727,8 +742,11 @@ class TableService:
                 for e in self._new_events(ruleset, t.cmd, t.user, t.command_id, decided.facts, decided.dice)
             ]
 
+        handed = False
+
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
-            nonlocal start, planned
+            nonlocal start, planned, handed
+            handed = True
             try:
                 caught = fold_log(newer, start)
             except (FoldError, BrokenLog):  # an undo reaching past what `start` remembers: each on its own
@@ -748,7 +766,7 @@ class TableService:
                 fresh_ids=all(t.fresh for t, _, _ in planned),
                 stream_tops=self.stream_tops(campaign_id, start.seq),
                 catch_up=catch_up,
-                head_hash=self._hash_at(campaign_id, start.seq),
+                head_hash=self._head_hash(campaign_id, start.seq),
             )
         except (ConcurrencyError, DuplicateCommand, _NothingLeft) as clash:  # nothing written: each on its own
             if isinstance(clash, ConcurrencyError) and 0 <= clash.actual_seq < start.seq:
@@ -758,6 +776,7 @@ class TableService:
             for t, _, _ in planned:
                 t.error = error
             return None
+        self._contention(campaign_id, handed)
         self._advance_tops(campaign_id, start.seq, stored)
         offset = 0
         for t, decided, after in planned:  # decided on the seqs they were stored at: the states are the folds
@@ -855,8 +874,11 @@ class TableService:
         def events_of(facts: Sequence[Any], dice: list[tuple[int, int]]) -> list[NewEvent]:
             return self._new_events(state.ruleset, cmd, user, command_id, facts, dice)
 
+        handed = False
+
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
-            nonlocal state, facts
+            nonlocal state, facts, handed
+            handed = True
             try:
                 caught = fold_log(newer, state)
             except (FoldError, BrokenLog):  # an undo reaching past what `state` remembers: decided again on a read
@@ -875,8 +897,9 @@ class TableService:
             fresh_ids=fresh_ids,
             stream_tops=tops,
             catch_up=catch_up,
-            head_hash=self._hash_at(campaign_id, state.seq),
+            head_hash=self._head_hash(campaign_id, state.seq),
         )
+        self._contention(campaign_id, handed)
         self._advance_tops(campaign_id, state.seq, stored)
         try:
             new = fold(

@@ -747,3 +747,22 @@ def test_a_writer_that_knows_a_hash_behind_the_head_still_catches_up_or_is_refus
     stored = store.append("c1", 1, command("late", 1), stream_tops=tops, head_hash=first[-1].hash, catch_up=catch_up)
     assert [(e.seq, e.command_id) for e in stored] == [(3, "late-again")]
     assert chain_problems(store.load("c1")) == []
+
+
+def test_a_writer_that_may_catch_up_reads_the_head_and_what_landed_in_one_statement(store: EventStore) -> None:
+    new_campaign(store)
+    first = store.append("c1", 0, command("first", 2))
+    _, tops = store.stream_tops("c1")  # where the audiences' streams stand after what will be handed over
+    statements = _statements(store)
+    handed: list[list[Any]] = []
+
+    def catch_up(newer: Any) -> tuple[list[NewEvent], Any]:
+        handed.append(list(newer))
+        return command("second-again", 1), tops
+
+    stored = store.append("c1", 0, command("second", 1), fresh_ids=True, catch_up=catch_up)
+    during = [s.split()[0] for s in statements]
+    assert handed == [first]
+    assert [(e.seq, e.prev_hash) for e in stored] == [(3, first[-1].hash)]
+    if during:  # a SQL store: the head and the events after it in one read, then the head moved and the insert
+        assert during == ["BEGIN", "SELECT", "UPDATE", "INSERT"] or during == ["SELECT", "UPDATE", "INSERT"]

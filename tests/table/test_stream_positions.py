@@ -335,3 +335,34 @@ def test_a_command_after_this_processs_own_moves_the_head_by_its_hash_without_re
     assert statements == ["BEGIN", "UPDATE", "INSERT"]
     assert applied.events[0].prev_hash == store.load("s1")[applied.events[0].seq - 2].hash
     _assert_numbered_as_the_log(store, "s1")
+
+
+def test_a_process_whose_appends_catch_up_reads_the_head_first_until_it_has_the_campaign_to_itself(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """While another process's commands land between this one's, moving the head by its hash would fail every
+    time: after an append that had to catch up, the next reads the head, with what landed since, first (one read);
+    once one lands with nothing to catch up, the next moves the head by its hash again."""
+    import sqlalchemy as sa
+
+    store = open_store(f"sqlite:///{tmp_path / 'streams.db'}")
+    here, there = TableService(store), TableService(store)
+    here.create_campaign("gm", "Gwen", "Streams", Ruleset.LTL, campaign_id="s1")
+    here.execute("s1", "pat", Join("Pat"))
+    there.state("s1")
+    statements: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2].split()[0]))
+
+    def roll(service: TableService, n: int) -> list[str]:
+        statements.clear()
+        service.execute(
+            "s1", "pat", FreeRoll("1d6"), command_id=f"roll-{n:04d}", fresh=True, state=service.recent_state("s1")
+        )
+        return list(statements)
+
+    assert roll(here, 1) == ["BEGIN", "UPDATE", "INSERT"]  # by the hash it remembers
+    assert roll(there, 2) == ["BEGIN", "UPDATE", "SELECT", "UPDATE", "INSERT"]  # the hash was not the head's: caught up
+    assert roll(here, 3) == ["BEGIN", "UPDATE", "SELECT", "UPDATE", "INSERT"]
+    assert roll(there, 4) == ["BEGIN", "SELECT", "UPDATE", "INSERT"]  # caught up last time: the head read first
+    assert roll(there, 5) == ["BEGIN", "SELECT", "UPDATE", "INSERT"]  # nothing to catch up this time ...
+    assert roll(there, 6) == ["BEGIN", "UPDATE", "INSERT"]  # ... so by the hash again
+    _assert_numbered_as_the_log(store, "s1")
+    assert here.state("s1") == there.state("s1") == TableService(store).state("s1")

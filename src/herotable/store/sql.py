@@ -114,6 +114,19 @@ _HEAD_FOR_APPEND = (
     # rows that refer to the campaign, a snapshot or a membership, are still written meanwhile); SQLite locks the file
     .with_for_update(key_share=True)
 )
+# the head, held as `_HEAD_FOR_APPEND` holds it, with the events after `after_seq` in the same read (one round trip
+# for a writer that may have to catch up): one row per newer event, or one row with no event
+_HEAD_AND_NEWER = (
+    select(CampaignRecord.head, CampaignRecord.head_hash, *_EVENT_COLUMNS)
+    .select_from(CampaignRecord)
+    .outerjoin(
+        EventRecord,
+        and_(EventRecord.campaign_id == CampaignRecord.campaign_id, EventRecord.seq > bindparam("after_seq")),
+    )
+    .where(CampaignRecord.campaign_id == bindparam("campaign_id"))
+    .order_by(EventRecord.seq)
+    .with_for_update(key_share=True, of=CampaignRecord)
+)
 _REPEATED = (
     select(EventRecord.command_id)
     .where(EventRecord.campaign_id == bindparam("campaign_id"))
@@ -354,17 +367,26 @@ class SqlEventStore:
                     if moved.rowcount != 1:  # another head (or none): read it, held to the commit
                         stored = None
                 if stored is None:
-                    found = connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id}).one_or_none()
-                    if found is None:
-                        raise UnknownCampaign(campaign_id)
-                    head, prev = found
-                    if head > expected_seq and catch_up is not None:  # (a head behind: the caller knows a log gone)
-                        newer = [
-                            _stored(row)
-                            for row in connection.execute(
-                                _LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq}
+                    if catch_up is None:
+                        rows = [*connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id})]
+                    else:  # what landed since comes with the head, in one read
+                        rows = [
+                            *connection.execute(
+                                _HEAD_AND_NEWER, {"campaign_id": campaign_id, "after_seq": expected_seq}
                             )
                         ]
+                    if not rows:
+                        raise UnknownCampaign(campaign_id)
+                    head, prev = rows[0][0], rows[0][1]
+                    if head > expected_seq and catch_up is not None:  # (a head behind: the caller knows a log gone)
+                        newer = [_stored(row[2:]) for row in rows if row[3] is not None]
+                        if len(newer) != head - expected_seq:  # PostgreSQL waited for the lock, and the read's snapshot
+                            newer = [  # is older than the events of the writer it waited for: read them now
+                                _stored(row)
+                                for row in connection.execute(
+                                    _LOAD, {"campaign_id": campaign_id, "after_seq": expected_seq}
+                                )
+                            ]
                         events, stream_tops = catch_up(newer)
                         events = list(events)
                         check_batch(events)
