@@ -630,6 +630,7 @@ class TableService:
                 del self._batches[key]
             for key in [key for key in self._hash_then if key[0] == campaign_id]:
                 del self._hash_then[key]
+            self._contended.discard(campaign_id)
 
     def execute(
         self,
@@ -759,12 +760,16 @@ class TableService:
             return events_of(planned), self._known_tops(campaign_id, caught.seq)
 
         try:
+            tops = self.stream_tops(campaign_id, start.seq)
+        except Exception:  # a read that failed: nothing written, each tries on its own
+            return None
+        try:
             stored = self.store.append(
                 campaign_id,
                 start.seq,
                 events_of(planned),
                 fresh_ids=all(t.fresh for t, _, _ in planned),
-                stream_tops=self.stream_tops(campaign_id, start.seq),
+                stream_tops=tops,
                 catch_up=catch_up,
                 head_hash=self._head_hash(campaign_id, start.seq),
             )
@@ -788,9 +793,13 @@ class TableService:
 
     def _plan(self, state: TableState, tickets: Sequence[_Ticket]) -> list[tuple[_Ticket, Any, TableState]]:
         """Each of `tickets` decided on the state the ones before it lead to, with that state after it, as if
-        appended right after `state`; one that cannot be (refused, say) is left out."""
+        appended right after `state`; one that cannot be (refused, say) is left out, as is one whose command id an
+        earlier one has (the same command sent again before the first landed)."""
         planned: list[tuple[_Ticket, Any, TableState]] = []
+        ids: set[str] = set()
         for t in tickets:
+            if t.command_id in ids:  # a retry queued beside its first try: answered alone, as a repeat (or refused)
+                continue
             try:
                 decided = decide(state, t.cmd, t.user, self.rng, t.command_id)
                 after = fold(
@@ -804,6 +813,7 @@ class TableService:
                 continue
             if decided.facts:
                 planned.append((t, decided, after))
+                ids.add(t.command_id)
                 state = after
         return planned
 

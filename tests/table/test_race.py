@@ -10,7 +10,7 @@ import pytest
 
 from herotable.errors import RulesError
 from herotable.ltl.samples import CAPTAIN_COMET
-from herotable.service import TableService, fold_log
+from herotable.service import CommandIdReused, TableService, fold_log
 from herotable.store import EventStore, MemoryEventStore, open_store
 from herotable.table.dice_roll import FreeRoll
 from herotable.table.ltl.commands import CreateLtlCharacter, TryAgain
@@ -292,3 +292,38 @@ def test_a_store_error_in_a_group_append_is_every_member_s_and_writes_nothing(tm
     assert all(isinstance(results[u], StoreError) for u in ("sam", "sly"))
     assert store.head("race") == results["first"].events[-1].seq  # type: ignore[attr-defined]
     assert len(held.calls) == 2  # not tried again: whether it was written could not be known in general
+
+
+def test_a_retry_queued_beside_its_first_try_is_recorded_once_and_answered_as_a_repeat(tmp_path):
+    """A client that sends a command with its own id again, before the first answer came, while both wait for the
+    campaign's turn: the group records it once; the retry is answered with the first's facts, nothing written."""
+    store, service = _group_table(tmp_path)
+    held = _HeldAppends(store)
+    results: dict[str, object] = {}
+
+    def run(key: str, user: str, cmd: object, command_id: str | None = None) -> threading.Thread:
+        def go() -> None:
+            try:
+                results[key] = service.execute("race", user, cmd, command_id=command_id)  # type: ignore[arg-type]
+            except Exception as error:
+                results[key] = error
+
+        thread = threading.Thread(target=go)
+        thread.start()
+        return thread
+
+    threads = [run("first", "sam", FreeRoll("1d20"))]
+    assert held.entered.wait(30)
+    threads.append(run("try", "pat", FreeRoll("2d6"), "pats-roll-0001"))
+    _queued(service, "race", 1)
+    threads.append(run("retry", "pat", FreeRoll("2d6"), "pats-roll-0001"))
+    _queued(service, "race", 2)
+    threads.append(run("other", "gm", FreeRoll("1d4"), "pats-roll-0001"))  # another member's, under the same id
+    _queued(service, "race", 3)
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    log = store.load("race")
+    assert [e.command_id for e in log].count("pats-roll-0001") == len(results["try"].events)  # type: ignore[attr-defined]
+    assert results["retry"].repeated and results["retry"].events == results["try"].events  # type: ignore[attr-defined]
+    assert isinstance(results["other"], CommandIdReused)
