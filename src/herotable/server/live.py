@@ -25,7 +25,6 @@ import logging
 import queue
 import random
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +48,6 @@ HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API 
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
-REDIS_RETRY_AFTER_S = 1.0  # after a publish failed, batches go to this process's viewers directly for this long
 CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
@@ -189,7 +187,6 @@ class Hub:
         # batches to announce, in order, and the thread that announces them (started with the first)
         self._outbox: queue.SimpleQueue[tuple[str, list[StoredEvent]] | None] = queue.SimpleQueue()
         self._sender: threading.Thread | None = None
-        self._redis_down_until = 0.0  # (monotonic) until then, batches are told to this process's viewers directly
         if redis_url:
             import redis
 
@@ -291,8 +288,8 @@ class Hub:
     def _announce(self) -> None:
         """The announcing thread: publishes what `_appended` queued, in order. Batches that queued together and follow
         on from each other go out as one announcement. When a publish fails, the batch is told to this process's
-        viewers directly, and so are the batches of the next second, without trying Redis: a Redis that does not
-        answer would cost each try its timeout and hold back every batch behind it."""
+        viewers directly; the next batch tries Redis again (skipping it would leave other processes whose listener
+        never lost Redis without those events until another batch came)."""
         while True:
             waiting = [self._outbox.get()]
             while not self._outbox.empty():
@@ -300,14 +297,11 @@ class Hub:
             stopping = None in waiting  # what came before it still goes out
             batches = [w for w in waiting[: waiting.index(None)] if w is not None] if stopping else waiting
             for campaign_id, events in joined([b for b in batches if b is not None]):
-                if time.monotonic() >= self._redis_down_until:
-                    try:
-                        self._publisher.publish(CHANNEL, announcement(campaign_id, events))
-                        continue
-                    except Exception:
-                        log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
-                        # a Redis that does not answer costs each try its timeout: the next ones wait a little
-                        self._redis_down_until = time.monotonic() + REDIS_RETRY_AFTER_S
+                try:
+                    self._publisher.publish(CHANNEL, announcement(campaign_id, events))
+                    continue
+                except Exception:
+                    log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
                 try:
                     self.notify(campaign_id, events)
                 except Exception:  # never the end of the thread: later batches still go out
