@@ -48,6 +48,8 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, WebSocket  # at the top: FastAPI reads the endpoints' annotations here
 
+from herotable.server.transport import freeze_start_up_heap  # as `herotable serve` does (light: no app)
+
 PASSWORD = "bench-password-0123"
 POSTGRES_URL_ENV = "HEROTABLE_BENCH_POSTGRES_URL"
 REDIS_URL_ENV = "HEROTABLE_BENCH_REDIS_URL"
@@ -271,12 +273,6 @@ def _make_rows_table(url: str) -> None:
             _rows_table().metadata.create_all(connection)
     finally:
         engine.dispose()
-
-
-def freeze_start_up_heap() -> None:
-    """What `herotable serve` does once its app is built (`server.app.freeze_start_up_heap`), without importing it."""
-    gc.collect()
-    gc.freeze()
 
 
 def bare_insert_app() -> Any:
@@ -809,8 +805,7 @@ def live(size: Size | None = None) -> dict[str, Any]:
     }
     # the load generator's own heap (`make bench` runs other benchmarks in this process first, leaving large tables)
     # is kept out of its garbage collections while it measures: a pause here would count as the server's latency
-    gc.collect()
-    gc.freeze()
+    freeze_start_up_heap()
     try:
         with (
             tempfile.TemporaryDirectory(prefix="herotable-bench-live-") as tmp,

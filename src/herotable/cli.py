@@ -257,9 +257,9 @@ def serve(
     """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
     import uvicorn
 
-    from herotable.server.app import create_app, freeze_start_up_heap
+    from herotable.server.app import create_app
     from herotable.server.demo_seed import seed_demo
-    from herotable.server.transport import NO_DELAY_HTTP
+    from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap
 
     web = create_app()  # migrates the database and makes the signing key once, before any worker starts
     settings = web.state.services.settings

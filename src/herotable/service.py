@@ -748,12 +748,7 @@ class TableService:
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
             nonlocal start, planned, handed
             handed = True
-            try:
-                caught = fold_log(newer, start)
-            except (FoldError, BrokenLog):  # an undo reaching past what `start` remembers: each on its own
-                raise ConcurrencyError(campaign_id, start.seq, newer[-1].seq if newer else start.seq) from None
-            self._advance_tops(campaign_id, start.seq, newer)
-            self._remember(campaign_id, caught)
+            caught = self._caught_up(campaign_id, start, newer)  # (when it cannot be: each on its own)
             start, planned = caught, self._plan(caught, [t for t, _, _ in planned])
             if not planned:
                 raise _NothingLeft
@@ -835,6 +830,18 @@ class TableService:
             raise CommandIdReused(command_id)
         return Applied(events, self.state(campaign_id), repeated=True)
 
+    def _caught_up(self, campaign_id: str, state: TableState, newer: Sequence[StoredEvent]) -> TableState:
+        """`state` carried on over `newer`, the events of another process's commands an append handed over, and
+        remembered. Raises ConcurrencyError when they cannot be folded there (an undo reaching past what `state`
+        remembers), which the append passes on with nothing written."""
+        try:
+            caught = fold_log(newer, state)
+        except (FoldError, BrokenLog):
+            raise ConcurrencyError(campaign_id, state.seq, newer[-1].seq if newer else state.seq) from None
+        self._advance_tops(campaign_id, state.seq, newer)
+        self._remember(campaign_id, caught)
+        return caught
+
     def _new_events(
         self,
         ruleset: Ruleset,
@@ -889,12 +896,7 @@ class TableService:
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
             nonlocal state, facts, handed
             handed = True
-            try:
-                caught = fold_log(newer, state)
-            except (FoldError, BrokenLog):  # an undo reaching past what `state` remembers: decided again on a read
-                raise ConcurrencyError(campaign_id, state.seq, newer[-1].seq if newer else state.seq) from None
-            self._advance_tops(campaign_id, state.seq, newer)
-            self._remember(campaign_id, caught)
+            caught = self._caught_up(campaign_id, state, newer)  # (when it cannot be: decided again on a read)
             again = decide(caught, cmd, user, self.rng, command_id)
             state, facts = caught, again.facts
             return events_of(again.facts, again.dice), self._known_tops(campaign_id, caught.seq)

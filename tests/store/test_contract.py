@@ -765,4 +765,4 @@ def test_a_writer_that_may_catch_up_reads_the_head_and_what_landed_in_one_statem
     assert handed == [first]
     assert [(e.seq, e.prev_hash) for e in stored] == [(3, first[-1].hash)]
     if during:  # a SQL store: the head and the events after it in one read, then the head moved and the insert
-        assert during == ["BEGIN", "SELECT", "UPDATE", "INSERT"] or during == ["SELECT", "UPDATE", "INSERT"]
+        assert [s for s in during if s != "BEGIN"] == ["SELECT", "UPDATE", "INSERT"]  # (SQLite's BEGIN is a statement)

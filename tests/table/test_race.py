@@ -178,10 +178,15 @@ def _group_table(tmp_path) -> tuple[EventStore, TableService]:  # type: ignore[n
     return store, service
 
 
-def _run(service: TableService, results: dict[str, object], key: str, user: str, cmd: object) -> threading.Thread:
+def _run(  # type: ignore[no-untyped-def]
+    service: TableService, results: dict[str, object], key: str, user: str, cmd: object, command_id=None
+) -> threading.Thread:
+    """`cmd` run for `user` in a thread of its own (with `command_id`, as a client's); its result or error in
+    `results[key]`."""
+
     def go() -> None:
         try:
-            results[key] = service.execute("race", user, cmd)  # type: ignore[arg-type]
+            results[key] = service.execute("race", user, cmd, command_id=command_id)  # type: ignore[arg-type]
         except Exception as error:
             results[key] = error
 
@@ -300,25 +305,14 @@ def test_a_retry_queued_beside_its_first_try_is_recorded_once_and_answered_as_a_
     store, service = _group_table(tmp_path)
     held = _HeldAppends(store)
     results: dict[str, object] = {}
-
-    def run(key: str, user: str, cmd: object, command_id: str | None = None) -> threading.Thread:
-        def go() -> None:
-            try:
-                results[key] = service.execute("race", user, cmd, command_id=command_id)  # type: ignore[arg-type]
-            except Exception as error:
-                results[key] = error
-
-        thread = threading.Thread(target=go)
-        thread.start()
-        return thread
-
-    threads = [run("first", "sam", FreeRoll("1d20"))]
+    threads = [_run(service, results, "first", "sam", FreeRoll("1d20"))]
     assert held.entered.wait(30)
-    threads.append(run("try", "pat", FreeRoll("2d6"), "pats-roll-0001"))
+    threads.append(_run(service, results, "try", "pat", FreeRoll("2d6"), "pats-roll-0001"))
     _queued(service, "race", 1)
-    threads.append(run("retry", "pat", FreeRoll("2d6"), "pats-roll-0001"))
+    threads.append(_run(service, results, "retry", "pat", FreeRoll("2d6"), "pats-roll-0001"))
     _queued(service, "race", 2)
-    threads.append(run("other", "gm", FreeRoll("1d4"), "pats-roll-0001"))  # another member's, under the same id
+    # another member's command under the same id
+    threads.append(_run(service, results, "other", "gm", FreeRoll("1d4"), "pats-roll-0001"))
     _queued(service, "race", 3)
     held.released.set()
     for t in threads:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -20,6 +19,7 @@ from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
+from herotable.server.transport import freeze_start_up_heap
 from herotable.service import TableService
 from herotable.store.port import EventStore
 from herotable.store.sql import open_store
@@ -97,15 +97,6 @@ def create_app(
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
-
-
-def freeze_start_up_heap() -> None:
-    """Keep the objects made at start-up out of every later garbage collection: the modules, the rules' tables and
-    the templates, about 150,000 objects that live as long as the process. A full collection walks every object it
-    tracks with the process standing still (100 ms or more for these on a small machine, stalling every request in
-    flight); frozen, they are never walked again. Called once the app is built, before it serves."""
-    gc.collect()
-    gc.freeze()
 
 
 def served_app() -> FastAPI:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from herotable.store import payload
-from herotable.store.chain import chain_problems
+from herotable.store.chain import chain_problems, hash_of
 from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, Portrait, StoredEvent, StoreError
 
 PORTRAIT_TYPES = ("image/webp", "image/png")  # what the server re-encodes portraits to
@@ -161,3 +161,42 @@ def check_portrait(portrait: Portrait) -> None:
     _count(portrait.height, "portrait height", 1)
     if not portrait.image or hashlib.sha256(portrait.image).hexdigest() != portrait.digest:
         raise StoreError("portrait digest is not the SHA-256 of its image. Tip: make it with Portrait.of")
+
+
+def chained(
+    campaign_id: str,
+    expected_seq: int,
+    prev: str,
+    events: Sequence[NewEvent],
+    encoded: Sequence[str],
+    commands: Sequence[str | None],
+    streams: dict[tuple[str, str | None], int],
+) -> list[StoredEvent]:
+    """`events` as they are stored right after `expected_seq`, whose event's hash is `prev`: each with its seq, its
+    link in the hash chain, and its position in its stream, counted on from `streams` (the tops, carried on here)."""
+    stored = []
+    for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
+        key = stream_key(event)
+        streams[key] = streams.get(key, 0) + 1
+        digest = hash_of(prev, event)
+        stored.append(
+            StoredEvent(
+                campaign_id=campaign_id,
+                seq=expected_seq + offset,
+                type=event.type,
+                data=payload.loads(data),
+                command_id=event.command_id,
+                at=event.at,
+                actor=event.actor,
+                visibility=event.visibility,
+                owner=event.owner,
+                version=event.version,
+                rules_version=event.rules_version,
+                command=None if command is None else payload.loads(command),
+                prev_hash=prev,
+                hash=digest,
+                stream_pos=streams[key],
+            )
+        )
+        prev = digest
+    return stored

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from herotable.store import payload
-from herotable.store.chain import GENESIS, hash_of
+from herotable.store.chain import GENESIS
 from herotable.store.invariants import (
+    chained,
     check_batch,
     check_campaign,
     check_log,
@@ -147,36 +148,11 @@ class MemoryEventStore:
                     raise DuplicateCommand(campaign_id, event.command_id)
             members = members_after(log.members, events) if changes_members(events) else None
             streams = dict(log.streams)
-            prev = log.head_hash
-            stored = []
-            for offset, event in enumerate(events, start=1):
-                key = stream_key(event)
-                streams[key] = streams.get(key, 0) + 1
-                digest = hash_of(prev, event)
-                stored.append(
-                    StoredEvent(
-                        campaign_id=campaign_id,
-                        seq=expected_seq + offset,
-                        type=event.type,
-                        data={},
-                        command_id=event.command_id,
-                        at=event.at,
-                        actor=event.actor,
-                        visibility=event.visibility,
-                        owner=event.owner,
-                        version=event.version,
-                        rules_version=event.rules_version,
-                        command=None,
-                        prev_hash=prev,
-                        hash=digest,
-                        stream_pos=streams[key],
-                    )
-                )
-                prev = digest
+            stored = chained(campaign_id, expected_seq, log.head_hash, events, encoded, commands, streams)
             log.events.extend(zip(stored, encoded, commands, strict=True))
             log.command_ids.update(event.command_id for event in events)
             log.row = replace(log.row, head=expected_seq + len(events))
-            log.head_hash = prev
+            log.head_hash = stored[-1].hash
             log.streams = streams
             if members is not None:
                 self._set_members(log, members)

@@ -14,9 +14,10 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from herotable.store import payload
-from herotable.store.chain import GENESIS, hash_of
+from herotable.store.chain import GENESIS
 from herotable.store.engine import create_store_engine, for_writing
 from herotable.store.invariants import (
+    chained,
     check_batch,
     check_campaign,
     check_log,
@@ -246,45 +247,6 @@ def _command_text(event: NewEvent | StoredEvent, where: str) -> str | None:
     return None if event.command is None else payload.dumps(event.command, where)
 
 
-def _chained(
-    campaign_id: str,
-    expected_seq: int,
-    prev: str,
-    events: Sequence[NewEvent],
-    encoded: Sequence[str],
-    commands: Sequence[str | None],
-    streams: dict[tuple[str, str | None], int],
-) -> list[StoredEvent]:
-    """`events` as they are stored right after `expected_seq`, whose event's hash is `prev`: each with its seq, its
-    link in the hash chain, and its position in its stream, counted on from `streams` (the tops, carried on here)."""
-    stored = []
-    for offset, (event, data, command) in enumerate(zip(events, encoded, commands, strict=True), start=1):
-        key = stream_key(event)
-        streams[key] = streams.get(key, 0) + 1
-        digest = hash_of(prev, event)
-        stored.append(
-            StoredEvent(
-                campaign_id=campaign_id,
-                seq=expected_seq + offset,
-                type=event.type,
-                data=payload.loads(data),
-                command_id=event.command_id,
-                at=event.at,
-                actor=event.actor,
-                visibility=event.visibility,
-                owner=event.owner,
-                version=event.version,
-                rules_version=event.rules_version,
-                command=None if command is None else payload.loads(command),
-                prev_hash=prev,
-                hash=digest,
-                stream_pos=streams[key],
-            )
-        )
-        prev = digest
-    return stored
-
-
 class SqlEventStore:
     """An `EventStore` in a SQL database migrated to the newest revision (see `open_store`)."""
 
@@ -353,7 +315,7 @@ class SqlEventStore:
                 stored = None
                 if head_hash is not None and stream_tops is not None:  # the head moved without a read: held now
                     tops = dict(stream_tops)
-                    stored = _chained(campaign_id, expected_seq, head_hash, events, encoded, commands, tops)
+                    stored = chained(campaign_id, expected_seq, head_hash, events, encoded, commands, tops)
                     moved = connection.execute(
                         _MOVE_HEAD_FROM,
                         {
@@ -400,7 +362,7 @@ class SqlEventStore:
                         else self._stream_top(connection, campaign_id, key)
                         for key in {stream_key(e) for e in events}
                     }
-                    stored = _chained(campaign_id, expected_seq, prev, events, encoded, commands, streams)
+                    stored = chained(campaign_id, expected_seq, prev, events, encoded, commands, streams)
                     # Compare-and-set on the head: of two writers that read the same head, the second updates nothing.
                     moved = connection.execute(
                         _MOVE_HEAD,
