@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -218,3 +219,43 @@ def test_a_database_before_facts_is_migrated_and_keeps_its_campaigns_unread(old_
         assert appended[0].prev_hash == log[-1].hash and appended[0].stream_pos == 3
     finally:
         store.close()
+
+
+def _backend_pid(engine: sa.Engine) -> int:
+    with engine.connect() as connection:
+        pid: int = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    return pid
+
+
+def _terminate(url: str, pid: int) -> None:
+    killer = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with killer.connect() as connection:
+            connection.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
+    finally:
+        killer.dispose()
+
+
+def test_a_postgresql_connection_closed_while_idle_is_replaced_before_use(
+    postgres_schema: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooled connection idle for more than PING_AFTER_IDLE_S is checked first: one the server closed meanwhile (a
+    restart) is replaced, and the request never sees it. One used a moment ago is taken unchecked."""
+    from herotable.store import engine as engines
+
+    url = postgres_schema()
+    engine = create_store_engine(parse_database_url(url))
+    try:
+        first = _backend_pid(engine)
+        assert _backend_pid(engine) == first  # the pool gives the same connection back
+        _terminate(url, first)
+        monkeypatch.setattr(engines, "PING_AFTER_IDLE_S", 0.0)  # every connection counts as idle now
+        replaced = _backend_pid(engine)  # checked, found closed, replaced: no error
+        assert replaced != first
+        monkeypatch.setattr(engines, "PING_AFTER_IDLE_S", 3600.0)  # every connection counts as used a moment ago
+        _terminate(url, replaced)
+        with pytest.raises(sa.exc.OperationalError):  # taken unchecked: the request that finds it closed fails
+            _backend_pid(engine)
+        assert _backend_pid(engine) not in (first, replaced)  # and the pool was renewed
+    finally:
+        engine.dispose()

@@ -153,10 +153,12 @@ def user_json(user: User) -> dict[str, str]:
 
 def login_session(request: Request, response: Response, svc: ServicesDep, user: User | None) -> None:
     """Start a fresh session (a new id, so a pre-login CSRF token dies with the old one); a logged-in one is
-    recorded in the store, and the session it replaces is revoked there."""
+    recorded in the store, and the session it replaces is revoked there and forgotten by every process (its live
+    sockets close)."""
     old = request.state.session
     if old is not None and old.user_id is not None:
         svc.accounts.revoke_session(digest(old.sid), stamp())
+        sessions_ended(request, old.user_id)
     new = svc.sessions.new(user.user_id if user else None)
     if user is not None:
         start_session(svc.accounts, new.sid, user.user_id)
@@ -165,7 +167,8 @@ def login_session(request: Request, response: Response, svc: ServicesDep, user: 
 
 
 def sessions_ended(request: Request, user_id: str) -> None:
-    """Close the live sockets of `user_id`'s ended sessions, on every server process."""
+    """Some of `user_id`'s sessions ended: every server process forgets them (`LiveSessions`) and closes their live
+    sockets. Every ending of a session calls this."""
     request.app.state.hub.sessions_ended(user_id)
 
 
@@ -212,8 +215,7 @@ def change_password(request: Request, svc: ServicesDep, user: User, body: NewPas
 def logout_everywhere(request: Request, response: Response, svc: ServicesDep, user: User) -> int:
     """End every session of the user, this one too; how many ended."""
     ended = svc.accounts.revoke_sessions(user.user_id, stamp())
-    login_session(request, response, svc, None)
-    sessions_ended(request, user.user_id)
+    login_session(request, response, svc, None)  # (every process forgets the user's sessions)
     return ended
 
 
@@ -254,10 +256,7 @@ def login(body: Credentials, request: Request, response: Response, svc: Services
 @router.post("/auth/logout")
 def logout(request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
     """End this session: its cookie, even if saved elsewhere, no longer logs anyone in."""
-    old = request.state.session
     login_session(request, response, svc, None)
-    if old is not None and old.user_id is not None:
-        sessions_ended(request, old.user_id)
     return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 

@@ -74,7 +74,7 @@ def create_app(
     store = store or open_store(settings.database_url)
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock)
-    hub = Hub(table, settings.redis_url, services.accounts)
+    hub = Hub(table, settings.redis_url, services.live_sessions)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

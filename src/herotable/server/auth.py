@@ -9,6 +9,7 @@ import ipaddress
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from herotable.store.accounts import AccountStore, User
 from herotable.store.throttle import Keyed, Policy, Throttle
 
 RESET_VALID = timedelta(hours=1)
+SESSION_KEPT_S = 10.0  # how long a process trusts what the store said of a session (see LiveSessions)
+SESSIONS_KEPT = 10_000
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _hasher = PasswordHasher()
@@ -275,10 +278,56 @@ def start_session(accounts: AccountStore, sid: str, user_id: str) -> None:
     accounts.add_session(digest(sid), user_id, stamp(now), stamp(now + timedelta(seconds=SESSION_MAX_AGE_S)))
 
 
-def session_user(accounts: AccountStore, sid: str, user_id: str) -> User | None:
-    """The user of a live (neither revoked nor expired) session whose cookie names `user_id`."""
-    user = accounts.session_user(digest(sid), stamp())
-    return user if user is not None and user.user_id == user_id else None
+class LiveSessions:
+    """The users of live sessions as the store last gave them, each kept for `keep_s` seconds (LRU, `size` at most),
+    so that a player's burst of requests (a command, a panel, the next command) reads the session once, not once
+    each. A session that ends is forgotten at once by the process that ends it (`ended`, which every ending calls
+    through `api.sessions_ended`) and, through Redis, by the others (the hub's `sessions_of` notice); with no Redis
+    between them, another process accepts it for `keep_s` more at most, as it may a session that expires. A read of
+    the store that overlaps an ending is not kept. Thread-safe."""
+
+    def __init__(
+        self,
+        accounts: AccountStore,
+        *,
+        keep_s: float = SESSION_KEPT_S,
+        size: int = SESSIONS_KEPT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.accounts = accounts
+        self._keep_s = keep_s
+        self._size = size
+        self._clock = clock
+        self._kept: OrderedDict[str, tuple[User, float]] = OrderedDict()  # by the session id's digest: until when
+        self._endings = 0  # how many times sessions ended here: a read that overlaps one is not kept
+        self._lock = threading.Lock()
+
+    def user(self, sid: str, user_id: str) -> User | None:
+        """The user of a live session whose cookie names `user_id`: kept, or read from the store."""
+        key = digest(sid)
+        now = self._clock()
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept[1] > now:
+                self._kept.move_to_end(key)
+                return kept[0] if kept[0].user_id == user_id else None
+            endings = self._endings
+        user = self.accounts.session_user(key, stamp())
+        if user is not None:
+            with self._lock:
+                if self._endings == endings:
+                    self._kept[key] = (user, now + self._keep_s)
+                    self._kept.move_to_end(key)
+                    while len(self._kept) > self._size:
+                        self._kept.popitem(last=False)
+        return user if user is not None and user.user_id == user_id else None
+
+    def ended(self, user_id: str) -> None:
+        """Some of `user_id`'s sessions ended (or their user changed): forget every one of them kept here."""
+        with self._lock:
+            self._endings += 1
+            for key in [key for key, (user, _) in self._kept.items() if user.user_id == user_id]:
+                del self._kept[key]
 
 
 def new_reset_link(accounts: AccountStore, user: User, base_url: str) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
-from herotable.server.auth import Guard, session_user, stamp
+from herotable.server.auth import Guard, LiveSessions, stamp
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
 from herotable.service import TableService
@@ -26,6 +26,7 @@ class Services:
     accounts: AccountStore
     sessions: Sessions
     guard: Guard
+    live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
 
 
 def make_services(settings: Settings, table: TableService, clock: Callable[[], float] = time.time) -> Services:
@@ -46,7 +47,14 @@ def make_services(settings: Settings, table: TableService, clock: Callable[[], f
 
     table.subscribe(removals)
     table.subscribe(portraits)
-    return Services(settings, table, accounts, Sessions(settings.secret_key), Guard.build(settings, accounts, clock))
+    return Services(
+        settings,
+        table,
+        accounts,
+        Sessions(settings.secret_key),
+        Guard.build(settings, accounts, clock),
+        LiveSessions(accounts),
+    )
 
 
 async def services(request: Request) -> Services:  # async: no I/O, so no thread of its own
@@ -60,11 +68,12 @@ async def session(request: Request) -> Session | None:
 
 
 def current_user(request: Request, svc: Annotated[Services, Depends(services)]) -> User | None:
-    """The logged-in user: the cookie's session must be alive in the store (not logged out, revoked or expired)."""
+    """The logged-in user: the cookie's session must be alive in the store (not logged out, revoked or expired), as
+    the store said within the last few seconds (`LiveSessions`)."""
     s: Session | None = request.state.session
     if s is None or s.user_id is None:
         return None
-    return session_user(svc.accounts, s.sid, s.user_id)
+    return svc.live_sessions.user(s.sid, s.user_id)
 
 
 def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:

@@ -31,10 +31,9 @@ from typing import Any
 
 from fastapi import WebSocket
 
-from herotable.server.auth import stamp
+from herotable.server.auth import LiveSessions, stamp
 from herotable.server.security import digest
 from herotable.service import PAGE, Page, TableService
-from herotable.store.accounts import AccountStore
 from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.commands import InvalidCommand
 from herotable.table.facts import payload_of
@@ -168,11 +167,11 @@ class Hub:
     """The open WebSockets of this process, by campaign."""
 
     def __init__(
-        self, service: TableService, redis_url: str | None = None, accounts: AccountStore | None = None
+        self, service: TableService, redis_url: str | None = None, sessions: LiveSessions | None = None
     ) -> None:
         self.service = service
         self.redis_url = redis_url
-        self.accounts = accounts
+        self.sessions = sessions
         self._viewers: dict[str, set[Viewer]] = {}
         self._guard = threading.Lock()
         self._listener: asyncio.Task[None] | None = None
@@ -520,7 +519,10 @@ class Hub:
         await self._update(viewer)
 
     def sessions_ended(self, user: str) -> None:
-        """Some of `user`'s sessions ended: close their sockets, on every process. Thread-safe."""
+        """Some of `user`'s sessions ended: forget them here at once, then on every process, and close their sockets.
+        Thread-safe."""
+        if self.sessions is not None:
+            self.sessions.ended(user)
         if self._publisher is not None:
             try:
                 self._publisher.publish(CHANNEL, json.dumps({"sessions_of": user}))
@@ -530,16 +532,20 @@ class Hub:
         self.check_sessions(user)
 
     def check_sessions(self, user: str) -> None:
-        """Close this process's sockets of `user` whose session is no longer alive. Thread-safe."""
+        """Some of `user`'s sessions may have ended: forget what this process keeps of them, and close its sockets of
+        `user` whose session is no longer alive. Thread-safe."""
+        if self.sessions is not None:
+            self.sessions.ended(user)
         with self._guard:
             viewers = [v for vs in self._viewers.values() for v in vs if v.user == user]
         for viewer in viewers:
             asyncio.run_coroutine_threadsafe(self._check_session(viewer), viewer.loop)
 
     async def _check_session(self, viewer: Viewer) -> None:
-        if self.accounts is None:
+        if self.sessions is None:
             return
-        alive = await asyncio.to_thread(self.accounts.session_user, digest(viewer.sid), stamp())
+        accounts = self.sessions.accounts  # the store itself: what it says now
+        alive = await asyncio.to_thread(accounts.session_user, digest(viewer.sid), stamp())
         if alive is None or alive.user_id != viewer.user:
             await self._close(viewer, 4401, "your session ended: log in again")
 

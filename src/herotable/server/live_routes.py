@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from herotable.server.auth import session_user
 from herotable.server.deps import Services
 from herotable.server.live import Hub, Viewer
 from herotable.server.security import SESSION_COOKIE
@@ -30,7 +29,7 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
     session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
     user = None
     if session is not None and session.user_id is not None:
-        user = await asyncio.to_thread(session_user, svc.accounts, session.sid, session.user_id)
+        user = await asyncio.to_thread(svc.live_sessions.user, session.sid, session.user_id)
     if session is None or user is None:
         await socket.close(code=4401, reason="log in first")
         return

@@ -165,11 +165,8 @@ def register_form(
 @router.post("/logout")
 def logout_form(request: Request, svc: ServicesDep) -> Response:
     """End this session: the cookie, even a copy saved before, no longer logs anyone in."""
-    old = request.state.session
     response = RedirectResponse("/", status_code=303)
     api.login_session(request, response, svc, None)
-    if old is not None and old.user_id is not None:
-        api.sessions_ended(request, old.user_id)
     return response
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine, event, exc
 from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
+PING_AFTER_IDLE_S = 1.0  # a pooled PostgreSQL connection idle longer than this is checked before it is used
 _BEGIN = "herotable_begin"
 _ONE_STATEMENT = "none"  # `_BEGIN` of a read of one statement: no transaction
 
@@ -37,7 +40,32 @@ def create_store_engine(url: URL) -> Engine:
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+    _ping_when_idle(engine)
+    return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Check a pooled connection before it is used when it has been idle more than PING_AFTER_IDLE_S (SQLAlchemy's
+    pre-ping, but only then), so that one the server closed meanwhile (restarted, or timed out) is replaced, with
+    every other connection of the pool, rather than failing a request. A connection used a moment ago is taken as it
+    is: under load, that spares every request a round trip. Should the server go away within that moment, the
+    request that finds it gone fails (503, nothing changed) and the pool is renewed."""
+    checked_in = "herotable_checked_in"
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[checked_in] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _taken(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+        since = record.info.get(checked_in)  # none for a connection made just now
+        if since is None or time.monotonic() - since <= PING_AFTER_IDLE_S:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            raise exc.InvalidatePoolError(f"a pooled connection was closed while idle: {error}") from error
 
 
 def for_writing(engine: Engine) -> Engine:
