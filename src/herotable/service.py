@@ -669,8 +669,8 @@ class TableService:
                     group, turn.waiting = turn.waiting, []
                 for t in group:
                     t.taken = True
-                if len(group) > 1:  # commands that queued while the one before them was recorded: one append
-                    led = self._record_group(campaign_id, group)
+                # with the commands that queued while the one before them was recorded: one append
+                led = self._record_group(campaign_id, group, turn)
         if led is not None:
             self._landed(campaign_id, *led)
         if ticket.error is not None:
@@ -721,11 +721,13 @@ class TableService:
             return None, state
         return applied, state
 
-    def _record_group(self, campaign_id: str, group: list[_Ticket]) -> tuple[TableState, Applied] | None:
+    def _record_group(self, campaign_id: str, group: list[_Ticket], turn: _Turn) -> tuple[TableState, Applied] | None:
         """Record the commands of `group`, in the order they queued, in one append (group commit: one transaction
-        and one durable commit for them all). Each is decided on the state the ones before it lead to. One the rules
-        refuse there, or that cannot be decided, is left to be tried on its own (`execute`), as is every one when
-        the append clashes in a way it cannot catch up with; an error of the store is every one's error. Sets each
+        and one durable commit for them all). Each is decided on the state the ones before it lead to. When the
+        append finds another process's commands landed first, the commands of this process that queued for the
+        campaign's `turn` meanwhile (while the other process held it) join the group (`_joining`). One the rules
+        refuse, or that cannot be decided, is left to be tried on its own (`execute`), as is every one when the
+        append clashes in a way it cannot catch up with; an error of the store is every one's error. Sets each
         recorded ticket's `applied`, and gives the state before and everything recorded (for `_landed`)."""
         try:
             start = self.recent_state(campaign_id)
@@ -744,12 +746,14 @@ class TableService:
             ]
 
         handed = False
+        fresh_ids = all(t.fresh for t, _, _ in planned)
 
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
             nonlocal start, planned, handed
             handed = True
             caught = self._caught_up(campaign_id, start, newer)  # (when it cannot be: each on its own)
-            start, planned = caught, self._plan(caught, [t for t, _, _ in planned])
+            tickets = [t for t, _, _ in planned] + self._joining(turn, fresh_ids)
+            start, planned = caught, self._plan(caught, tickets)
             if not planned:
                 raise _NothingLeft
             return events_of(planned), self._known_tops(campaign_id, caught.seq)
@@ -763,7 +767,7 @@ class TableService:
                 campaign_id,
                 start.seq,
                 events_of(planned),
-                fresh_ids=all(t.fresh for t, _, _ in planned),
+                fresh_ids=fresh_ids,
                 stream_tops=tops,
                 catch_up=catch_up,
                 head_hash=self._head_hash(campaign_id, start.seq),
@@ -785,6 +789,17 @@ class TableService:
         final = planned[-1][2]
         self._remember(campaign_id, final)
         return start, Applied(stored, final)
+
+    def _joining(self, turn: _Turn, fresh_ids: bool) -> list[_Ticket]:
+        """The commands queued for `turn` now, taken to join the group being recorded: under contention they queue
+        while another process holds the campaign, and would otherwise each wait for an append of its own. With
+        `fresh_ids` (the append looks for no earlier landing of its command ids) only those whose id is fresh too."""
+        with self._lock:
+            joining = [t for t in turn.waiting if t.fresh or not fresh_ids]
+            turn.waiting = [t for t in turn.waiting if not (t.fresh or not fresh_ids)]
+        for t in joining:
+            t.taken = True
+        return joining
 
     def _plan(self, state: TableState, tickets: Sequence[_Ticket]) -> list[tuple[_Ticket, Any, TableState]]:
         """Each of `tickets` decided on the state the ones before it lead to, with that state after it, as if

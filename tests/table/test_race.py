@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import uuid
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -179,14 +180,14 @@ def _group_table(tmp_path) -> tuple[EventStore, TableService]:  # type: ignore[n
 
 
 def _run(  # type: ignore[no-untyped-def]
-    service: TableService, results: dict[str, object], key: str, user: str, cmd: object, command_id=None
+    service: TableService, results: dict[str, object], key: str, user: str, cmd: object, command_id=None, fresh=False
 ) -> threading.Thread:
-    """`cmd` run for `user` in a thread of its own (with `command_id`, as a client's); its result or error in
-    `results[key]`."""
+    """`cmd` run for `user` in a thread of its own (with `command_id`, as a client's, or `fresh`, as the server's
+    own); its result or error in `results[key]`."""
 
     def go() -> None:
         try:
-            results[key] = service.execute("race", user, cmd, command_id=command_id)  # type: ignore[arg-type]
+            results[key] = service.execute("race", user, cmd, command_id=command_id, fresh=fresh)  # type: ignore[arg-type]
         except Exception as error:
             results[key] = error
 
@@ -268,11 +269,61 @@ def test_a_group_catches_up_with_another_process_and_is_decided_again(tmp_path):
     for t in threads:
         t.join(30)
     after_first = results["first"].events[-1].seq  # type: ignore[attr-defined]
-    # the first; the group's, after it; and within that one, before it reaches the store, the other process's
-    assert held.calls == [after_first - len(results["first"].events), after_first, after_first]  # type: ignore[attr-defined]
+    # the first; the group's, after it; and within that one, before it reaches the store, the other process's, on
+    # the state that process remembers (from before the first: it catches up in its append)
+    before_first = after_first - len(results["first"].events)  # type: ignore[attr-defined]
+    assert held.calls == [before_first, after_first, before_first]
     assert [e.actor for e in store.load("race", after_first)] == ["gm", "sam", "sly"]
     assert results["sly"].state == TableService(store).state("race")  # type: ignore[attr-defined]
     assert results["sam"].events[0].seq == landed[0].events[-1].seq + 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("first_id", "second_id", "joins"),
+    [
+        (None, None, True),
+        ("client-first", None, True),
+        ("client-first", "client-second", True),
+        # a group whose ids are all the server's own looks for no earlier landing of them: a client's id, which it
+        # must look for, waits for an append of its own
+        (None, "client-second", False),
+    ],
+)
+def test_a_command_that_queues_while_another_process_holds_the_campaign_joins_the_append(
+    tmp_path, first_id, second_id, joins
+):
+    """Under contention: this process's command finds that another process's landed first and catches up with it
+    in its append; a command of this process that queued meanwhile joins that append rather than wait for one of
+    its own."""
+    store, service = _group_table(tmp_path)
+    other = TableService(store)
+    other.state("race")
+    start = store.head("race")
+    held = _HeldAppends(store)
+    results: dict[str, object] = {}
+
+    def own(given: str | None) -> dict[str, object]:  # a client's id, or one the server makes (fresh)
+        return {"command_id": given} if given else {"command_id": uuid.uuid4().hex, "fresh": True}
+
+    threads = [_run(service, results, "first", "pat", FreeRoll("1d20"), **own(first_id))]
+    assert held.entered.wait(30)  # the first is on its way to the store
+    landed = other.execute("race", "gm", FreeRoll("1d4"))  # and another process's lands before it
+    threads.append(_run(service, results, "second", "sam", FreeRoll("2d6"), **own(second_id)))
+    _queued(service, "race", 1)
+    held.released.set()
+    for t in threads:
+        t.join(30)
+    first, second = results["first"], results["second"]
+    assert held.calls == [start, start] + ([] if joins else [first.events[-1].seq])  # type: ignore[attr-defined]
+    log = store.load("race", start)
+    assert [e.actor for e in log] == ["gm", "pat", "sam"]
+    assert first.events[0].seq == landed.events[-1].seq + 1  # type: ignore[attr-defined]
+    assert second.events[0].seq == first.events[-1].seq + 1  # type: ignore[attr-defined]
+    assert first.state == fold_log(store.load("race")[: first.events[-1].seq])  # type: ignore[attr-defined]
+    assert second.state == TableService(store).state("race")  # type: ignore[attr-defined]
+    for applied, wanted in ((first, first_id), (second, second_id)):
+        if wanted is not None:
+            assert {e.command_id for e in applied.events} == {wanted}  # type: ignore[attr-defined]
 
 
 def test_a_store_error_in_a_group_append_is_every_member_s_and_writes_nothing(tmp_path):
