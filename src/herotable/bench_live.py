@@ -73,7 +73,7 @@ class Size:
 
     players: int = 5
     spectators: int = 44
-    commands: int = 160  # per loop, shared by its writers and split over the rounds
+    commands: int = 400  # per loop, shared by its writers and split over the rounds
     rounds: int = 4  # each loop runs in this many rounds, herotable's and its baseline's in turn (see `_phases`)
     writers: tuple[int, ...] = (1, 4)
     other_campaigns: tuple[int, int] = (1, 1000)  # another user's campaigns when the listing is measured
