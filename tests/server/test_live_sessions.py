@@ -138,3 +138,40 @@ def test_logging_in_again_over_a_session_closes_that_sessions_sockets(again_as: 
         with pytest.raises(WebSocketDisconnect) as ended:
             receive_until_closed(ws)
         assert ended.value.code == 4401
+
+
+def test_after_a_redis_outage_a_process_forgets_every_session_it_kept(tmp_path: Any, private_redis: Any) -> None:
+    """An ending told while Redis was away never reached the other process: once it listens again it forgets every
+    session it kept, rather than trust one for the rest of its time."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    first = make_app(store=open_store(url), redis_url=private_redis.url)
+    second = make_app(store=open_store(url), redis_url=private_redis.url)
+    second.state.services.live_sessions.keep_s = 3600.0  # kept far longer than the test: only forgetting ends it
+    with TestClient(first), TestClient(second) as there:
+        gwen = register(first, "gwen")
+        there.cookies = {SESSION_COOKIE: gwen.client.cookies.get(SESSION_COOKIE)}
+        assert there.get("/api/v1/me").status_code == 200  # kept by the second process
+        private_redis.stop()
+        assert gwen.post("/api/v1/auth/logout-everywhere").status_code == 200  # its notice is lost
+        assert there.get("/api/v1/me").status_code == 200  # not heard of: still kept (at most `keep_s`)
+        private_redis.start()
+        deadline = time.monotonic() + 30
+        while there.get("/api/v1/me").status_code != 401:  # listening again: forgotten, read afresh, refused
+            assert time.monotonic() < deadline, "the second process never forgot the sessions it kept"
+            time.sleep(0.1)
+
+
+def test_a_socket_whose_session_ended_while_it_opened_is_closed() -> None:
+    """The session is checked when the socket opens, and an ending closes the sockets it finds; one that ended
+    between the two (here: revoked in the store while still kept) is caught by a second look once the socket
+    has joined."""
+    app = make_app()
+    cid, m = table(app)
+    pat = m["pat"]
+    assert pat.get("/api/v1/me").status_code == 200  # kept
+    sid = app.state.services.sessions.load(pat.client.cookies.get(SESSION_COOKIE)).sid
+    app.state.services.accounts.revoke_session(digest(sid), stamp())
+    with pat.client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
+        with pytest.raises(WebSocketDisconnect) as ended:
+            receive_until_closed(ws)
+        assert ended.value.code == 4401

@@ -48,6 +48,36 @@ def test_a_command_id_names_one_command_of_one_member():
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "query.command_id"
 
 
+def test_a_database_connection_lost_under_the_pool_answers_503_and_the_next_request_works(postgres_schema, monkeypatch):
+    """PostgreSQL restarted, or dropped a connection the pool holds, within the second in which a connection is
+    taken unchecked: the request that meets it is told to try again (503, with Retry-After), the pool is renewed,
+    and the next request is served."""
+    import sqlalchemy as sa
+
+    from herotable.store import engine as engines
+
+    name = "ht_lost_connection"
+    url = postgres_schema() + f"&application_name={name}"
+    app = make_app(store=open_store(url))
+    _, m = table(app)
+    assert m["gm"].get("/api/v1/campaigns").status_code == 200
+    monkeypatch.setattr(engines, "PING_AFTER_IDLE_S", 3600.0)  # every pooled connection counts as used a moment ago
+    killer = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with killer.connect() as connection:
+            ended = connection.exec_driver_sql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                f"WHERE application_name = '{name}' AND pid <> pg_backend_pid()"
+            ).scalar_one()
+    finally:
+        killer.dispose()
+    assert ended >= 1
+    lost = m["gm"].get("/api/v1/campaigns")
+    assert lost.status_code == 503 and lost.headers["retry-after"] == "1"
+    assert lost.json()["error"]["code"] == "store/unavailable" and "again" in lost.json()["error"]["message"]
+    assert m["gm"].get("/api/v1/campaigns").status_code == 200
+
+
 # --- Redis outages ---
 
 

@@ -295,7 +295,7 @@ class LiveSessions:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.accounts = accounts
-        self._keep_s = keep_s
+        self.keep_s = keep_s
         self._size = size
         self._clock = clock
         self._kept: OrderedDict[str, tuple[User, float]] = OrderedDict()  # by the session id's digest: until when
@@ -316,11 +316,17 @@ class LiveSessions:
         if user is not None:
             with self._lock:
                 if self._endings == endings:
-                    self._kept[key] = (user, now + self._keep_s)
+                    self._kept[key] = (user, now + self.keep_s)
                     self._kept.move_to_end(key)
                     while len(self._kept) > self._size:
                         self._kept.popitem(last=False)
         return user if user is not None and user.user_id == user_id else None
+
+    def forget_all(self) -> None:
+        """Endings may have been missed (Redis was away): forget every kept session."""
+        with self._lock:
+            self._endings += 1
+            self._kept.clear()
 
     def ended(self, user_id: str) -> None:
         """Some of `user_id`'s sessions ended (or their user changed): forget every one of them kept here."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
@@ -81,6 +82,16 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StoreError)
     async def _store(request: Request, err: StoreError) -> JSONResponse:
         return JSONResponse(error_body("store/error", err.reason), status_code=400)
+
+    @app.exception_handler(OperationalError)
+    async def _unavailable(request: Request, err: OperationalError) -> JSONResponse:
+        # the database is down, restarting, or dropped the connection (the pool is renewed for the next request)
+        log.warning("the database failed on %s %s: %s", request.method, request.url.path, err.orig)
+        message = (
+            "the database did not answer; send the request again in a moment (a command sent again with the same "
+            "command_id is never recorded twice)"
+        )
+        return JSONResponse(error_body("store/unavailable", message), status_code=503, headers={"Retry-After": "1"})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:

@@ -233,6 +233,8 @@ class Hub:
                 self._subscribed.set()
                 if gap:
                     log.info("listening to Redis again; every live viewer catches up")
+                    if self.sessions is not None:  # an ending told meanwhile was not heard
+                        self.sessions.forget_all()
                     self.catch_up()
                 delay = RECONNECT_FIRST_S
                 await self._listen(pubsub)
@@ -539,9 +541,10 @@ class Hub:
         with self._guard:
             viewers = [v for vs in self._viewers.values() for v in vs if v.user == user]
         for viewer in viewers:
-            asyncio.run_coroutine_threadsafe(self._check_session(viewer), viewer.loop)
+            asyncio.run_coroutine_threadsafe(self.recheck(viewer), viewer.loop)
 
-    async def _check_session(self, viewer: Viewer) -> None:
+    async def recheck(self, viewer: Viewer) -> None:
+        """Close `viewer`'s socket if its session is no longer alive, as the store says now."""
         if self.sessions is None:
             return
         accounts = self.sessions.accounts  # the store itself: what it says now

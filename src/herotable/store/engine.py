@@ -50,7 +50,7 @@ def _ping_when_idle(engine: Engine) -> None:
     pre-ping, but only then), so that one the server closed meanwhile (restarted, or timed out) is replaced, with
     every other connection of the pool, rather than failing a request. A connection used a moment ago is taken as it
     is: under load, that spares every request a round trip. Should the server go away within that moment, the
-    request that finds it gone fails (503, nothing changed) and the pool is renewed."""
+    request that finds it gone fails (the web app answers 503, send it again) and the pool is renewed."""
     checked_in = "herotable_checked_in"
 
     @event.listens_for(engine, "checkin")
