@@ -544,11 +544,16 @@ class Hub:
             asyncio.run_coroutine_threadsafe(self.recheck(viewer), viewer.loop)
 
     async def recheck(self, viewer: Viewer) -> None:
-        """Close `viewer`'s socket if its session is no longer alive, as the store says now."""
+        """Close `viewer`'s socket if its session is no longer alive, as the store says now. A store that cannot say
+        leaves the socket open (it was alive a moment ago), and says so in the log."""
         if self.sessions is None:
             return
         accounts = self.sessions.accounts  # the store itself: what it says now
-        alive = await asyncio.to_thread(accounts.session_user, digest(viewer.sid), stamp())
+        try:
+            alive = await asyncio.to_thread(accounts.session_user, digest(viewer.sid), stamp())
+        except Exception:
+            log.warning("cannot check the session of a live viewer of %s", viewer.campaign_id, exc_info=True)
+            return
         if alive is None or alive.user_id != viewer.user:
             await self._close(viewer, 4401, "your session ended: log in again")
 

@@ -45,8 +45,8 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
     viewer = Viewer(socket, campaign_id, user.user_id, session.sid)
     after, role = socket.query_params.get("after"), socket.query_params.get("role")
     await hub.join(viewer, after=after if after and len(after) <= MAX_CURSOR else None, role=role)
-    await hub.recheck(viewer)  # an ending between the check above and the join found no socket to close
     try:
+        await hub.recheck(viewer)  # an ending between the check above and the join found no socket to close
         while True:
             await socket.receive_text()  # the client only listens; anything it sends is ignored
     except (WebSocketDisconnect, RuntimeError):  # RuntimeError: the hub closed it (removed, logged out)
