@@ -649,9 +649,11 @@ class TableService:
 
         A `command_id` already in the log makes this a retry: when it names the same command by the same member,
         nothing is written and the first result is returned (`repeated`); otherwise CommandIdReused. `fresh`: the
-        caller made `command_id` itself just now, so no earlier landing is looked for. `state`: the campaign's state
-        as the caller knows it (`recent_state`), decided on first instead of reading it again: a stale one costs a
-        retry when it clashes, and a refusal on it is checked on a fresh read before it is given."""
+        caller made `command_id` itself just now, so no earlier landing is looked for. The first try is with the
+        commands queued beside it (`_record_group`), on the state this process remembers; one that group leaves out
+        is tried on its own. `state`: the campaign's state as the caller knows it (`recent_state`), decided on first
+        then instead of reading it again: a stale one costs a retry when it clashes, and a refusal on it is checked
+        on a fresh read before it is given."""
         cmd = command_from_json(command_to_json(cmd))  # decide exactly what the log will record
         if command_id is not None and not fresh:
             first = self._recorded(campaign_id, user, cmd, command_id)
