@@ -24,6 +24,7 @@ from herotable.store.export import import_campaign
 from herotable.store.memory import MemoryEventStore
 from herotable.store.port import (
     CampaignRow,
+    CatchUp,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -747,12 +748,10 @@ class TableService:
                 for e in self._new_events(ruleset, t.cmd, t.user, t.command_id, decided.facts, decided.dice)
             ]
 
-        handed = False
         fresh_ids = all(t.fresh for t, _, _ in planned)
 
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
-            nonlocal start, planned, handed
-            handed = True
+            nonlocal start, planned
             caught = self._caught_up(campaign_id, start, newer)  # (when it cannot be: each on its own)
             tickets = [t for t, _, _ in planned] + self._joining(turn, fresh_ids)
             start, planned = caught, self._plan(caught, tickets)
@@ -765,15 +764,7 @@ class TableService:
         except Exception:  # a read that failed: nothing written, each tries on its own
             return None
         try:
-            stored = self.store.append(
-                campaign_id,
-                start.seq,
-                events_of(planned),
-                fresh_ids=fresh_ids,
-                stream_tops=tops,
-                catch_up=catch_up,
-                head_hash=self._head_hash(campaign_id, start.seq),
-            )
+            stored = self._appended(campaign_id, start.seq, events_of(planned), fresh_ids, tops, catch_up)
         except (ConcurrencyError, DuplicateCommand, _NothingLeft) as clash:  # nothing written: each on its own
             if isinstance(clash, ConcurrencyError) and 0 <= clash.actual_seq < start.seq:
                 self._forget(campaign_id)
@@ -782,8 +773,6 @@ class TableService:
             for t, _, _ in planned:
                 t.error = error
             return None
-        self._contention(campaign_id, handed)
-        self._advance_tops(campaign_id, start.seq, stored)
         offset = 0
         for t, decided, after in planned:  # decided on the seqs they were stored at: the states are the folds
             t.applied = Applied(stored[offset : offset + len(decided.facts)], after)
@@ -796,9 +785,12 @@ class TableService:
         """The commands queued for `turn` now, taken to join the group being recorded: under contention they queue
         while another process holds the campaign, and would otherwise each wait for an append of its own. With
         `fresh_ids` (the append looks for no earlier landing of its command ids) only those whose id is fresh too."""
+        joining: list[_Ticket] = []
+        staying: list[_Ticket] = []
         with self._lock:
-            joining = [t for t in turn.waiting if t.fresh or not fresh_ids]
-            turn.waiting = [t for t in turn.waiting if not (t.fresh or not fresh_ids)]
+            for t in turn.waiting:
+                (joining if t.fresh or not fresh_ids else staying).append(t)
+            turn.waiting = staying
         for t in joining:
             t.taken = True
         return joining
@@ -908,28 +900,15 @@ class TableService:
         def events_of(facts: Sequence[Any], dice: list[tuple[int, int]]) -> list[NewEvent]:
             return self._new_events(state.ruleset, cmd, user, command_id, facts, dice)
 
-        handed = False
-
         def catch_up(newer: Sequence[StoredEvent]) -> tuple[list[NewEvent], StreamTops | None]:
-            nonlocal state, facts, handed
-            handed = True
+            nonlocal state, facts
             caught = self._caught_up(campaign_id, state, newer)  # (when it cannot be: decided again on a read)
             again = decide(caught, cmd, user, self.rng, command_id)
             state, facts = caught, again.facts
             return events_of(again.facts, again.dice), self._known_tops(campaign_id, caught.seq)
 
         tops = self.stream_tops(campaign_id, state.seq)
-        stored = self.store.append(
-            campaign_id,
-            state.seq,
-            events_of(facts, dice),
-            fresh_ids=fresh_ids,
-            stream_tops=tops,
-            catch_up=catch_up,
-            head_hash=self._head_hash(campaign_id, state.seq),
-        )
-        self._contention(campaign_id, handed)
-        self._advance_tops(campaign_id, state.seq, stored)
+        stored = self._appended(campaign_id, state.seq, events_of(facts, dice), fresh_ids, tops, catch_up)
         try:
             new = fold(
                 (
@@ -942,6 +921,38 @@ class TableService:
             new = fold_log(self.store.load(campaign_id))
         self._remember(campaign_id, new)
         return Applied(stored, new)
+
+    def _appended(
+        self,
+        campaign_id: str,
+        seq: int,
+        events: list[NewEvent],
+        fresh_ids: bool,
+        tops: StreamTops | None,
+        catch_up: CatchUp,
+    ) -> list[StoredEvent]:
+        """`events` appended after `seq`, the stream `tops` there given: moved from the head's hash when this process
+        knows it, and `catch_up` called by the store when another process's commands landed first. Remembers whether
+        they did (`_contention`) and carries the stream tops on over what was stored."""
+        handed = False
+
+        def caught(newer: Sequence[StoredEvent]) -> tuple[Sequence[NewEvent], StreamTops | None]:
+            nonlocal handed
+            handed = True
+            return catch_up(newer)
+
+        stored = self.store.append(
+            campaign_id,
+            seq,
+            events,
+            fresh_ids=fresh_ids,
+            stream_tops=tops,
+            catch_up=caught,
+            head_hash=self._head_hash(campaign_id, seq),
+        )
+        self._contention(campaign_id, handed)
+        self._advance_tops(campaign_id, stored[0].seq - 1, stored)
+        return stored
 
     def _landed(self, campaign_id: str, before: TableState, applied: Applied) -> Applied:
         """What follows a recorded command, once the campaign's turn is given up (a slow Redis or a snapshot must not

@@ -76,8 +76,7 @@ def for_writing(engine: Engine) -> Engine:
 def for_one_read(engine: Engine) -> Engine:
     """The same engine for a read of one statement, which is consistent on its own, so no transaction is begun around
     it: on PostgreSQL in autocommit (no BEGIN and no ROLLBACK go to the server: two round trips fewer), on SQLite
-    with no BEGIN (sqlite3 runs the statement on its own). The hot read of every request, a session's user, uses
-    it."""
+    with no BEGIN (sqlite3 runs the statement on its own). The read of a session's user uses it."""
     if engine.dialect.name == "sqlite":
         return engine.execution_options(**{_BEGIN: _ONE_STATEMENT})
     return engine.execution_options(isolation_level="AUTOCOMMIT")
