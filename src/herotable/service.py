@@ -382,6 +382,17 @@ class TableService:
             at, tops = self._tops.get(campaign_id, (-1, {}))
         return tops if at == seq else None
 
+    def cursor_at(self, campaign_id: str, user: str, role: Role, seq: int) -> str | None:
+        """The cursor of `user` (of `role`) in their stream when the log ends at `seq`, the end of a command this
+        process appended or folded lately (no read); None when the stream tops there are not remembered."""
+        if role is Role.GM:
+            return encode_cursor(StreamCursor(seq, 0))
+        with self._lock:
+            tops = self._tops_then.get((campaign_id, seq))
+        if tops is None:
+            return None
+        return encode_cursor(StreamCursor(tops.get(("public", None), 0), tops.get(("owner", user), 0)))
+
     def stream_tops(self, campaign_id: str, seq: int) -> dict[tuple[str, str | None], int] | None:
         """The top position of each audience's stream when the log ends at `seq` (public, each member's own, the
         GM's): remembered, else read once; None when the log has moved past `seq`."""

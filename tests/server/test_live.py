@@ -120,6 +120,8 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
         rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         frames = {n: receive(ws) for n, ws in sockets.items()}
     assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
+    # each socket checks its session once more just after its hello (`Hub.recheck`): that read may land here
+    statements = [s for s in statements if "FROM users JOIN sessions" not in s]
     assert statements == [], "\n".join(s.split("\n")[0][:90] for s in statements)
 
 
@@ -234,6 +236,32 @@ def test_a_commands_frames_are_made_from_its_events_without_reading_the_store(tm
     assert not any("view" in f or "html" in f for f in frames.values())
 
 
+def test_a_commands_frames_are_made_where_it_landed_and_the_event_loop_only_sends_them(tmp_path):
+    """The thread that appended a batch makes every audience's frame of it (the GM, each player, the spectators),
+    a free roll's and a new character's (which carries the panels) alike: the event loop makes none, and keeps none
+    once they are sent."""
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
+    cid, m = table(app)
+    hub = app.state.hub
+    made_on_the_loop: list[Any] = []
+    making = hub._frames_of
+    hub._frames_of = lambda *args: made_on_the_loop.append(args) or making(*args)
+    names = ("gm", "pat", "sam", "sly")
+    with contextlib.ExitStack() as stack:
+        sockets = {n: stack.enter_context(m[n].client.websocket_connect(f"/ws/campaigns/{cid}")) for n in names}
+        for ws in sockets.values():
+            assert receive(ws)["type"] == "hello"
+        rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
+        joined = m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+        frames = {n: frames_until(ws, lambda es: len(es) >= 2) for n, ws in sockets.items()}
+    assert made_on_the_loop == []
+    for name, got in frames.items():
+        ids = [e["command_id"] for f in got for e in f["events"]]
+        assert list(dict.fromkeys(ids)) == [rolled, joined.json()["command_id"]], name  # a command may hold several
+        assert "html" not in got[0] and "html" in got[-1] and got[-1]["view"]["characters"][0]["id"] == "comet"
+    assert hub._premade == {}
+
+
 def test_a_frame_that_changes_the_table_carries_the_view_and_the_panels(tmp_path):
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
     cid, m = table(app)
@@ -301,19 +329,28 @@ def test_batches_waiting_together_are_sent_as_one_when_they_follow_on():
         return [StoredEvent("c1", seq, "chat.said", {}, f"cmd{seqs[0]}", "2026-12-02T00:00:00+00:00") for seq in seqs]
 
     one, two, three, later = batch(4, 5), batch(6), batch(7, 8), batch(11)
+    made_one = {("spectators", "cursor-at-3"): ("frame 4-5", "cursor-at-5", False)}
+    made_two = {("spectators", "cursor-at-5"): ("frame 6", "cursor-at-6", False)}
     waiting = [
-        (one, (4, 5), True),
-        (two, None, True),
-        (three, (7, 8), False),  # announced by another process
-        (None, (9, 10), False),
-        (later, (11, 11), True),
-        (None, None, False),
+        (one, (4, 5), True, made_one),
+        (two, None, True, made_two),
+        (later, (11, 11), True, None),
+    ]
+    # the frames made of the last part end where the run ends: an audience at 5 takes them; one at 3 has them made
+    assert runs(waiting) == [([*one, *two], (4, 6), True, made_two), (later, (11, 11), True, None)]
+    waiting = [
+        (one, (4, 5), True, made_one),
+        (two, None, True, None),
+        (three, (7, 8), False, None),  # announced by another process
+        (None, (9, 10), False, None),
+        (later, (11, 11), True, None),
+        (None, None, False, None),
     ]
     assert runs(waiting) == [
-        ([*one, *two, *three], (4, 8), False),  # one frame per audience for the three; not all of it appended here
-        (None, (9, 10), False),  # told by its span alone: read from the store, in its turn
-        (later, (11, 11), True),
-        (None, None, False),  # a catch-up
+        ([*one, *two, *three], (4, 8), False, None),  # one frame per audience for the three; not all appended here
+        (None, (9, 10), False, None),  # told by its span alone: read from the store, in its turn
+        (later, (11, 11), True, None),
+        (None, None, False, None),  # a catch-up
     ]
-    apart = [(batch(3), (3, 3), True), (batch(5), (5, 5), True)]
+    apart = [(batch(3), (3, 3), True, made_one), (batch(5), (5, 5), True, None)]
     assert runs(apart) == apart  # a gap

@@ -25,6 +25,7 @@ import logging
 import queue
 import random
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it do
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
 CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
+PREMADE_KEPT = 256  # batches whose frames were made where they landed, kept until they are sent (the oldest go first)
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
 LOG_ONLY_PREFIXES = ("chat.",)
@@ -56,6 +58,12 @@ LOG_ONLY_PREFIXES = ("chat.",)
 def changes_panels(seen: list[Seen]) -> bool:
     """Whether any of these facts may change a panel of the table page besides the log."""
     return any(s.fact.type not in LOG_ONLY and not s.fact.type.startswith(LOG_ONLY_PREFIXES) for s in seen)
+
+
+def log_only(batch: list[StoredEvent]) -> bool:
+    """Whether a batch holds log-only facts alone: its frames carry the facts and nothing else, cheap enough to make
+    on the event loop rather than on a thread."""
+    return all(e.type in LOG_ONLY or e.type.startswith(LOG_ONLY_PREFIXES) for e in batch)
 
 
 def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
@@ -116,23 +124,29 @@ def joined(batches: list[tuple[str, list[StoredEvent]]]) -> list[tuple[str, list
     return out
 
 
-# a batch (when known), its span (when told) and whether this process appended it (else another announced it)
-Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None, bool]
+# a frame as text (None: nothing its audience may see), the cursor after it, and whether more events wait after it
+Frame = tuple[str | None, str, bool]
+# frames that bring an audience's stream up to the end of a batch, by the audience and the cursor they start from
+Frames = dict[tuple[str, str], Frame]
+# a batch (when known), its span (when told), whether this process appended it (else another announced it), and the
+# frames made of it where it landed (up to its end, from the cursors its audiences had before it)
+Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None, bool, Frames | None]
 
 
 def runs(waiting: list[Announced]) -> list[Announced]:
     """Batches that wait to be sent, with each run of known batches that follow on from each other joined into one
-    (its span the whole run's; its own when all of it is); an unknown batch, or a call to catch up (neither), stays
-    on its own, in order."""
+    (its span the whole run's; its own when all of it is; the frames made of its last batch, which end where the run
+    ends: an audience that has the rest already takes them); an unknown batch, or a call to catch up (neither),
+    stays on its own, in order."""
     out: list[Announced] = []
-    for events, span, own in waiting:
+    for events, span, own, made in waiting:
         if events and out:
-            last, _, last_own = out[-1]
+            last, _, last_own, _ = out[-1]
             if last and last[-1].seq + 1 == events[0].seq and last[-1].campaign_id == events[0].campaign_id:
                 joined = [*last, *events]
-                out[-1] = (joined, (joined[0].seq, joined[-1].seq), own and last_own)
+                out[-1] = (joined, (joined[0].seq, joined[-1].seq), own and last_own, made)
                 continue
-        out.append((events, span, own))
+        out.append((events, span, own, made))
     return out
 
 
@@ -182,6 +196,8 @@ class Hub:
         self._draining: set[tuple[str, asyncio.AbstractEventLoop]] = set()
         # per campaign and event loop, the newest seq whose batch its viewers' frames were made from
         self._sent_upto: dict[tuple[str, asyncio.AbstractEventLoop], int] = {}
+        # by campaign and span, the frames of a batch made where it landed, until its announcement sends them
+        self._premade: OrderedDict[tuple[str, int, int], Frames] = OrderedDict()
         self._publisher: Any = None
         # batches to announce, in order, and the thread that announces them (started with the first)
         self._outbox: queue.SimpleQueue[tuple[str, list[StoredEvent]] | None] = queue.SimpleQueue()
@@ -274,9 +290,15 @@ class Hub:
 
     def _appended(self, campaign_id: str, events: list[StoredEvent]) -> None:
         """Called by the service (in whatever thread ran the command) after an append: the command is recorded
-        whatever happens here. With Redis, the announcement goes out from a thread of its own, in order, so the
-        command's answer never waits for Redis; without it (or when it is down) this process's viewers are told
-        directly, and the other processes' viewers catch up when their listener is back."""
+        whatever happens here. The frames of this process's viewers are made here first, while the batch and the
+        state it landed on are at hand (`_premake`), so the event loop only sends them. With Redis, the announcement
+        goes out from a thread of its own, in order, so the command's answer never waits for Redis; without it (or
+        when it is down) this process's viewers are told directly, and the other processes' viewers catch up when
+        their listener is back."""
+        try:
+            self._premake(campaign_id, events)
+        except Exception:  # a shortcut: the frames are made when the batch is sent instead
+            log.warning("cannot make live frames for %s where its events landed", campaign_id, exc_info=True)
         if self._publisher is None:
             self.notify(campaign_id, events)
             return
@@ -310,6 +332,38 @@ class Hub:
             if stopping:
                 return
 
+    def _premake(self, campaign_id: str, events: list[StoredEvent]) -> None:
+        """Make the frames of `events`, a batch this process just appended, for each audience of this process's
+        viewers (every spectator; each player; the GM), from the cursor the audience had right before the batch: the
+        frames `_update_all` would make of it, made once, in the thread that appended it. Kept by the batch's span
+        until its announcement comes (`notify`). Nothing is read from the store but the portraits' digests, when the
+        batch changes the panels."""
+        if not events:
+            return
+        with self._guard:
+            users = {viewer.user for viewer in self._viewers.get(campaign_id, ())}
+        state = self.service.remembered(campaign_id, events[-1].seq) if users else None
+        if state is None:
+            return
+        audiences: dict[str, str] = {}  # audience: one of its users
+        for user in sorted(users):
+            role = state.role_of(user)
+            if role is not None:
+                audiences.setdefault("spectators" if role is Role.SPECTATOR else user, user)
+        portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
+        made: Frames = {}
+        for audience, user in audiences.items():
+            role = state.role_of(user)
+            cursor = self.service.cursor_at(campaign_id, user, role, events[0].seq - 1) if role else None
+            page = self.service.following(state, user, cursor, events) if cursor is not None else None
+            if cursor is not None and page is not None:
+                made[(audience, cursor)] = self._frame(campaign_id, user, cursor, portraits, (page, state))
+        if made:
+            with self._guard:
+                self._premade[(campaign_id, events[0].seq, events[-1].seq)] = made
+                while len(self._premade) > PREMADE_KEPT:
+                    self._premade.popitem(last=False)
+
     def catch_up(self) -> None:
         """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
         with self._guard:
@@ -330,11 +384,12 @@ class Hub:
         if known is not None:
             events = known
         with self._guard:
+            made = self._premade.pop((campaign_id, events[0].seq, events[-1].seq), None) if own and events else None
             loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
             starting = []
             for loop in loops:
                 key = (campaign_id, loop)
-                self._pending.setdefault(key, []).append((events, span, own))
+                self._pending.setdefault(key, []).append((events, span, own, made))
                 if key not in self._draining:
                     self._draining.add(key)
                     starting.append(loop)
@@ -354,10 +409,10 @@ class Hub:
                         self._draining.discard(key)
                         return
                     viewers = [v for v in self._viewers.get(campaign_id, ()) if v.loop is loop]
-                for events, span, own in runs(waiting):
+                for events, span, own, made in runs(waiting):
                     if viewers:
                         try:
-                            await self._update_all(campaign_id, viewers, events, span, own)
+                            await self._update_all(campaign_id, viewers, events, span, own, made)
                         except Exception:  # one batch that cannot be sent must not stop the ones after it
                             log.warning("cannot send live frames of %s", campaign_id, exc_info=True)
         except BaseException:  # cancelled (the loop is closing): the next announcement starts afresh
@@ -378,13 +433,15 @@ class Hub:
         batch: list[StoredEvent] | None = None,
         span: tuple[int, int] | None = None,
         own: bool = True,
+        premade: Frames | None = None,
     ) -> None:
         """One frame per audience: viewers who may see the same facts and the same view (every spectator; each
         player; the GM), caught up to the same cursor, share one frame, rendered and encoded once. When the batch
         of events that changed the campaign is known and follows straight on from an audience's cursor, its frame
-        is made from the batch with no read; otherwise it is read from the store. A batch another process announced
-        (not `own`) is taken only when it follows on, by the hash chain, from what this process knows. A viewer
-        whose role changed, or who is still being greeted, is brought up to date on its own."""
+        is made from the batch with no read (`premade` holds those made where the batch landed; the rest are made
+        here, on a thread unless the batch is log-only); otherwise it is read from the store. A batch another
+        process announced (not `own`) is taken only when it follows on, by the hash chain, from what this process
+        knows. A viewer whose role changed, or who is still being greeted, is brought up to date on its own."""
         key = (campaign_id, asyncio.get_running_loop())
         lock = self._campaign_locks.setdefault(key, asyncio.Lock())
         async with lock:  # one batch at a time per campaign: cursors move in order
@@ -423,11 +480,17 @@ class Hub:
                 audience = "spectators" if role is Role.SPECTATOR else viewer.user
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
             portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
-            made: dict[tuple[str, str], tuple[str | None, str, bool]] = {}
+            made: Frames = {}
             if batch:
                 self._sent_upto[key] = max(batch[-1].seq, self._sent_upto.get(key, 0))
+                if premade:  # made of the batch's own last part: they end where it ends
+                    made = {k: premade[k] for k in groups if k in premade}
+                rest = {k: group for k, group in groups.items() if k not in made}
                 try:
-                    made = await asyncio.to_thread(self._frames_of, campaign_id, state, batch, groups, portraits)
+                    if rest and log_only(batch):
+                        made |= self._frames_of(campaign_id, state, batch, rest, portraits)
+                    elif rest:
+                        made |= await asyncio.to_thread(self._frames_of, campaign_id, state, batch, rest, portraits)
                 except Exception:
                     log.warning("cannot make live frames for %s from its new events", campaign_id, exc_info=True)
             for (audience, cursor), group in groups.items():
@@ -453,7 +516,7 @@ class Hub:
         batch: list[StoredEvent],
         groups: dict[tuple[str, str], list[Viewer]],
         portraits: Callable[[], Any],
-    ) -> dict[tuple[str, str], tuple[str | None, str, bool]]:
+    ) -> Frames:
         """The frames of the audiences whose cursor `batch` follows straight on from, made from the batch alone."""
         made = {}
         for (audience, cursor), group in groups.items():
@@ -469,7 +532,7 @@ class Hub:
         cursor: str | None,
         portraits: Callable[[], Any] | None = None,
         known: tuple[Page, TableState] | None = None,
-    ) -> tuple[str | None, str, bool]:
+    ) -> Frame:
         """The frame for `user`'s audience as text, the cursor after it, and whether more events wait after it: the
         events after `cursor` (a page of them at most), or with no cursor a "hello" with the newest of the stream,
         and (`html`) the table page's panels those events change, rendered for that audience. None instead of
