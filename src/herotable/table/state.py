@@ -99,6 +99,24 @@ class Done(NamedTuple):
 
 
 UNDO_DEPTH = 50
+SCANNED_MEMBERS = 8  # up to this many members, one is found by looking through them; beyond, through an index
+MEMBER_INDEXES = 1024  # member lists whose index is kept (a batch's states share their list): all dropped when full
+_member_indexes: dict[int, tuple[tuple[Member, ...], dict[str, Member]]] = {}
+
+
+def _members_by_user(members: tuple[Member, ...]) -> dict[str, Member]:
+    """The members by user id (the first of each), made once per member list: the states a table goes through share
+    their list until it changes, and a live batch asks each of 50 viewers' roles of each."""
+    kept = _member_indexes.get(id(members))
+    if kept is not None and kept[0] is members:  # the list itself, kept alive by the entry: not another at its id
+        return kept[1]
+    index: dict[str, Member] = {}
+    for m in members:
+        index.setdefault(m.user, m)
+    if len(_member_indexes) >= MEMBER_INDEXES:
+        _member_indexes.clear()
+    _member_indexes[id(members)] = (members, index)
+    return index
 
 
 @dataclass(frozen=True)
@@ -126,7 +144,11 @@ class TableState:
     gone: tuple[tuple[str, str], ...] = ()  # (id, name) of deleted characters, whose facts the log still names
 
     def member(self, user: str | None) -> Member | None:
-        return next((m for m in self.members if m.user == user), None) if user else None
+        if not user:
+            return None
+        if len(self.members) <= SCANNED_MEMBERS:
+            return next((m for m in self.members if m.user == user), None)
+        return _members_by_user(self.members).get(user)
 
     def role_of(self, user: str | None) -> Role | None:
         m = self.member(user)
