@@ -97,8 +97,9 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path,
 
 
 def test_another_process_makes_its_frames_from_the_announced_events_without_reading_the_store(tmp_path, shared_redis):
-    """A small batch travels in its Redis announcement: the process that did not append it folds it onto the state
-    it remembers and makes every audience's frame from it, running no statement at all."""
+    """A small batch travels in its Redis announcement, with the frames of every audience when it is log-only: the
+    process that did not append it folds it onto the state it remembers and sends those frames, making none and
+    running no statement at all."""
     import sqlalchemy as sa
 
     url = f"sqlite:///{tmp_path / 'shared.db'}"
@@ -117,16 +118,20 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
             assert receive(sockets[name])["type"] == "hello"
         statements: list[str] = []
         sa.event.listen(second_store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+        made_there: list[Any] = []
+        making = second.state.hub._frames_of
+        second.state.hub._frames_of = lambda *args: made_there.append(args) or making(*args)
         rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         frames = {n: receive(ws) for n, ws in sockets.items()}
     assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
+    assert made_there == []  # the frames came made
     # each socket checks its session once more just after its hello (`Hub.recheck`): that read may land here
     statements = [s for s in statements if "FROM users JOIN sessions" not in s]
     assert statements == [], "\n".join(s.split("\n")[0][:90] for s in statements)
 
 
 def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
-    from herotable.server.live import CARRIED_BYTES, announcement, carried, heard
+    from herotable.server.live import CARRIED_BYTES, announcement, carried, carried_frames, heard
 
     def event(seq: int, text: str = "hi") -> StoredEvent:
         return StoredEvent("c1", seq, "chat.said", {"text": text}, "cmd", "2026-12-02T00:00:00+00:00", stream_pos=seq)
@@ -140,6 +145,15 @@ def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
     big = [event(4, "x" * CARRIED_BYTES)]
     data, rest = heard(announcement("c1", big))
     assert (data["first"], data["last"], rest) == (4, 4, None)
+    # the frames made of a batch go with it when they fit; else the events go alone
+    frames = {("spectators", "at-3"): ('{"type": "events"}', "at-5", False), ("u1", "at-3"): (None, "at-3", False)}
+    _, rest = heard(announcement("c1", small, frames))
+    assert rest is not None and carried_frames(json.loads(rest)) == frames
+    assert carried(json.loads(rest), "c1", (4, 5)) == small
+    huge = {("spectators", "at-3"): ("x" * CARRIED_BYTES, "at-5", False)}
+    _, rest = heard(announcement("c1", small, huge))
+    assert rest is not None and carried_frames(json.loads(rest)) is None and carried(json.loads(rest), "c1", (4, 5))
+    assert carried_frames({"frames": [["spectators", "at-3", 5, "at-5"]]}) is None
     assert carried({"events": [{"seq": 4, "unknown": 1}]}, "c1", (4, 4)) is None
     assert carried({"events": ["nonsense"]}, "c1", (4, 4)) is None
     with pytest.raises(ValueError):
@@ -155,9 +169,11 @@ def test_batches_announced_together_go_out_as_one_when_they_follow_on():
         return StoredEvent(campaign, seq, "chat.said", {"text": "hi"}, f"cmd{seq}", "2026-12-02T00:00:00+00:00")
 
     a4, a5, a6, b1, a9 = event("a", 4), event("a", 5), event("a", 6), event("b", 1), event("a", 9)
-    out = joined([("a", [a4]), ("a", [a5, a6]), ("b", [b1]), ("a", [a9])])
-    assert out == [("a", [a4, a5, a6]), ("b", [b1]), ("a", [a9])]
-    assert joined([("a", [a4]), ("a", [a9])]) == [("a", [a4]), ("a", [a9])]  # a gap: each on its own
+    made = {("spectators", "at-4"): ("frame 5-6", "at-6", False)}
+    out = joined([("a", [a4], None), ("a", [a5, a6], made), ("b", [b1], None), ("a", [a9], None)])
+    assert out == [("a", [a4, a5, a6], made), ("b", [b1], None), ("a", [a9], None)]  # the last part's frames
+    apart = [("a", [a4], made), ("a", [a9], None)]
+    assert joined(apart) == apart  # a gap: each on its own
 
 
 def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_path):
@@ -219,8 +235,12 @@ def test_a_commands_frames_are_made_from_its_events_without_reading_the_store(tm
     cid, m = table(app)
     statements: list[str] = []
     sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+
+    def store_work() -> list[str]:  # a session read (a command's, kept a few seconds; a socket's) is not the table's
+        return [s for s in statements if "FROM users JOIN sessions" not in s]
+
     m["pat"].command(cid, type="table.roll", expression="1d20")
-    alone = len(statements)
+    alone = len(store_work())
     names = ("gm", "pat", "sam", "sly")
     with contextlib.ExitStack() as stack:
         sockets = {n: stack.enter_context(m[n].client.websocket_connect(f"/ws/campaigns/{cid}")) for n in names}
@@ -229,9 +249,9 @@ def test_a_commands_frames_are_made_from_its_events_without_reading_the_store(tm
         statements.clear()
         rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         frames = {n: receive(ws) for n, ws in sockets.items()}
-        watched = len(statements)
+        watched = len(store_work())  # each socket's second session check (`Hub.recheck`) may land meanwhile
     assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
-    assert watched == alone, statements[alone:]
+    assert watched == alone, store_work()[alone:]
     # a free roll changes only the log: its frame carries the fact, neither the panels nor the view
     assert not any("view" in f or "html" in f for f in frames.values())
 

@@ -73,14 +73,26 @@ def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
     return live_fragments(state, user, digests)
 
 
-def announcement(campaign_id: str, events: list[StoredEvent]) -> str:
+# a frame as text (None: nothing its audience may see), the cursor after it, and whether more events wait after it
+Frame = tuple[str | None, str, bool]
+# frames that bring an audience's stream up to the end of a batch, by the audience and the cursor they start from
+Frames = dict[tuple[str, str], Frame]
+
+
+def announcement(campaign_id: str, events: list[StoredEvent], frames: Frames | None = None) -> str:
     """The Redis message that tells every process of a campaign's new events: a first line with the campaign and the
     span, then, when they are small enough, the events themselves on a second, so other processes make their frames
-    without reading the store (and a process with no viewers of the campaign reads the first line alone)."""
+    without reading the store (and a process with no viewers of the campaign reads the first line alone); and with
+    them, when they still fit, `frames` made of the batch, which other processes send as they are."""
     if not events:
         return json.dumps({"campaign_id": campaign_id})
     head = json.dumps({"campaign_id": campaign_id, "first": events[0].seq, "last": events[-1].seq})
-    body = json.dumps({"events": [vars(e) for e in events]})  # their fields as they are: JSON values already
+    listed = [vars(e) for e in events]  # their fields as they are: JSON values already
+    if frames:
+        body = json.dumps({"events": listed, "frames": [[*key, text, last] for key, (text, last, _) in frames.items()]})
+        if len(head) + len(body) < CARRIED_BYTES:
+            return f"{head}\n{body}"
+    body = json.dumps({"events": listed})
     return f"{head}\n{body}" if len(head) + len(body) < CARRIED_BYTES else head
 
 
@@ -112,22 +124,39 @@ def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> li
     return events
 
 
-def joined(batches: list[tuple[str, list[StoredEvent]]]) -> list[tuple[str, list[StoredEvent]]]:
-    """Batches in order, each run of one campaign's that follow on from each other joined into one."""
-    out: list[tuple[str, list[StoredEvent]]] = []
-    for campaign_id, events in batches:
+def carried_frames(data: dict[str, Any]) -> Frames | None:
+    """The frames an announcement carries, or None when it carries none (or not as `announcement` writes them)."""
+    listed = data.get("frames")
+    if not isinstance(listed, list):
+        return None
+    frames: Frames = {}
+    for item in listed:
+        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(x, str) for x in item[:2])):
+            return None
+        audience, cursor, text, last = item
+        if not (text is None or isinstance(text, str)) or not isinstance(last, str):
+            return None
+        frames[(audience, cursor)] = (text, last, False)
+    return frames
+
+
+# a campaign, a batch of its events to announce, and the frames made of it
+Outgoing = tuple[str, list[StoredEvent], Frames | None]
+
+
+def joined(batches: list[Outgoing]) -> list[Outgoing]:
+    """Batches in order, each run of one campaign's that follow on from each other joined into one (with the frames
+    made of its last part, which end where the run ends)."""
+    out: list[Outgoing] = []
+    for campaign_id, events, frames in batches:
         last = out[-1][1] if out and out[-1][0] == campaign_id else None
         if last and events and last[-1].seq + 1 == events[0].seq:
-            out[-1] = (campaign_id, [*last, *events])
+            out[-1] = (campaign_id, [*last, *events], frames)
         else:
-            out.append((campaign_id, events))
+            out.append((campaign_id, events, frames))
     return out
 
 
-# a frame as text (None: nothing its audience may see), the cursor after it, and whether more events wait after it
-Frame = tuple[str | None, str, bool]
-# frames that bring an audience's stream up to the end of a batch, by the audience and the cursor they start from
-Frames = dict[tuple[str, str], Frame]
 # a batch (when known), its span (when told), whether this process appended it (else another announced it), and the
 # frames made of it where it landed (up to its end, from the cursors its audiences had before it)
 Announced = tuple[list[StoredEvent] | None, tuple[int, int] | None, bool, Frames | None]
@@ -200,7 +229,7 @@ class Hub:
         self._premade: OrderedDict[tuple[str, int, int], Frames] = OrderedDict()
         self._publisher: Any = None
         # batches to announce, in order, and the thread that announces them (started with the first)
-        self._outbox: queue.SimpleQueue[tuple[str, list[StoredEvent]] | None] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[Outgoing | None] = queue.SimpleQueue()
         self._sender: threading.Thread | None = None
         if redis_url:
             import redis
@@ -280,11 +309,14 @@ class Hub:
                 with self._guard:  # a campaign nobody here watches: nothing to make frames of (the events unread)
                     watched = bool(self._viewers.get(data["campaign_id"]))
                 if watched:
-                    events = None
-                    if span is not None and rest is not None:
+                    events, frames = None, None
+                    # a batch this process appended has its frames made: what the announcement carries is not read
+                    if span is not None and rest is not None and not self._premade_for(data["campaign_id"], span):
                         with contextlib.suppress(ValueError, TypeError):
-                            events = carried(json.loads(rest), data["campaign_id"], span)
-                    self.notify(data["campaign_id"], events, span=span)
+                            body = json.loads(rest)
+                            events = carried(body, data["campaign_id"], span)
+                            frames = carried_frames(body) if events is not None else None
+                    self.notify(data["campaign_id"], events, span=span, frames=frames)
             elif isinstance(data.get("sessions_of"), str):
                 self.check_sessions(data["sessions_of"])
 
@@ -292,17 +324,18 @@ class Hub:
         """Called by the service (in whatever thread ran the command) after an append: the command is recorded
         whatever happens here. The frames of this process's viewers are made here first, while the batch and the
         state it landed on are at hand (`_premake`), so the event loop only sends them. With Redis, the announcement
-        goes out from a thread of its own, in order, so the command's answer never waits for Redis; without it (or
-        when it is down) this process's viewers are told directly, and the other processes' viewers catch up when
-        their listener is back."""
+        goes out from a thread of its own, in order, so the command's answer never waits for Redis, carrying the
+        frames of every audience of a log-only batch for the other processes; without it (or when it is down) this
+        process's viewers are told directly, and the other processes' viewers catch up when their listener is back."""
+        made = None
         try:
-            self._premake(campaign_id, events)
+            made = self._premake(campaign_id, events, everyone=self._publisher is not None)
         except Exception:  # a shortcut: the frames are made when the batch is sent instead
             log.warning("cannot make live frames for %s where its events landed", campaign_id, exc_info=True)
         if self._publisher is None:
             self.notify(campaign_id, events)
             return
-        self._outbox.put((campaign_id, events))
+        self._outbox.put((campaign_id, events, made))
         with self._guard:
             if self._sender is None:
                 self._sender = threading.Thread(target=self._announce, name="herotable-announce", daemon=True)
@@ -319,9 +352,9 @@ class Hub:
                 waiting.append(self._outbox.get_nowait())
             stopping = None in waiting  # what came before it still goes out
             batches = [w for w in waiting[: waiting.index(None)] if w is not None] if stopping else waiting
-            for campaign_id, events in joined([b for b in batches if b is not None]):
+            for campaign_id, events, frames in joined([b for b in batches if b is not None]):
                 try:
-                    self._publisher.publish(CHANNEL, announcement(campaign_id, events))
+                    self._publisher.publish(CHANNEL, announcement(campaign_id, events, frames))
                     continue
                 except Exception:
                     log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
@@ -332,19 +365,24 @@ class Hub:
             if stopping:
                 return
 
-    def _premake(self, campaign_id: str, events: list[StoredEvent]) -> None:
+    def _premake(self, campaign_id: str, events: list[StoredEvent], everyone: bool = False) -> Frames | None:
         """Make the frames of `events`, a batch this process just appended, for each audience of this process's
         viewers (every spectator; each player; the GM), from the cursor the audience had right before the batch: the
         frames `_update_all` would make of it, made once, in the thread that appended it. Kept by the batch's span
-        until its announcement comes (`notify`). Nothing is read from the store but the portraits' digests, when the
-        batch changes the panels."""
+        until its announcement comes (`notify`). With `everyone`, a log-only batch's frames (a few facts each) are
+        made for every audience of the campaign's members too, for the other processes' viewers. Nothing is read
+        from the store but the portraits' digests, when the batch changes the panels."""
         if not events:
-            return
+            return None
         with self._guard:
             users = {viewer.user for viewer in self._viewers.get(campaign_id, ())}
-        state = self.service.remembered(campaign_id, events[-1].seq) if users else None
+        watched = bool(users)
+        everyone = everyone and log_only(events)
+        state = self.service.remembered(campaign_id, events[-1].seq) if watched or everyone else None
         if state is None:
-            return
+            return None
+        if everyone:
+            users |= {m.user for m in state.members}
         audiences: dict[str, str] = {}  # audience: one of its users
         for user in sorted(users):
             role = state.role_of(user)
@@ -358,11 +396,17 @@ class Hub:
             page = self.service.following(state, user, cursor, events) if cursor is not None else None
             if cursor is not None and page is not None:
                 made[(audience, cursor)] = self._frame(campaign_id, user, cursor, portraits, (page, state))
-        if made:
+        if made and watched:
             with self._guard:
                 self._premade[(campaign_id, events[0].seq, events[-1].seq)] = made
                 while len(self._premade) > PREMADE_KEPT:
                     self._premade.popitem(last=False)
+        return made or None
+
+    def _premade_for(self, campaign_id: str, span: tuple[int, int]) -> bool:
+        """Whether the frames of the batch of `span` were made here, where it landed."""
+        with self._guard:
+            return (campaign_id, *span) in self._premade
 
     def catch_up(self) -> None:
         """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
@@ -372,12 +416,16 @@ class Hub:
             self.notify(campaign_id)
 
     def notify(
-        self, campaign_id: str, events: list[StoredEvent] | None = None, span: tuple[int, int] | None = None
+        self,
+        campaign_id: str,
+        events: list[StoredEvent] | None = None,
+        span: tuple[int, int] | None = None,
+        frames: Frames | None = None,
     ) -> None:
         """Bring every viewer of the campaign up to date, on each viewer's event loop. Thread-safe. `events`: the
         batch just appended, when known; `span`: the first and last seq of a batch announced by Redis (one this process
         appended or folded is in the service's memory; another's came with the announcement, or is read once for every
-        viewer)."""
+        viewer); `frames`: those another process made of its batch, sent as they are when the batch follows on."""
         # a batch this process appended or folded itself, as the service remembers it (no need to check it)
         known = self.service.events_between(campaign_id, span[0] - 1, span[1]) if span is not None else None
         own = known is not None or (events is not None and span is None)  # known here, or told directly
@@ -385,6 +433,7 @@ class Hub:
             events = known
         with self._guard:
             made = self._premade.pop((campaign_id, events[0].seq, events[-1].seq), None) if own and events else None
+            made = made or frames
             loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
             starting = []
             for loop in loops:
@@ -447,7 +496,7 @@ class Hub:
         async with lock:  # one batch at a time per campaign: cursors move in order
             try:
                 if batch is not None and not own and not self.service.continues(campaign_id, batch):
-                    batch = None  # announced events that do not follow on from what this process knows: read them
+                    batch, premade = None, None  # announced events that do not follow on from what is known: read
                 if batch is None and span is not None:
                     batch = await asyncio.to_thread(self._batch, campaign_id, span)
                 sent = self._sent_upto.get(key)
