@@ -424,7 +424,9 @@ def _percentiles(values: list[float], none: str = "nothing was measured") -> dic
 
 
 async def _closed_loop(writers: list[Callable[[], Awaitable[str]]], commands: int) -> _Loop:
-    """Each writer sends its share of `commands`, the next once the last was answered."""
+    """Each writer sends its share of `commands`, the next once the last was answered. The load generator's garbage
+    is collected first, before anything is sent or timed (the bench collects only between loops: see `live`)."""
+    gc.collect()
     loop = _Loop(len(writers))
 
     async def run(send: Callable[[], Awaitable[str]]) -> None:
@@ -618,6 +620,7 @@ async def _created(client: Any, count: int, start: int) -> None:
 
 
 async def _listing(client: Any, times: int, expect: int) -> dict[str, float]:
+    gc.collect()  # between loops, as `_closed_loop`
     latencies: list[float] = []
     for _ in range(times):
         sent = time.perf_counter()
@@ -804,8 +807,11 @@ def live(size: Size | None = None) -> dict[str, Any]:
         "targets": TARGETS,
     }
     # the load generator's own heap (`make bench` runs other benchmarks in this process first, leaving large tables)
-    # is kept out of its garbage collections while it measures: a pause here would count as the server's latency
+    # is kept out of its garbage collections, and it collects only between loops (`_closed_loop`, `_listing`): a
+    # pause here would count as the server's latency (a full collection of what the frames brought, tens of
+    # milliseconds, landed on a few commands of a loop and set its p99)
     freeze_start_up_heap()
+    gc.disable()
     try:
         with (
             tempfile.TemporaryDirectory(prefix="herotable-bench-live-") as tmp,
@@ -819,6 +825,7 @@ def live(size: Size | None = None) -> dict[str, Any]:
                 except _Unavailable as why:
                     results[kind] = {"skipped": str(why)}
     finally:
+        gc.enable()
         gc.unfreeze()
     results["ratios"] = {kind: _ratios(results[kind]) for kind in measured}
     results["seconds"] = round(time.perf_counter() - started, 1)
