@@ -97,9 +97,9 @@ def test_frames_reach_a_viewer_on_another_server_process_through_redis(tmp_path,
 
 
 def test_another_process_makes_its_frames_from_the_announced_events_without_reading_the_store(tmp_path, shared_redis):
-    """A small batch travels in its Redis announcement, with the frames of every audience when it is log-only: the
-    process that did not append it folds it onto the state it remembers and sends those frames, making none and
-    running no statement at all."""
+    """A small batch travels in its Redis announcement, with the frames of every audience when it is log-only and its
+    campaign is watched where it was appended too: the process that did not append it folds it onto the state it
+    remembers and sends those frames, making none and running no statement at all."""
     import sqlalchemy as sa
 
     url = f"sqlite:///{tmp_path / 'shared.db'}"
@@ -116,6 +116,8 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
             client.cookies = m[name].client.cookies
             sockets[name] = stack.enter_context(client.websocket_connect(f"/ws/campaigns/{cid}"))
             assert receive(sockets[name])["type"] == "hello"
+        here = stack.enter_context(m["sly"].client.websocket_connect(f"/ws/campaigns/{cid}"))  # on the first too
+        assert receive(here)["type"] == "hello"
         statements: list[str] = []
         sa.event.listen(second_store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
         made_there: list[Any] = []
@@ -128,6 +130,41 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
     # each socket checks its session once more just after its hello (`Hub.recheck`): that read may land here
     statements = [s for s in statements if "FROM users JOIN sessions" not in s]
     assert statements == [], "\n".join(s.split("\n")[0][:90] for s in statements)
+
+
+def test_frames_travel_with_an_announcement_only_for_a_campaign_watched_where_it_was_appended(tmp_path, shared_redis):
+    """A campaign nobody watches on the appending process (an API client's rolls, say) costs it no frames: its
+    announcement carries the events alone, and a process that has viewers makes their frames itself."""
+    import redis
+
+    from herotable.server.live import CHANNEL, carried_frames, heard
+
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"), redis_url=shared_redis)
+    cid, m = table(app)
+    listener = redis.Redis.from_url(shared_redis).pubsub()
+    listener.subscribe(CHANNEL)
+    assert listener.get_message(timeout=5)["type"] == "subscribe"
+
+    def announced() -> dict[str, Any]:
+        while (message := listener.get_message(timeout=5)) is not None:
+            data, rest = heard(message["data"])
+            if data.get("campaign_id") == cid and rest is not None:
+                return dict(json.loads(rest))
+        pytest.fail("no announcement of the roll")
+
+    try:
+        with m["gm"].client:  # the app's lifespan: its announcing thread and listener
+            m["pat"].command(cid, type="table.roll", expression="1d20")
+            alone = announced()
+            with m["sly"].client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
+                assert receive(ws)["type"] == "hello"
+                m["pat"].command(cid, type="table.roll", expression="1d20")
+                watched = announced()
+    finally:
+        listener.close()
+    assert alone["events"] and carried_frames(alone) is None
+    frames = carried_frames(watched)
+    assert frames is not None and {audience for audience, _ in frames} >= {"spectators", m["gm"].user_id}
 
 
 def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():

@@ -369,16 +369,17 @@ class Hub:
         """Make the frames of `events`, a batch this process just appended, for each audience of this process's
         viewers (every spectator; each player; the GM), from the cursor the audience had right before the batch: the
         frames `_update_all` would make of it, made once, in the thread that appended it. Kept by the batch's span
-        until its announcement comes (`notify`). With `everyone`, a log-only batch's frames (a few facts each) are
-        made for every audience of the campaign's members too, for the other processes' viewers. Nothing is read
-        from the store but the portraits' digests, when the batch changes the panels."""
+        until its announcement comes (`notify`). With `everyone`, a log-only batch's frames (a few facts each) of a
+        campaign watched here are made for every audience of its members too, for the other processes' viewers (its
+        members' pages are spread over the processes; one watched nowhere here costs nothing). Nothing is read from
+        the store but the portraits' digests, when the batch changes the panels."""
         if not events:
             return None
         with self._guard:
             users = {viewer.user for viewer in self._viewers.get(campaign_id, ())}
         watched = bool(users)
-        everyone = everyone and log_only(events)
-        state = self.service.remembered(campaign_id, events[-1].seq) if watched or everyone else None
+        everyone = everyone and watched and log_only(events)
+        state = self.service.remembered(campaign_id, events[-1].seq) if watched else None
         if state is None:
             return None
         if everyone:
