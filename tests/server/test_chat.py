@@ -4,10 +4,12 @@ log)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from herotable.server.chat import chat_fragment, log_fragment
 from herotable.server.log_pages import SCAN_MOST, SLICE
@@ -46,6 +48,48 @@ def visible_text(html: str) -> str:
 @pytest.fixture
 def app() -> Any:
     return make_app()
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_spectators_share_frames_but_never_one_anothers_whispers(tmp_path, request, processes):
+    """Spectators share one frame of what they all may see; a whisper to one of them is theirs alone, on the process
+    that sent it and on another (frames made where it landed, or carried by Redis), and a later one to another
+    spectator still reaches them, none skipped (R-T-3)."""
+    from herotable.store import open_store
+
+    from .clients import register
+
+    redis_url = request.getfixturevalue("shared_redis") if processes == 2 else None
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    first = make_app(store=open_store(url), redis_url=redis_url)
+    cid, m = table(first)
+    watcher = register(first, "watcher")
+    code = m["gm"].post(f"/api/v1/campaigns/{cid}/invites", {"role": "spectator"}).json()["code"]
+    assert watcher.post(f"/api/v1/join/{code}").status_code == 200
+    spectators = {"sly": m["sly"], "watcher": watcher}
+    other = make_app(store=open_store(url), redis_url=redis_url) if processes == 2 else first
+    with contextlib.ExitStack() as stack:
+        if processes == 2:
+            stack.enter_context(m["gm"].client)  # each app's lifespan: its announcing thread and Redis listener
+            stack.enter_context(TestClient(other))
+        sockets = {}
+        for name, member in spectators.items():
+            client = TestClient(other)
+            client.cookies = member.client.cookies
+            sockets[name] = stack.enter_context(client.websocket_connect(f"/ws/campaigns/{cid}"))
+            assert receive(sockets[name])["type"] == "hello"
+        here = stack.enter_context(m["gm"].client.websocket_connect(f"/ws/campaigns/{cid}"))  # watched here too
+        assert receive(here)["type"] == "hello"
+        assert say(m["pat"], cid, "for sly alone", to=m["sly"].user_id).status_code == 200
+        assert say(m["pat"], cid, "for the watcher alone", to=watcher.user_id).status_code == 200
+        assert say(m["gm"], cid, "everyone, hello").status_code == 200
+        got = {
+            name: frames_until(ws, lambda evs: any(e["fact"].get("text") == "everyone, hello" for e in evs))
+            for name, ws in sockets.items()
+        }
+    texts = {name: [e["fact"].get("text") for f in frames for e in f["events"]] for name, frames in got.items()}
+    assert texts["sly"] == ["for sly alone", "everyone, hello"]
+    assert texts["watcher"] == ["for the watcher alone", "everyone, hello"]
 
 
 def test_a_whisper_reaches_only_its_audience_through_the_api_the_log_and_live_frames(app):

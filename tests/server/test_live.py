@@ -160,15 +160,58 @@ def test_frames_travel_with_an_announcement_only_for_a_campaign_watched_where_it
                 assert receive(ws)["type"] == "hello"
                 m["pat"].command(cid, type="table.roll", expression="1d20")
                 watched = announced()
+                m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
+                panels = announced()  # frames with panels are made by each process for its own viewers
     finally:
         listener.close()
     assert alone["events"] and carried_frames(alone) is None
+    assert panels["events"] and carried_frames(panels) is None
     frames = carried_frames(watched)
     assert frames is not None and {audience for audience, _ in frames} >= {"spectators", m["gm"].user_id}
 
 
+def test_frames_made_where_batches_landed_are_kept_bounded_and_forgotten_once_sent(monkeypatch):
+    """Batches announced together as one take the frames of their last part and forget every part's; frames of a
+    batch with the same span but another last hash (a campaign imported again) are not taken; what waits is bounded
+    by count and by bytes, the oldest going first."""
+    from herotable.server import live
+    from herotable.server.live import Hub
+    from herotable.service import TableService
+    from herotable.store import MemoryEventStore
+
+    hub = Hub(TableService(MemoryEventStore()))
+
+    def batch(first: int, last: int, mark: str = "h") -> list[StoredEvent]:
+        return [
+            StoredEvent("c1", seq, "chat.said", {}, f"cmd{first}", "2026-12-02T00:00:00+00:00", hash=f"{mark}{seq}")
+            for seq in range(first, last + 1)
+        ]
+
+    def frames(first: int) -> live.Frames:
+        return {("spectators", f"at-{first - 1}"): ("x" * 10, f"at-{first}", False)}
+
+    for first, last in ((4, 4), (5, 6), (7, 7)):
+        hub._keep_premade("c1", batch(first, last), frames(first))
+    with hub._guard:
+        assert hub._take_premade("c1", batch(4, 7, "other")) is None  # not the batch these frames were made of
+    assert hub._premade == {} and hub._premade_bytes == 0  # but every part of the span is forgotten
+    for first, last in ((4, 4), (5, 6), (7, 7)):
+        hub._keep_premade("c1", batch(first, last), frames(first))
+    with hub._guard:
+        assert hub._premade_for("c1", (4, 7)) and not hub._premade_for("c2", (4, 7))
+        assert hub._take_premade("c1", batch(4, 7)) == frames(7)
+    assert hub._premade == {} and hub._premade_bytes == 0
+    monkeypatch.setattr(live, "PREMADE_KEPT", 3)
+    monkeypatch.setattr(live, "PREMADE_BYTES", 25)  # two batches' frames of 10 bytes each
+    for seq in range(10, 15):
+        hub._keep_premade("c1", batch(seq, seq), frames(seq))
+    assert [key[1] for key in hub._premade] == [13, 14] and hub._premade_bytes == 20
+
+
 def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
     from herotable.server.live import CARRIED_BYTES, announcement, carried, carried_frames, heard
+    from herotable.service import encode_cursor
+    from herotable.store.port import StreamCursor
 
     def event(seq: int, text: str = "hi") -> StoredEvent:
         return StoredEvent("c1", seq, "chat.said", {"text": text}, "cmd", "2026-12-02T00:00:00+00:00", stream_pos=seq)
@@ -183,14 +226,16 @@ def test_an_announcement_carries_a_small_batch_and_only_the_span_of_a_big_one():
     data, rest = heard(announcement("c1", big))
     assert (data["first"], data["last"], rest) == (4, 4, None)
     # the frames made of a batch go with it when they fit; else the events go alone
-    frames = {("spectators", "at-3"): ('{"type": "events"}', "at-5", False), ("u1", "at-3"): (None, "at-3", False)}
+    at3, at5 = encode_cursor(StreamCursor(3, 0)), encode_cursor(StreamCursor(5, 0))
+    frames = {("spectators", at3): ('{"type": "events"}', at5, False), ("u1", at3): (None, at3, False)}
     _, rest = heard(announcement("c1", small, frames))
     assert rest is not None and carried_frames(json.loads(rest)) == frames
     assert carried(json.loads(rest), "c1", (4, 5)) == small
-    huge = {("spectators", "at-3"): ("x" * CARRIED_BYTES, "at-5", False)}
+    huge = {("spectators", at3): ("x" * CARRIED_BYTES, at5, False)}
     _, rest = heard(announcement("c1", small, huge))
     assert rest is not None and carried_frames(json.loads(rest)) is None and carried(json.loads(rest), "c1", (4, 5))
-    assert carried_frames({"frames": [["spectators", "at-3", 5, "at-5"]]}) is None
+    assert carried_frames({"frames": [["spectators", at3, 5, at5]]}) is None
+    assert carried_frames({"frames": [["spectators", at3, "{}", "not a cursor of ours"]]}) is None
     assert carried({"events": [{"seq": 4, "unknown": 1}]}, "c1", (4, 4)) is None
     assert carried({"events": ["nonsense"]}, "c1", (4, 4)) is None
     with pytest.raises(ValueError):

@@ -34,7 +34,7 @@ from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
 from herotable.server.security import digest
-from herotable.service import PAGE, Page, TableService
+from herotable.service import PAGE, Page, TableService, decode_cursor
 from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.commands import InvalidCommand
 from herotable.table.facts import payload_of
@@ -50,6 +50,7 @@ RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
 CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
 PREMADE_KEPT = 256  # batches whose frames were made where they landed, kept until they are sent (the oldest go first)
+PREMADE_BYTES = 8 * 1024 * 1024  # and the most text their frames may hold together
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
 LOG_ONLY = frozenset({"table.dice_rolled"})
 LOG_ONLY_PREFIXES = ("chat.",)
@@ -58,6 +59,22 @@ LOG_ONLY_PREFIXES = ("chat.",)
 def changes_panels(seen: list[Seen]) -> bool:
     """Whether any of these facts may change a panel of the table page besides the log."""
     return any(s.fact.type not in LOG_ONLY and not s.fact.type.startswith(LOG_ONLY_PREFIXES) for s in seen)
+
+
+SPECTATORS = "spectators"  # the audience every spectator shares, when they may all see the same
+
+
+def audience_of(role: Role, user: str, batch: list[StoredEvent] | None) -> str:
+    """Whose frame of `batch` a viewer of `role` takes: the spectators share one when the batch is known and holds
+    nothing that is this spectator's alone (a whisper to or from them), so that it is made of what every spectator
+    may see; otherwise, and for the GM and each player, their own."""
+    if (
+        role is Role.SPECTATOR
+        and batch is not None
+        and not any(e.visibility != "public" and e.owner == user for e in batch)
+    ):
+        return SPECTATORS
+    return user
 
 
 def log_only(batch: list[StoredEvent]) -> bool:
@@ -125,7 +142,8 @@ def carried(data: dict[str, Any], campaign_id: str, span: tuple[int, int]) -> li
 
 
 def carried_frames(data: dict[str, Any]) -> Frames | None:
-    """The frames an announcement carries, or None when it carries none (or not as `announcement` writes them)."""
+    """The frames an announcement carries, or None when it carries none (or not as `announcement` writes them, its
+    cursors ones this service hands out)."""
     listed = data.get("frames")
     if not isinstance(listed, list):
         return None
@@ -136,8 +154,17 @@ def carried_frames(data: dict[str, Any]) -> Frames | None:
         audience, cursor, text, last = item
         if not (text is None or isinstance(text, str)) or not isinstance(last, str):
             return None
+        try:
+            decode_cursor(cursor)
+            decode_cursor(last)
+        except InvalidCommand:
+            return None
         frames[(audience, cursor)] = (text, last, False)
     return frames
+
+
+def _text_bytes(frames: Frames) -> int:
+    return sum(len(text) for text, _, _ in frames.values() if text is not None)
 
 
 # a campaign, a batch of its events to announce, and the frames made of it
@@ -225,8 +252,9 @@ class Hub:
         self._draining: set[tuple[str, asyncio.AbstractEventLoop]] = set()
         # per campaign and event loop, the newest seq whose batch its viewers' frames were made from
         self._sent_upto: dict[tuple[str, asyncio.AbstractEventLoop], int] = {}
-        # by campaign and span, the frames of a batch made where it landed, until its announcement sends them
-        self._premade: OrderedDict[tuple[str, int, int], Frames] = OrderedDict()
+        # by campaign, span and last hash, the frames of a batch made where it landed, until its announcement sends them
+        self._premade: OrderedDict[tuple[str, int, int, str], Frames] = OrderedDict()
+        self._premade_bytes = 0
         self._publisher: Any = None
         # batches to announce, in order, and the thread that announces them (started with the first)
         self._outbox: queue.SimpleQueue[Outgoing | None] = queue.SimpleQueue()
@@ -311,7 +339,9 @@ class Hub:
                 if watched:
                     events, frames = None, None
                     # a batch this process appended has its frames made: what the announcement carries is not read
-                    if span is not None and rest is not None and not self._premade_for(data["campaign_id"], span):
+                    with self._guard:
+                        made_here = span is not None and self._premade_for(data["campaign_id"], span)
+                    if span is not None and rest is not None and not made_here:
                         with contextlib.suppress(ValueError, TypeError):
                             body = json.loads(rest)
                             events = carried(body, data["campaign_id"], span)
@@ -335,7 +365,7 @@ class Hub:
         if self._publisher is None:
             self.notify(campaign_id, events)
             return
-        self._outbox.put((campaign_id, events, made))
+        self._outbox.put((campaign_id, events, made if events and log_only(events) else None))
         with self._guard:
             if self._sender is None:
                 self._sender = threading.Thread(target=self._announce, name="herotable-announce", daemon=True)
@@ -388,7 +418,7 @@ class Hub:
         for user in sorted(users):
             role = state.role_of(user)
             if role is not None:
-                audiences.setdefault("spectators" if role is Role.SPECTATOR else user, user)
+                audiences.setdefault(audience_of(role, user, events), user)
         portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
         made: Frames = {}
         for audience, user in audiences.items():
@@ -398,16 +428,34 @@ class Hub:
             if cursor is not None and page is not None:
                 made[(audience, cursor)] = self._frame(campaign_id, user, cursor, portraits, (page, state))
         if made and watched:
-            with self._guard:
-                self._premade[(campaign_id, events[0].seq, events[-1].seq)] = made
-                while len(self._premade) > PREMADE_KEPT:
-                    self._premade.popitem(last=False)
+            self._keep_premade(campaign_id, events, made)
         return made or None
 
-    def _premade_for(self, campaign_id: str, span: tuple[int, int]) -> bool:
-        """Whether the frames of the batch of `span` were made here, where it landed."""
+    def _keep_premade(self, campaign_id: str, events: list[StoredEvent], made: Frames) -> None:
+        """Keep the frames made of `events` until their announcement comes: `PREMADE_KEPT` batches and `PREMADE_BYTES`
+        of text at most, the oldest forgotten first (their batch's frames are then made again when it is sent)."""
         with self._guard:
-            return (campaign_id, *span) in self._premade
+            self._premade[(campaign_id, events[0].seq, events[-1].seq, events[-1].hash)] = made
+            self._premade_bytes += _text_bytes(made)
+            while self._premade and (len(self._premade) > PREMADE_KEPT or self._premade_bytes > PREMADE_BYTES):
+                self._premade_bytes -= _text_bytes(self._premade.popitem(last=False)[1])
+
+    def _premade_for(self, campaign_id: str, span: tuple[int, int]) -> bool:
+        """Whether frames were made here of a batch that ends where `span` does (its last part, when batches queued
+        together were announced as one). Holds `_guard`."""
+        return any(key[0] == campaign_id and key[2] == span[1] for key in self._premade)
+
+    def _take_premade(self, campaign_id: str, events: list[StoredEvent]) -> Frames | None:
+        """The frames made here of the batch that ends where `events` ends (the very batch, by its last hash),
+        forgetting those of every batch within `events` (announced together, or told again). Holds `_guard`."""
+        first, last = events[0].seq, events[-1].seq
+        found = None
+        for key in [key for key in self._premade if key[0] == campaign_id and first <= key[1] and key[2] <= last]:
+            made = self._premade.pop(key)
+            self._premade_bytes -= _text_bytes(made)
+            if key[2] == last and key[3] == events[-1].hash:
+                found = made
+        return found
 
     def catch_up(self) -> None:
         """Bring every viewer of every campaign on this process up to date from the store. Thread-safe."""
@@ -433,8 +481,7 @@ class Hub:
         if known is not None:
             events = known
         with self._guard:
-            made = self._premade.pop((campaign_id, events[0].seq, events[-1].seq), None) if own and events else None
-            made = made or frames
+            made = (self._take_premade(campaign_id, events) if own and events else None) or frames
             loops = {viewer.loop for viewer in self._viewers.get(campaign_id, ())}
             starting = []
             for loop in loops:
@@ -527,7 +574,7 @@ class Hub:
                 if role is None or role is not viewer.role or viewer.cursor is None:
                     alone.append(viewer)
                     continue
-                audience = "spectators" if role is Role.SPECTATOR else viewer.user
+                audience = audience_of(role, viewer.user, batch or None)
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
             portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
             made: Frames = {}
@@ -546,6 +593,9 @@ class Hub:
             for (audience, cursor), group in groups.items():
                 try:
                     found = made.get((audience, cursor))
+                    if found is None and len(group) > 1 and audience == SPECTATORS:
+                        alone += group  # read from the store: what each has of their own there is not known
+                        continue
                     if found is None:
                         found = await asyncio.to_thread(self._frame, campaign_id, group[0].user, cursor, portraits)
                     text, last, more = found
