@@ -80,9 +80,12 @@
     alerted = now;
   }
 
-  // --- panels: swap in what a frame carries, unless someone is filling in a form there ---
+  // --- panels: swap in what a frame carries, unless someone is filling in a form there or waits for its answer ---
   function busy(panel) {
-    // busy only while the user has changed the field they are in; an untouched field never holds back news
+    // a form of the panel whose answer is on its way (htmx marks it): the frame of what it did may come first, and
+    // swapping the panel then would leave the answer with nowhere to go
+    if (panel.classList.contains("htmx-request") || panel.querySelector(".htmx-request")) { return true; }
+    // else busy only while the user has changed the field they are in; an untouched field never holds back news
     var active = document.activeElement;
     if (!active || !panel.contains(active)) { return false; }
     if (active.tagName === "SELECT") {
@@ -118,6 +121,15 @@
       if (el.id) { delete held[el.id]; place(el); }
     });
   }
+  // once an answer has come (and said its words), the panels it held back take their newest fragment
+  document.addEventListener("htmx:afterRequest", function () {
+    setTimeout(function () {
+      Object.keys(held).forEach(function (id) {
+        var panel = document.getElementById(id);
+        if (panel && !busy(panel)) { var fresh = held[id]; delete held[id]; place(fresh); }
+      });
+    }, 0);
+  });
   document.addEventListener("focusout", function (event) {
     var panel = event.target.closest ? event.target.closest("[data-stale]") : null;
     if (panel && !(event.relatedTarget && panel.contains(event.relatedTarget))) {
