@@ -92,6 +92,49 @@ def test_spectators_share_frames_but_never_one_anothers_whispers(tmp_path, reque
     assert texts["watcher"] == ["for the watcher alone", "everyone, hello"]
 
 
+def test_spectators_caught_up_from_the_store_are_each_read_on_their_own(tmp_path):
+    """Two spectators at the same cursor whose news must be read from the store (the notices of two whispers, one to
+    each, were lost) are each sent their own stream, never one read for both (R-T-3)."""
+    from herotable.store import open_store
+
+    from .clients import register
+
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
+    cid, m = table(app)
+    watcher = register(app, "watcher")
+    code = m["gm"].post(f"/api/v1/campaigns/{cid}/invites", {"role": "spectator"}).json()["code"]
+    assert watcher.post(f"/api/v1/join/{code}").status_code == 200
+    spectators = {"sly": m["sly"], "watcher": watcher}
+    with contextlib.ExitStack() as stack:
+        # both sockets on one event loop, as one server process holds them (each test client has a loop of its own)
+        shared = stack.enter_context(TestClient(app))
+
+        def cookie(member: Any) -> dict[str, str]:
+            return {"cookie": "; ".join(f"{k}={v}" for k, v in member.client.cookies.items())}
+
+        url = f"/ws/campaigns/{cid}"
+        sockets = {
+            n: stack.enter_context(shared.websocket_connect(url, headers=cookie(s))) for n, s in spectators.items()
+        }
+        for ws in sockets.values():
+            assert receive(ws)["type"] == "hello"
+        listeners = list(app.state.services.table._listeners)
+        app.state.services.table._listeners.clear()  # the whispers' notices are lost
+        assert say(m["pat"], cid, "for sly alone", to=m["sly"].user_id).status_code == 200
+        assert say(m["pat"], cid, "for the watcher alone", to=watcher.user_id).status_code == 200
+        app.state.services.table._listeners.extend(listeners)
+        assert say(m["gm"], cid, "everyone, hello").status_code == 200
+        got = {
+            n: frames_until(ws, lambda evs: any(e["fact"].get("text") == "everyone, hello" for e in evs))
+            for n, ws in sockets.items()
+        }
+    texts = {n: [e["fact"].get("text") for f in frames for e in f["events"]] for n, frames in got.items()}
+    assert texts == {
+        "sly": ["for sly alone", "everyone, hello"],
+        "watcher": ["for the watcher alone", "everyone, hello"],
+    }
+
+
 def test_a_whisper_reaches_only_its_audience_through_the_api_the_log_and_live_frames(app):
     cid, m = table(app)
     sockets = {u: m[u].client.websocket_connect(f"/ws/campaigns/{cid}") for u in MEMBERS}

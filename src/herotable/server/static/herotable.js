@@ -81,10 +81,20 @@
   }
 
   // --- panels: swap in what a frame carries, unless someone is filling in a form there or waits for its answer ---
+  var ANSWER_WAIT_MS = 10000;  // a form's answer holds its panel back this long at most
+  function waiting(panel) {
+    // a form of the panel whose answer is on its way (htmx marks it while it is sent): the frame of what it did may
+    // come first, and swapping the panel then would leave the answer with nowhere to go
+    return Array.prototype.some.call(panel.querySelectorAll("form.htmx-request"), function (form) {
+      return Date.now() - Number(form.getAttribute("data-sent-at") || 0) < ANSWER_WAIT_MS;
+    });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.tagName === "FORM") { elt.setAttribute("data-sent-at", String(Date.now())); }
+  });
   function busy(panel) {
-    // a form of the panel whose answer is on its way (htmx marks it): the frame of what it did may come first, and
-    // swapping the panel then would leave the answer with nowhere to go
-    if (panel.classList.contains("htmx-request") || panel.querySelector(".htmx-request")) { return true; }
+    if (waiting(panel)) { return true; }
     // else busy only while the user has changed the field they are in; an untouched field never holds back news
     var active = document.activeElement;
     if (!active || !panel.contains(active)) { return false; }
@@ -103,7 +113,12 @@
   function place(fresh) {
     var old = document.getElementById(fresh.id);
     if (!old) { return; }
-    if (busy(old)) { held[fresh.id] = fresh; old.setAttribute("data-stale", "1"); return; }
+    if (busy(old)) {
+      held[fresh.id] = fresh;
+      old.setAttribute("data-stale", "1");
+      if (waiting(old)) { setTimeout(placeHeld, ANSWER_WAIT_MS); }  // an answer that never comes holds it no longer
+      return;
+    }
     var open = Array.prototype.map.call(old.querySelectorAll("details[open][id]"), function (d) { return d.id; });
     var focus = document.activeElement && old.contains(document.activeElement) ? document.activeElement.id : "";
     fresh.removeAttribute("hx-swap-oob");
@@ -121,15 +136,14 @@
       if (el.id) { delete held[el.id]; place(el); }
     });
   }
-  // once an answer has come (and said its words), the panels it held back take their newest fragment
-  document.addEventListener("htmx:afterRequest", function () {
-    setTimeout(function () {
-      Object.keys(held).forEach(function (id) {
-        var panel = document.getElementById(id);
-        if (panel && !busy(panel)) { var fresh = held[id]; delete held[id]; place(fresh); }
-      });
-    }, 0);
-  });
+  // once an answer has come (and a drop-down's has said its words), the panels it held back take their newest fragment
+  function placeHeld() {
+    Object.keys(held).forEach(function (id) {
+      var panel = document.getElementById(id);
+      if (panel && !busy(panel)) { var fresh = held[id]; delete held[id]; place(fresh); }
+    });
+  }
+  document.addEventListener("htmx:afterRequest", function () { setTimeout(placeHeld, 0); });
   document.addEventListener("focusout", function (event) {
     var panel = event.target.closest ? event.target.closest("[data-stale]") : null;
     if (panel && !(event.relatedTarget && panel.contains(event.relatedTarget))) {
