@@ -553,6 +553,17 @@ def _addresses() -> Iterator[str]:
     return (str(ipaddress.IPv4Address(base + n)) for n in itertools.count())
 
 
+# A keep-alive connection idle this long is not used again: uvicorn closes one idle for 5 s (`timeout_keep_alive`), and
+# a request sent just as it does fails (httpx.ReadError) while members register, one after another, for seconds.
+KEEPALIVE_S = 3.0
+
+
+def _limits() -> Any:
+    import httpx
+
+    return httpx.Limits(keepalive_expiry=KEEPALIVE_S)
+
+
 class _Table:
     """The members of one campaign on a running herotable, logged in through the API."""
 
@@ -564,7 +575,9 @@ class _Table:
     async def member(self, name: str) -> Any:
         import httpx
 
-        client = httpx.AsyncClient(base_url=self.http, headers={"X-Forwarded-For": next(self.addresses)}, timeout=60)
+        client = httpx.AsyncClient(
+            base_url=self.http, headers={"X-Forwarded-For": next(self.addresses)}, timeout=60, limits=_limits()
+        )
         self.clients.append(client)
         csrf = await self._csrf(client)
         answer = await client.post(
@@ -649,8 +662,10 @@ async def _phases(http: str, bare_http: str, broadcast_http: str, size: Size) ->
 
     table = _Table(http)
     # one client (a keep-alive connection) per writer, as each player has
-    inserting = [httpx.AsyncClient(base_url=bare_http, timeout=60) for _ in range(max(size.writers))]
-    casting = [httpx.AsyncClient(base_url=broadcast_http, timeout=60) for _ in range(max(size.writers))]
+    inserting = [httpx.AsyncClient(base_url=bare_http, timeout=60, limits=_limits()) for _ in range(max(size.writers))]
+    casting = [
+        httpx.AsyncClient(base_url=broadcast_http, timeout=60, limits=_limits()) for _ in range(max(size.writers))
+    ]
     share = max(1, size.commands // size.rounds)
     try:
         gm = await table.member("gamemaster")
