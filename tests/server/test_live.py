@@ -259,6 +259,10 @@ def test_batches_announced_together_go_out_as_one_when_they_follow_on():
 
 
 def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_path):
+    """Four spectators' sockets on one event loop, as one server process holds them: each roll is made into one frame
+    for all four, and each gets every roll once, in order (R-T-3)."""
+    from fastapi.testclient import TestClient
+
     from .clients import register
 
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'many.db'}"))
@@ -269,13 +273,26 @@ def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_
         code = m["gm"].post(f"/api/v1/campaigns/{cid}/invites", {"role": "spectator"}).json()["code"]
         assert watcher.post(f"/api/v1/join/{code}").status_code == 200
         watchers.append(watcher)
+    hub = app.state.hub
+    made: list[str | None] = []  # the cursor each frame was made from (None: a hello)
+    making = hub._frame
+    hub._frame = lambda cid_, user, cursor, *rest: made.append(cursor) or making(cid_, user, cursor, *rest)
     with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(w.client.websocket_connect(f"/ws/campaigns/{cid}")) for w in watchers]
+        shared = stack.enter_context(TestClient(app))  # one event loop for every socket (a test client has its own)
+
+        def cookie(member: Any) -> dict[str, str]:
+            return {"cookie": "; ".join(f"{k}={v}" for k, v in member.client.cookies.items())}
+
+        url = f"/ws/campaigns/{cid}"
+        sockets = [stack.enter_context(shared.websocket_connect(url, headers=cookie(w))) for w in watchers]
         for ws in sockets:
             assert receive(ws)["type"] == "hello"
         for n in range(8):
             assert m["pat"].command(cid, type="table.roll", expression="1d20", label=f"roll {n}").status_code == 200
         got = [frames_until(ws, lambda events: len(events) >= 8) for ws in sockets]
+    # one frame of each roll for the four, made where it landed (and once more for a roll sent together with the one
+    # after it): never one for each spectator
+    assert 8 <= len([c for c in made if c is not None]) <= 16
     texts = [[json.dumps(f, sort_keys=True) for f in frames] for frames in got]
     assert all(t == texts[0] for t in texts)  # every spectator reads the same frames
     labels = [e["fact"]["label"] for f in got[0] for e in f["events"]]
