@@ -67,6 +67,12 @@ class Member:
     def headers(self) -> dict[str, str]:
         return {"X-CSRF-Token": self.csrf}
 
+    @property
+    def cookie(self) -> dict[str, str]:
+        """This member's session as a header, to open their socket on another test client: sockets of one test
+        client share its event loop, as one server process holds them (each test client has a loop of its own)."""
+        return {"cookie": "; ".join(f"{k}={v}" for k, v in self.client.cookies.items())}
+
     def get(self, url: str) -> Any:
         return self.client.get(url)
 

@@ -106,15 +106,10 @@ def test_spectators_caught_up_from_the_store_are_each_read_on_their_own(tmp_path
     assert watcher.post(f"/api/v1/join/{code}").status_code == 200
     spectators = {"sly": m["sly"], "watcher": watcher}
     with contextlib.ExitStack() as stack:
-        # both sockets on one event loop, as one server process holds them (each test client has a loop of its own)
-        shared = stack.enter_context(TestClient(app))
-
-        def cookie(member: Any) -> dict[str, str]:
-            return {"cookie": "; ".join(f"{k}={v}" for k, v in member.client.cookies.items())}
-
+        shared = stack.enter_context(TestClient(app))  # both sockets on one event loop (see `Member.cookie`)
         url = f"/ws/campaigns/{cid}"
         sockets = {
-            n: stack.enter_context(shared.websocket_connect(url, headers=cookie(s))) for n, s in spectators.items()
+            n: stack.enter_context(shared.websocket_connect(url, headers=w.cookie)) for n, w in spectators.items()
         }
         for ws in sockets.values():
             assert receive(ws)["type"] == "hello"

@@ -36,6 +36,12 @@ def frames_until(ws: Any, done: Any) -> list[dict[str, Any]]:
             return got
 
 
+def table_work(statements: list[str]) -> list[str]:
+    """The statements of the table alone: a session's read (a command's, kept a few seconds; each socket's second
+    check just after its hello, `Hub.recheck`, which may land at any moment after it) left out."""
+    return [s for s in statements if "FROM users JOIN sessions" not in s]
+
+
 def settled(count: int) -> Any:
     return lambda events: sum(e["type"] == "ltl.task_settled" for e in events) >= count
 
@@ -127,8 +133,7 @@ def test_another_process_makes_its_frames_from_the_announced_events_without_read
         frames = {n: receive(ws) for n, ws in sockets.items()}
     assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
     assert made_there == []  # the frames came made
-    # each socket checks its session once more just after its hello (`Hub.recheck`): that read may land here
-    statements = [s for s in statements if "FROM users JOIN sessions" not in s]
+    statements = table_work(statements)
     assert statements == [], "\n".join(s.split("\n")[0][:90] for s in statements)
 
 
@@ -278,13 +283,9 @@ def test_every_spectator_gets_each_fact_once_in_order_from_one_shared_frame(tmp_
     making = hub._frame
     hub._frame = lambda cid_, user, cursor, *rest: made.append(cursor) or making(cid_, user, cursor, *rest)
     with contextlib.ExitStack() as stack:
-        shared = stack.enter_context(TestClient(app))  # one event loop for every socket (a test client has its own)
-
-        def cookie(member: Any) -> dict[str, str]:
-            return {"cookie": "; ".join(f"{k}={v}" for k, v in member.client.cookies.items())}
-
+        shared = stack.enter_context(TestClient(app))  # one event loop for every socket (see `Member.cookie`)
         url = f"/ws/campaigns/{cid}"
-        sockets = [stack.enter_context(shared.websocket_connect(url, headers=cookie(w))) for w in watchers]
+        sockets = [stack.enter_context(shared.websocket_connect(url, headers=w.cookie)) for w in watchers]
         for ws in sockets:
             assert receive(ws)["type"] == "hello"
         for n in range(8):
@@ -335,11 +336,8 @@ def test_a_commands_frames_are_made_from_its_events_without_reading_the_store(tm
     statements: list[str] = []
     sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
 
-    def store_work() -> list[str]:  # a session read (a command's, kept a few seconds; a socket's) is not the table's
-        return [s for s in statements if "FROM users JOIN sessions" not in s]
-
     m["pat"].command(cid, type="table.roll", expression="1d20")
-    alone = len(store_work())
+    alone = len(table_work(statements))
     names = ("gm", "pat", "sam", "sly")
     with contextlib.ExitStack() as stack:
         sockets = {n: stack.enter_context(m[n].client.websocket_connect(f"/ws/campaigns/{cid}")) for n in names}
@@ -348,9 +346,9 @@ def test_a_commands_frames_are_made_from_its_events_without_reading_the_store(tm
         statements.clear()
         rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         frames = {n: receive(ws) for n, ws in sockets.items()}
-        watched = len(store_work())  # each socket's second session check (`Hub.recheck`) may land meanwhile
+        watched = len(table_work(statements))
     assert all([e["command_id"] for e in f["events"]] == [rolled] for f in frames.values())
-    assert watched == alone, store_work()[alone:]
+    assert watched == alone, table_work(statements)[alone:]
     # a free roll changes only the log: its frame carries the fact, neither the panels nor the view
     assert not any("view" in f or "html" in f for f in frames.values())
 
@@ -362,9 +360,23 @@ def test_a_commands_frames_are_made_where_it_landed_and_the_event_loop_only_send
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"))
     cid, m = table(app)
     hub = app.state.hub
+    made_where_landed: list[Any] = []
     made_on_the_loop: list[Any] = []
-    making = hub._frames_of
-    hub._frames_of = lambda *args: made_on_the_loop.append(args) or making(*args)
+    making, premaking = hub._frames_of, hub._premake
+    landing = threading.local()
+
+    def premake(*args: Any, **options: Any) -> Any:
+        landing.now = True
+        try:
+            return premaking(*args, **options)
+        finally:
+            landing.now = False
+
+    def frames_of(*args: Any) -> Any:
+        (made_where_landed if getattr(landing, "now", False) else made_on_the_loop).append(args)
+        return making(*args)
+
+    hub._premake, hub._frames_of = premake, frames_of
     names = ("gm", "pat", "sam", "sly")
     with contextlib.ExitStack() as stack:
         sockets = {n: stack.enter_context(m[n].client.websocket_connect(f"/ws/campaigns/{cid}")) for n in names}
@@ -373,7 +385,7 @@ def test_a_commands_frames_are_made_where_it_landed_and_the_event_loop_only_send
         rolled = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         joined = m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET)
         frames = {n: frames_until(ws, lambda es: len(es) >= 2) for n, ws in sockets.items()}
-    assert made_on_the_loop == []
+    assert made_on_the_loop == [] and len(made_where_landed) == 2
     for name, got in frames.items():
         ids = [e["command_id"] for f in got for e in f["events"]]
         assert list(dict.fromkeys(ids)) == [rolled, joined.json()["command_id"]], name  # a command may hold several

@@ -56,31 +56,35 @@ LOG_ONLY = frozenset({"table.dice_rolled"})
 LOG_ONLY_PREFIXES = ("chat.",)
 
 
+def _log_only(kind: str) -> bool:
+    return kind in LOG_ONLY or kind.startswith(LOG_ONLY_PREFIXES)
+
+
 def changes_panels(seen: list[Seen]) -> bool:
     """Whether any of these facts may change a panel of the table page besides the log."""
-    return any(s.fact.type not in LOG_ONLY and not s.fact.type.startswith(LOG_ONLY_PREFIXES) for s in seen)
+    return not all(_log_only(s.fact.type) for s in seen)
 
 
 SPECTATORS = "spectators"  # the audience every spectator shares, when they may all see the same
 
 
-def audience_of(role: Role, user: str, batch: list[StoredEvent] | None) -> str:
-    """Whose frame of `batch` a viewer of `role` takes: the spectators share one when the batch is known and holds
-    nothing that is this spectator's alone (a whisper to or from them), so that it is made of what every spectator
-    may see; otherwise, and for the GM and each player, their own."""
-    if (
-        role is Role.SPECTATOR
-        and batch is not None
-        and not any(e.visibility != "public" and e.owner == user for e in batch)
-    ):
-        return SPECTATORS
-    return user
+def owners_in(batch: list[StoredEvent] | None) -> frozenset[str | None] | None:
+    """The members some event of `batch` is for alone (a whisper's sender and receiver, a hidden roll's owner), or
+    None when the batch is not known."""
+    return None if batch is None else frozenset(e.owner for e in batch if e.visibility != "public")
+
+
+def audience_of(role: Role, user: str, owners: frozenset[str | None] | None) -> str:
+    """Whose frame a viewer of `role` takes of a batch whose events for one member alone are for `owners` (None: the
+    batch is not known): the spectators share one when nothing in the batch is this spectator's alone, so that it is
+    made of what every spectator may see; otherwise, and for the GM and each player, their own."""
+    return SPECTATORS if role is Role.SPECTATOR and owners is not None and user not in owners else user
 
 
 def log_only(batch: list[StoredEvent]) -> bool:
     """Whether a batch holds log-only facts alone: its frames carry the facts and nothing else, cheap enough to make
     on the event loop rather than on a thread."""
-    return all(e.type in LOG_ONLY or e.type.startswith(LOG_ONLY_PREFIXES) for e in batch)
+    return all(_log_only(e.type) for e in batch)
 
 
 def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
@@ -414,19 +418,15 @@ class Hub:
             return None
         if everyone:
             users |= {m.user for m in state.members}
-        audiences: dict[str, str] = {}  # audience: one of its users
+        owners = owners_in(events)
+        audiences: dict[tuple[str, str], str] = {}  # (audience, its cursor before the batch): one of its users
         for user in sorted(users):
             role = state.role_of(user)
-            if role is not None:
-                audiences.setdefault(audience_of(role, user, events), user)
-        portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
-        made: Frames = {}
-        for audience, user in audiences.items():
-            role = state.role_of(user)
             cursor = self.service.cursor_at(campaign_id, user, role, events[0].seq - 1) if role else None
-            page = self.service.following(state, user, cursor, events) if cursor is not None else None
-            if cursor is not None and page is not None:
-                made[(audience, cursor)] = self._frame(campaign_id, user, cursor, portraits, (page, state))
+            if role is not None and cursor is not None:
+                audiences.setdefault((audience_of(role, user, owners), cursor), user)
+        portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
+        made = self._frames_of(campaign_id, state, events, audiences, portraits)
         if made and watched:
             self._keep_premade(campaign_id, events, made)
         return made or None
@@ -569,12 +569,13 @@ class Hub:
                 return
             groups: dict[tuple[str, str], list[Viewer]] = {}
             alone: list[Viewer] = []
+            owners = owners_in(batch or None)
             for viewer in viewers:
                 role = state.role_of(viewer.user)
                 if role is None or role is not viewer.role or viewer.cursor is None:
                     alone.append(viewer)
                     continue
-                audience = audience_of(role, viewer.user, batch or None)
+                audience = audience_of(role, viewer.user, owners)
                 groups.setdefault((audience, viewer.cursor), []).append(viewer)
             portraits = functools.cache(lambda: self.service.store.portrait_digests(campaign_id))
             made: Frames = {}
@@ -582,7 +583,7 @@ class Hub:
                 self._sent_upto[key] = max(batch[-1].seq, self._sent_upto.get(key, 0))
                 if premade:  # made of the batch's own last part: they end where it ends
                     made = {k: premade[k] for k in groups if k in premade}
-                rest = {k: group for k, group in groups.items() if k not in made}
+                rest = {k: group[0].user for k, group in groups.items() if k not in made}
                 try:
                     if rest and log_only(batch):
                         made |= self._frames_of(campaign_id, state, batch, rest, portraits)
@@ -614,15 +615,16 @@ class Hub:
         campaign_id: str,
         state: TableState,
         batch: list[StoredEvent],
-        groups: dict[tuple[str, str], list[Viewer]],
+        audiences: dict[tuple[str, str], str],
         portraits: Callable[[], Any],
     ) -> Frames:
-        """The frames of the audiences whose cursor `batch` follows straight on from, made from the batch alone."""
+        """The frames of the audiences (by audience and cursor: one of its users) whose cursor `batch` follows straight
+        on from, made from the batch alone."""
         made = {}
-        for (audience, cursor), group in groups.items():
-            page = self.service.following(state, group[0].user, cursor, batch)
+        for (audience, cursor), user in audiences.items():
+            page = self.service.following(state, user, cursor, batch)
             if page is not None:
-                made[(audience, cursor)] = self._frame(campaign_id, group[0].user, cursor, portraits, (page, state))
+                made[(audience, cursor)] = self._frame(campaign_id, user, cursor, portraits, (page, state))
         return made
 
     def _frame(
