@@ -139,3 +139,30 @@ def test_monte_carlo_fight_odds_say_so_with_their_interval():
     assert shown["low"] < shown["estimate"] < shown["high"] and "exact" not in shown
     small = melee([Rating(2)], [Rating(3)])
     assert says(small) == "exact" and estimate(small.a_wins)["exact"] == str(small.a_wins.exact)
+
+
+def test_duel_odds_on_a_conviction_campaign_say_which_game_it_plays():
+    """Exchange and conflict odds are of Larger Than Life duels: on a Conviction campaign they answer 409 naming the
+    game and pointing to a check's odds, never a server error; nothing is changed."""
+    cid, m = table(make_app(), "conviction")
+    sheet = {
+        "name": "Kestrel",
+        "level": 3,
+        "roles": ["warrior"],
+        "toughness": 2,
+        "nature": {"virtue": "Loyal", "vice": "Reckless"},
+        "combat_bonus": 2,
+        "abilities": {"strength": 2, "dexterity": 1, "constitution": 1, "intelligence": 0, "wisdom": 1, "charisma": 1},
+        "skills": [["Notice", 4]],
+    }
+    assert m["pat"].command(cid, type="character.create_cv", character="kes", sheet=sheet).status_code == 200
+    before = m["gm"].get(f"/api/v1/campaigns/{cid}/events").json()
+    for path in ("odds/exchange", "odds/conflict.svg"):
+        for who in ("pat", "gm"):
+            answer = m[who].get(f"/api/v1/campaigns/{cid}/{path}?actor=kes&target=kes")
+            assert answer.status_code == 409, answer.text
+            error = answer.json()["error"]
+            assert error["code"] == "odds/wrong_game"
+            assert "plays Conviction" in error["message"] and "Larger Than Life" in error["message"]
+            assert "odds/check" in error["fix"]
+    assert m["gm"].get(f"/api/v1/campaigns/{cid}/events").json() == before

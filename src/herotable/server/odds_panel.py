@@ -18,9 +18,9 @@ from herotable.odds.advisor import advise, advise_check
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
 from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
 from herotable.table.commands import controls
-from herotable.table.game import Choice, Flag, IntRange, LegalAction
+from herotable.table.game import Choice, Flag, IntRange, LegalAction, game_for, game_of
 from herotable.table.ltl.decide import table_of
-from herotable.table.state import TableError, TableState
+from herotable.table.state import Ruleset, TableError, TableState
 
 
 def probability(value: Fraction) -> dict[str, Any]:
@@ -72,10 +72,21 @@ def _side(hero: Hero, stakes: LossType | None) -> SideState:
     return SideState(hero.base_now(stakes).position, hero.heroism.position)
 
 
+def duelling(state: TableState) -> None:
+    """Exchange and conflict odds are of a Larger Than Life duel: another game's campaign is told so (409)."""
+    if state.ruleset is not Ruleset.LTL:
+        raise TableError(
+            "odds/wrong_game",
+            f"this campaign plays {game_of(state).title}, and exchange and conflict odds are for {game_for(Ruleset.LTL).title} duels",
+            fix="ask for a check's odds instead: GET …/odds/check?bonus=…&dc=…",
+        )
+
+
 def duel(
     state: TableState, viewer: str, actor: str, target: str, style: str | None, target_style: str | None
 ) -> tuple[Contender, Contender, DuelState]:
     """The two sides of an exchange as the odds engine sees them, from the table's current state."""
+    duelling(state)
     if not controls(state, viewer, actor):
         raise TableError(
             "odds/not_yours",
