@@ -340,10 +340,11 @@ def _announce_sessions_ended(user_id: str) -> None:
         return
     import redis
 
-    from herotable.server.live import CHANNEL
+    from herotable.server.live import channel
+    from herotable.server.settings import redis_prefix
 
     try:
-        redis.Redis.from_url(url).publish(CHANNEL, json.dumps({"sessions_of": user_id}))
+        redis.Redis.from_url(url).publish(channel(redis_prefix()), json.dumps({"sessions_of": user_id}))
     except redis.exceptions.RedisError as err:
         typer.echo(f"warning: could not tell the servers through Redis ({err}); open live tables close on reload")
 

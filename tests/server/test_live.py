@@ -13,7 +13,7 @@ import pytest
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.store import StoredEvent, open_store
 
-from .clients import make_app, table
+from .clients import make_app, redis_prefix, table
 
 
 def receive(ws: Any, timeout: float = 10.0) -> dict[str, Any]:
@@ -142,12 +142,12 @@ def test_frames_travel_with_an_announcement_only_for_a_campaign_watched_where_it
     announcement carries the events alone, and a process that has viewers makes their frames itself."""
     import redis
 
-    from herotable.server.live import CHANNEL, carried_frames, heard
+    from herotable.server.live import carried_frames, channel, heard
 
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'live.db'}"), redis_url=shared_redis)
     cid, m = table(app)
     listener = redis.Redis.from_url(shared_redis).pubsub()
-    listener.subscribe(CHANNEL)
+    listener.subscribe(channel(redis_prefix()))
     assert listener.get_message(timeout=5)["type"] == "subscribe"
 
     def announced() -> dict[str, Any]:

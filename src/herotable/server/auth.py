@@ -23,7 +23,7 @@ from fastapi import HTTPException
 from starlette.requests import HTTPConnection
 
 from herotable.server.security import SESSION_MAX_AGE_S, digest
-from herotable.server.settings import Settings
+from herotable.server.settings import DEFAULT_REDIS_PREFIX, Settings
 from herotable.store.accounts import AccountStore, User
 from herotable.store.throttle import Keyed, Policy, Throttle
 
@@ -134,7 +134,7 @@ def _dummy_hash() -> str:
 class RedisThrottle:
     """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic."""
 
-    PREFIX = "herotable:throttle:"
+    PREFIX = "throttle:"  # after the settings' Redis prefix
     # seconds are stored with every digit: Lua's tostring keeps 14, which can put `blocked` a hair after `now`
     _EXACT = "local function exact(x) return string.format('%.17g', x) end\n"
     _ATTEMPT = (
@@ -179,9 +179,10 @@ return 1
 """
     )
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, prefix: str = DEFAULT_REDIS_PREFIX) -> None:
         import redis
 
+        self._prefix = prefix + self.PREFIX
         self._redis: Any = redis.Redis.from_url(url)
         self._attempt = self._redis.register_script(self._ATTEMPT)
         self._uncount = self._redis.register_script(self._UNCOUNT)
@@ -191,14 +192,14 @@ return 1
         args: list[float] = [now]
         for _, policy in ordered:
             args += [policy.free, policy.base_s, policy.cap_s, policy.forget_s]
-        return float(self._attempt(keys=[self.PREFIX + k for k, _ in ordered], args=[repr(a) for a in args]))
+        return float(self._attempt(keys=[self._prefix + k for k, _ in ordered], args=[repr(a) for a in args]))
 
     def forgive(self, key: str, policy: Policy, now: float, *, clear: bool) -> None:
         if clear:
-            self._redis.delete(self.PREFIX + key)
+            self._redis.delete(self._prefix + key)
         else:
             args = [now, policy.free, policy.base_s, policy.cap_s]
-            self._uncount(keys=[self.PREFIX + key], args=[repr(float(a)) for a in args])
+            self._uncount(keys=[self._prefix + key], args=[repr(float(a)) for a in args])
 
 
 def _too_many(wait: float, what: str) -> HTTPException:
@@ -224,7 +225,9 @@ class Guard:
 
     @classmethod
     def build(cls, settings: Settings, accounts: AccountStore, clock: Callable[[], float] = time.time) -> Guard:
-        throttle: Throttle = RedisThrottle(settings.redis_url) if settings.redis_url else accounts.throttle
+        throttle: Throttle = accounts.throttle
+        if settings.redis_url:
+            throttle = RedisThrottle(settings.redis_url, settings.redis_prefix)
         window = settings.login_window_s  # a wait never outlasts the window that remembers it
         return cls(
             throttle=throttle,

@@ -34,6 +34,7 @@ from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
 from herotable.server.security import digest
+from herotable.server.settings import DEFAULT_REDIS_PREFIX
 from herotable.service import PAGE, Page, TableService, decode_cursor
 from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.commands import InvalidCommand
@@ -43,7 +44,14 @@ from herotable.table.state import Role, TableState
 from herotable.table.views import view_for
 
 log = logging.getLogger(__name__)
-CHANNEL = "herotable:campaign-events"
+CHANNEL = "campaign-events"  # after the settings' Redis prefix: `herotable:campaign-events` by default
+
+
+def channel(prefix: str) -> str:
+    """The Redis channel every process of one instance announces on: appends and ended sessions."""
+    return prefix + CHANNEL
+
+
 HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API pages through older ones
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
@@ -241,10 +249,16 @@ class Hub:
     """The open WebSockets of this process, by campaign."""
 
     def __init__(
-        self, service: TableService, redis_url: str | None = None, sessions: LiveSessions | None = None
+        self,
+        service: TableService,
+        redis_url: str | None = None,
+        sessions: LiveSessions | None = None,
+        *,
+        redis_prefix: str = DEFAULT_REDIS_PREFIX,
     ) -> None:
         self.service = service
         self.redis_url = redis_url
+        self.channel = channel(redis_prefix)
         self.sessions = sessions
         self._viewers: dict[str, set[Viewer]] = {}
         self._guard = threading.Lock()
@@ -306,7 +320,7 @@ class Hub:
             client = aioredis.Redis.from_url(url)
             try:
                 pubsub = client.pubsub()
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(self.channel)
                 self._subscribed.set()
                 if gap:
                     log.info("listening to Redis again; every live viewer catches up")
@@ -388,7 +402,7 @@ class Hub:
             batches = [w for w in waiting[: waiting.index(None)] if w is not None] if stopping else waiting
             for campaign_id, events, frames in joined([b for b in batches if b is not None]):
                 try:
-                    self._publisher.publish(CHANNEL, announcement(campaign_id, events, frames))
+                    self._publisher.publish(self.channel, announcement(campaign_id, events, frames))
                     continue
                 except Exception:
                     log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
@@ -692,7 +706,7 @@ class Hub:
             self.sessions.ended(user)
         if self._publisher is not None:
             try:
-                self._publisher.publish(CHANNEL, json.dumps({"sessions_of": user}))
+                self._publisher.publish(self.channel, json.dumps({"sessions_of": user}))
                 return
             except Exception:  # Redis is a notifier: this process still closes its own sockets
                 log.warning("could not publish the end of %s's sessions", user, exc_info=True)

@@ -9,12 +9,17 @@ from pathlib import Path
 
 from herotable.store.sql import DATA_DIR_ENV
 
+DEFAULT_REDIS_PREFIX = "herotable:"
+
 
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: HEROTABLE_DATABASE_URL, else SQLite under the data directory
     secret_key: str = ""
     redis_url: str | None = None
+    # what every Redis key and channel name starts with: instances sharing a Redis (pub/sub ignores the database
+    # number) each need their own
+    redis_prefix: str = DEFAULT_REDIS_PREFIX
     secure_cookies: bool = False  # set when served over HTTPS
     # Login and registration limits (see docs/web.md, "Security"): after the free attempts, each further one
     # must wait 1 s, then 2 s, 4 s … up to the cap; a key with no attempt for its window starts again.
@@ -36,6 +41,7 @@ class Settings:
             database_url=os.environ.get("HEROTABLE_DATABASE_URL"),
             secret_key=os.environ.get("HEROTABLE_SECRET_KEY") or _stored_secret(),
             redis_url=os.environ.get("HEROTABLE_REDIS_URL") or None,
+            redis_prefix=redis_prefix(),
             secure_cookies=os.environ.get("HEROTABLE_SECURE_COOKIES", "") == "1",
             trusted_proxies=tuple(p for p in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if p.strip()),
             hash_slots=_whole(HASH_SLOTS_ENV, 4),
@@ -44,6 +50,19 @@ class Settings:
 
 
 TRUSTED_PROXIES_ENV = "HEROTABLE_TRUSTED_PROXIES"
+REDIS_PREFIX_ENV = "HEROTABLE_REDIS_PREFIX"
+
+
+def redis_prefix() -> str:
+    """HEROTABLE_REDIS_PREFIX, else `herotable:`."""
+    raw = os.environ.get(REDIS_PREFIX_ENV, "")
+    if raw != raw.strip() or any(not c.isprintable() for c in raw):
+        raise ValueError(
+            f"{REDIS_PREFIX_ENV}={raw!r} holds spaces or control characters. Tip: e.g. {REDIS_PREFIX_ENV}=herotable-2:"
+        )
+    return raw or DEFAULT_REDIS_PREFIX
+
+
 HASH_SLOTS_ENV = "HEROTABLE_HASH_SLOTS"
 
 
