@@ -10,6 +10,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from isolation import RUN_ID
+
 POSTGRES_ENV = "HEROTABLE_TEST_POSTGRES_URL"
 HOW_TO = (
     f"PostgreSQL tests need {POSTGRES_ENV}, e.g. "
@@ -36,32 +38,36 @@ def needs() -> Callable[[str], None]:
 
 @pytest.fixture(scope="session")
 def postgres_schema() -> Iterator[NewSchema]:
-    """Makes fresh schemas on the test PostgreSQL server and gives their URLs; drops them all at the end."""
+    """Makes fresh schemas on the test PostgreSQL server and gives their URLs. They live in a database of this test
+    process's own (`ht_<run id>_<worker>`), created at first use and dropped at the end, schemas and all."""
     raw = os.environ.get(POSTGRES_ENV)
     if not raw:
         unavailable(HOW_TO)
-    url = make_url(raw).set(drivername="postgresql+psycopg")
-    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    server = make_url(raw).set(drivername="postgresql+psycopg")
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    database = f"ht_{RUN_ID}".lower()
     try:
-        with engine.connect() as connection:
-            connection.exec_driver_sql("SELECT 1")
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f"CREATE DATABASE {database}")
     except sa.exc.OperationalError as error:
-        engine.dispose()
-        unavailable(f"PostgreSQL at {url.render_as_string()} is not reachable ({error.orig}). {HOW_TO}")
-    made: list[str] = []
+        admin.dispose()
+        unavailable(f"PostgreSQL at {server.render_as_string()} is not reachable ({error.orig}). {HOW_TO}")
+    url = server.set(database=database)
+    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
 
     def new_schema() -> str:
         schema = f"ht_{secrets.token_hex(6)}"
         with engine.connect() as connection:
             connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
-        made.append(schema)
         return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
 
-    yield new_schema
-    with engine.connect() as connection:
-        for schema in made:
-            connection.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
-    engine.dispose()
+    try:
+        yield new_schema
+    finally:
+        engine.dispose()
+        with admin.connect() as connection:  # FORCE: a pool a test left open does not keep the database alive
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        admin.dispose()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
 import time
 from collections.abc import Callable
@@ -17,6 +18,30 @@ from herotable.store import EventStore, MemoryEventStore
 
 SECRET = "test-secret-key-0123456789abcdef"
 
+# Each test's Redis keys and channel start with a prefix of its own (`next_redis_prefix`, called before every server
+# test), so tests, xdist workers and clones sharing the machine's Redis never hear one another.
+_prefixes = itertools.count()
+_prefix = [""]
+_clocks: list[SteadyClock] = []
+
+
+def next_test(run_id: str) -> None:
+    """A new test begins: its own Redis prefix, and one clock for all its apps."""
+    _prefix[0] = f"ht-test:{run_id}:{next(_prefixes)}:"
+    _clocks[:] = [SteadyClock()]
+
+
+def shared_clock() -> SteadyClock:
+    """The clock of the test running now, which `make_app` gives its apps unless told another."""
+    if not _clocks:
+        _clocks.append(SteadyClock())
+    return _clocks[0]
+
+
+def redis_prefix() -> str:
+    """The Redis prefix of the test running now: the one `make_app` gives its apps unless told another."""
+    return _prefix[0] or "ht-test:"
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 nothing listens on now, for a server a test starts."""
@@ -27,27 +52,40 @@ def free_port() -> int:
 
 
 def make_app(
-    store: EventStore | None = None, rng: Rng | None = None, clock: Callable[[], float] = time.time, **settings: Any
+    store: EventStore | None = None,
+    rng: Rng | None = None,
+    clock: Callable[[], float] | None = None,
+    ticks: Callable[[], float] | None = None,
+    **settings: Any,
 ) -> Any:
     """The app; one test client registers many users from one address, so registrations are not limited unless
-    the test sets `register_attempts` itself. `clock` is what the login limits count seconds by."""
+    the test sets `register_attempts` itself. Its clocks stand still unless the test passes its own: `clock` is what
+    the login limits and invitations count seconds by, `ticks` how long a session check is kept, so that how fast
+    the machine runs never decides an outcome."""
     settings.setdefault("register_attempts", 1000)
+    settings.setdefault("redis_prefix", redis_prefix())
     return create_app(
         Settings(secret_key=SECRET, **settings),
         store=store or MemoryEventStore(),
         rng=rng or SeededRng(1),
-        clock=clock,
+        clock=clock or shared_clock(),
+        ticks=ticks or shared_clock(),
     )
 
 
-class StillClock:
-    """A clock for the login limits that moves only when a test moves it: a slow machine (each password hash
-    takes a while) cannot let a wait run out between two attempts the test meant to make back to back."""
+class SteadyClock:
+    """A clock for the app that moves only when a test moves it, a microsecond per reading aside (so that what
+    happens later, a removal and then a new invitation, still reads as later): a slow machine (each password hash
+    takes a while) cannot let a wait run out between two attempts the test meant to make back to back, nor a kept
+    session check expire mid-test. Apps of one test share one, as server processes share the real time."""
+
+    STEP_S = 1e-6
 
     def __init__(self) -> None:
-        self.now = time.time()  # real seconds to start from: a shared Redis remembers other runs' keys by them
+        self.now = time.time()  # real seconds to start from, as records the app reads from elsewhere are stamped
 
     def __call__(self) -> float:
+        self.now += self.STEP_S
         return self.now
 
     def advance(self, seconds: float) -> None:

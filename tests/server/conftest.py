@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import time
+import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +23,9 @@ from fastapi.testclient import TestClient
 from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
+from isolation import RUN_ID
 
-from .clients import free_port
+from .clients import next_test, shared_clock
 
 SECRET = "server-tests-secret-key-0123456789"
 PASSWORD = "correct-horse-battery"
@@ -70,10 +71,23 @@ def dice() -> QueueRng:
     return QueueRng()
 
 
+@pytest.fixture(autouse=True)
+def _redis_prefix_of_its_own() -> None:
+    """Every server test keys and announces in Redis under a prefix of its own (see `clients.redis_prefix`)."""
+    next_test(RUN_ID)
+
+
 @pytest.fixture
 def app(dice: QueueRng) -> FastAPI:
-    # one test client registers many users from one address: the registration limit has its own tests
-    return create_app(Settings(secret_key=SECRET, register_attempts=1000), store=MemoryEventStore(), rng=dice)
+    # one test client registers many users from one address: the registration limit has its own tests; the clocks
+    # stand still, so a slow machine cannot expire a limit's window or a kept session check mid-test
+    return create_app(
+        Settings(secret_key=SECRET, register_attempts=1000),
+        store=MemoryEventStore(),
+        rng=dice,
+        clock=shared_clock(),
+        ticks=shared_clock(),
+    )
 
 
 @pytest.fixture
@@ -135,34 +149,37 @@ def make_table(login: Callable[[str], Member]) -> Callable[[str], Table]:
 
 @dataclass
 class PrivateRedis:
-    port: int
+    socket: Path
     start: Callable[[], None]
     stop: Callable[[], None]
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"unix://{self.socket}?db=0"
 
 
 @pytest.fixture
-def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[PrivateRedis]:
+def private_redis(needs: Callable[[str], None]) -> Iterator[PrivateRedis]:
+    """A redis-server of the test's own, on a Unix socket (no port to race for), which the test may stop and start;
+    the machine's shared Redis is never touched. `start` returns once the server says it accepts connections."""
     binary = shutil.which("redis-server")
     if binary is None:
         needs("the Redis outage tests start their own redis-server, which is not installed")
     assert binary is not None
-    port = free_port()
-    running: list[subprocess.Popen[bytes]] = []
+    home = Path(tempfile.mkdtemp(prefix="ht-redis-"))  # short: a socket's path may not pass 107 bytes
+    path = home / "redis.sock"
+    running: list[subprocess.Popen[str]] = []
 
     def start() -> None:
-        args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        running.append(subprocess.Popen([*args, "--dir", str(tmp_path)], stdout=subprocess.DEVNULL))
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
-        pytest.fail("the private redis-server did not start")
+        args = [binary, "--port", "0", "--unixsocket", str(path), "--save", "", "--appendonly", "no"]
+        process = subprocess.Popen([*args, "--dir", str(home)], stdout=subprocess.PIPE, text=True)
+        running.append(process)
+        assert process.stdout is not None
+        for line in process.stdout:  # read until it is ready (or has ended): an event, not a guess at time
+            if "ready to accept connections" in line.lower():
+                threading.Thread(target=process.stdout.read, daemon=True).start()  # keep its pipe drained
+                return
+        pytest.fail(f"the private redis-server did not start (exit code {process.wait()})")
 
     def stop() -> None:
         while running:
@@ -171,8 +188,11 @@ def private_redis(tmp_path: Path, needs: Callable[[str], None]) -> Iterator[Priv
             process.wait(10)
 
     start()
-    yield PrivateRedis(port, start, stop)
-    stop()
+    try:
+        yield PrivateRedis(path, start, stop)
+    finally:
+        stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 SHARED_REDIS_URL = os.environ.get("HEROTABLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

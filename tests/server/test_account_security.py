@@ -16,7 +16,7 @@ from herotable.server.security import SESSION_COOKIE
 from herotable.store import open_store
 from herotable.store.accounts import Invite
 
-from .clients import Member, StillClock, anonymous, make_app, register, table
+from .clients import Member, SteadyClock, anonymous, make_app, register, table
 from .test_live import receive
 
 PASSWORD = "correct horse"
@@ -35,8 +35,8 @@ def app_on(url: str, **settings: Any) -> Any:
 
 
 @pytest.fixture
-def clock() -> StillClock:
-    return StillClock()
+def clock() -> SteadyClock:
+    return SteadyClock()
 
 
 def login(client: TestClient, username: str, password: str, **headers: str) -> Any:
@@ -51,7 +51,7 @@ def login(client: TestClient, username: str, password: str, **headers: str) -> A
 # --- 1. login limits ---
 
 
-def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str, clock: StillClock) -> None:
+def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str, clock: SteadyClock) -> None:
     app = app_on(db_url, hash_slots=8, clock=clock)
     register(app, "gwen")
     codes: list[int] = []
@@ -74,7 +74,7 @@ def test_concurrent_wrong_passwords_pass_only_the_free_attempts(db_url: str, clo
     assert codes.count(401) == 5 and codes.count(429) == 25  # login_attempts: 5 checked, the rest refused unchecked
 
 
-def test_every_server_process_shares_the_count(db_url: str, clock: StillClock) -> None:
+def test_every_server_process_shares_the_count(db_url: str, clock: SteadyClock) -> None:
     first, second = app_on(db_url, clock=clock), app_on(db_url, clock=clock)
     register(first, "gwen")
     one, two = anonymous(first), anonymous(second)
@@ -84,7 +84,7 @@ def test_every_server_process_shares_the_count(db_url: str, clock: StillClock) -
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "auth/rate_limited"
 
 
-def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: StillClock) -> None:
+def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: SteadyClock) -> None:
     app = make_app(clock=clock)
     register(app, "gwen")
     client = anonymous(app)
@@ -97,7 +97,7 @@ def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: StillClock)
     assert login(client, "gwen", PASSWORD).status_code == 200  # the same address, the right password
 
 
-def test_waits_grow_with_each_further_wrong_password(clock: StillClock) -> None:
+def test_waits_grow_with_each_further_wrong_password(clock: SteadyClock) -> None:
     app = make_app(login_attempts=1, clock=clock)
     register(app, "gwen")
     client = anonymous(app)
@@ -110,7 +110,7 @@ def test_waits_grow_with_each_further_wrong_password(clock: StillClock) -> None:
     assert waits == [1, 2, 4]
 
 
-def test_one_address_guessing_many_accounts_is_limited(clock: StillClock) -> None:
+def test_one_address_guessing_many_accounts_is_limited(clock: SteadyClock) -> None:
     app = make_app(address_attempts=20, clock=clock)
     for n in range(10):
         register(app, f"user{n}")
@@ -119,7 +119,7 @@ def test_one_address_guessing_many_accounts_is_limited(clock: StillClock) -> Non
     assert codes.count(401) == 20 and codes.count(429) == 30
 
 
-def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy(clock: StillClock) -> None:
+def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy(clock: SteadyClock) -> None:
     app = make_app(address_attempts=3, login_attempts=100, clock=clock)
     register(app, "gwen")
     client = anonymous(app)
@@ -168,7 +168,7 @@ def test_password_hashing_is_bounded_and_a_full_server_answers_503() -> None:
     assert login(client, "gwen", PASSWORD).status_code == 429
 
 
-def test_registrations_are_limited_per_address(db_url: str, clock: StillClock) -> None:
+def test_registrations_are_limited_per_address(db_url: str, clock: SteadyClock) -> None:
     app = app_on(db_url, register_attempts=3, clock=clock)
 
     def join(name: str) -> Any:  # each from a fresh browser at the same address
@@ -364,7 +364,7 @@ def test_a_password_change_closes_the_users_sockets_on_another_process(tmp_path:
         assert ended.value.code == 4401
 
 
-def test_limits_are_shared_through_redis_when_it_is_configured(shared_redis: str, clock: StillClock) -> None:
+def test_limits_are_shared_through_redis_when_it_is_configured(shared_redis: str, clock: SteadyClock) -> None:
     name = f"gwen{time.time_ns() % 10**9}"  # Redis outlives the test: a name of its own
     # memory stores: nothing is shared but the limits, through Redis
     first, second = make_app(redis_url=shared_redis, clock=clock), make_app(redis_url=shared_redis, clock=clock)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
@@ -401,7 +401,7 @@ def make_invite(campaign_id: str, body: NewInvite, svc: ServicesDep, user: User)
         raise HTTPException(403, "only the GM invites")
     if body.role is Role.GM:
         raise HTTPException(422, "a campaign has one GM; invite players or spectators")
-    now = datetime.now(UTC)
+    now = svc.now()
     made = Invite(
         secrets.token_urlsafe(9),
         campaign_id,
@@ -453,7 +453,7 @@ def join_with_code(svc: ServicesDep, code: str, user: User, display_name: str | 
     if svc.table.state(found.campaign_id).role_of(user.user_id) is not None:
         return found.campaign_id
     try:
-        svc.accounts.claim_invite(code, user.user_id, stamp())
+        svc.accounts.claim_invite(code, user.user_id, stamp(svc.now()))
     except InviteRefused as refused:
         raise HTTPException(INVITE_STATUS[refused.why], refused.reason) from None
     try:

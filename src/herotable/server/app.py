@@ -67,14 +67,16 @@ def create_app(
     store: EventStore | None = None,
     rng: Rng | None = None,
     clock: Callable[[], float] = time.time,
+    ticks: Callable[[], float] = time.monotonic,
 ) -> FastAPI:
-    """The web table. Tests pass their own store, dice and clock (the seconds the login limits count in);
-    `herotable serve` passes none."""
+    """The web table. Tests pass their own store, dice and clocks (`clock`: the seconds since the epoch that login
+    limits and invitations count by; `ticks`: the monotonic seconds a session check is kept for); `herotable serve`
+    passes none."""
     settings = settings or Settings.from_env()
     store = store or open_store(settings.database_url)
     table = TableService(store, rng=rng)
-    services = make_services(settings, table, clock)
-    hub = Hub(table, settings.redis_url, services.live_sessions)
+    services = make_services(settings, table, clock, ticks)
+    hub = Hub(table, settings.redis_url, services.live_sessions, redis_prefix=settings.redis_prefix)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
@@ -28,17 +29,29 @@ class Services:
     guard: Guard
     live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
 
+    def now(self) -> datetime:
+        """The time by the app's clock (the one the login limits count by), for invitations and the removals they
+        are compared with."""
+        return datetime.fromtimestamp(self.guard.clock(), UTC)
 
-def make_services(settings: Settings, table: TableService, clock: Callable[[], float] = time.time) -> Services:
+
+def make_services(
+    settings: Settings,
+    table: TableService,
+    clock: Callable[[], float] = time.time,
+    ticks: Callable[[], float] = time.monotonic,
+) -> Services:
     """The services of one app: accounts beside the table's store, limits, removals remembered so that an
-    invitation made before a member's removal no longer admits them, and a deleted character's portrait removed."""
+    invitation made before a member's removal no longer admits them, and a deleted character's portrait removed.
+    `clock` (seconds since the epoch) is what login limits and invitations count by; `ticks` (seconds, monotonic)
+    is how long a session check is kept."""
     accounts = accounts_for(table.store)
 
     def removals(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
             removed = e.data.get("user")
             if e.type == "member.left" and isinstance(removed, str) and removed != e.actor:
-                accounts.record_removal(campaign_id, removed, stamp())
+                accounts.record_removal(campaign_id, removed, stamp(datetime.fromtimestamp(clock(), UTC)))
 
     def portraits(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
@@ -53,7 +66,7 @@ def make_services(settings: Settings, table: TableService, clock: Callable[[], f
         accounts,
         Sessions(settings.secret_key),
         Guard.build(settings, accounts, clock),
-        LiveSessions(accounts),
+        LiveSessions(accounts, clock=ticks),
     )
 
 
