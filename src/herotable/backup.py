@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import URL
 
+from herotable.store.invariants import check_log
 from herotable.store.port import StoreError
 from herotable.store.sql import DATABASE_URL_ENV, default_database_url, parse_database_url
 
+RESTORE_ANOTHER = "Tip: restore another backup, or take a new one of the live database with `herotable backup`"
+NAME_A_BACKUP = "Tip: name a file made by `herotable backup`"
 PG_DUMP_TIP = (
     "this database is PostgreSQL: back it up with its own tool, e.g. `pg_dump --format=custom -f herotable.dump "
     "DBNAME`, and restore with `pg_restore` (see docs/storage.md)"
@@ -88,28 +92,68 @@ def backup(url: str | None, target: Path) -> Copied:
     return Copied(target, campaigns, events)
 
 
+def _refused(source: Path, reason: str) -> StoreError:
+    """A restore refused: `reason` says what is wrong with `source` and ends with a Tip."""
+    return StoreError(f"nothing was restored from {source}: {reason}")
+
+
 def _check_backup(path: Path) -> None:
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
             if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-                raise StoreError(f"{path} is damaged (SQLite's integrity check fails); nothing was restored")
+                raise _refused(path, f"it is damaged (SQLite's integrity check fails). {RESTORE_ANOTHER}")
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         db.close()
     except sqlite3.DatabaseError as error:
-        raise StoreError(f"{path} is not a SQLite database ({error}); nothing was restored") from error
+        raise _refused(path, f"it is not a SQLite database ({error}). {NAME_A_BACKUP}") from error
     if not {"campaigns", "events", "alembic_version"} <= tables:
-        raise StoreError(f"{path} is a SQLite database but not a herotable one; nothing was restored")
+        raise _refused(path, f"it is a SQLite database but not a herotable one. {NAME_A_BACKUP}")
+
+
+def _head_hashes(path: Path) -> dict[str, str]:
+    """Each campaign's head hash as the SQLite file at `path` keeps it (the store's port does not hand it out)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        found = {
+            str(cid): str(head_hash) for cid, head_hash in db.execute("SELECT campaign_id, head_hash FROM campaigns")
+        }
+    db.close()
+    return found
+
+
+def _check_campaigns(staged: Path) -> tuple[int, int]:
+    """Check every campaign of the database at `staged` as the server will read it: its log whole up to its head
+    (seq and hash), its chain intact, and (a campaign recorded as facts) folding. The campaigns and events it holds.
+    Raises StoreError naming the campaign at fault, with a Tip."""
+    from herotable.service import LegacyCampaign, TableService
+    from herotable.store.sql import open_store
+    from herotable.table.fold import FoldError
+
+    store = open_store(f"sqlite:///{staged}")  # migrates an older backup to this version's schema
+    try:
+        head_hashes = _head_hashes(staged)
+        service = TableService(store)
+        campaigns = store.campaigns()
+        events = 0
+        for row in campaigns:
+            log = store.load(row.campaign_id)
+            events += len(log)
+            check_log(row, log, head_hashes[row.campaign_id])
+            try:
+                service.state(row.campaign_id)
+            except LegacyCampaign:
+                continue  # kept as it is, as the server keeps it
+            except (FoldError, StoreError) as error:
+                raise StoreError(f"campaign {row.name!r} ({row.campaign_id}) does not fold: {error}") from None
+    finally:
+        store.close()
+    return len(campaigns), events
 
 
 def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
     """Put the backup `source` in place of the database at `url`, after checking it: intact, a herotable database
-    (brought to this version's schema), every campaign folding with its chain intact. The server must be stopped.
-    Raises StoreError, changing nothing, when a check fails or a database is there and `replace` is not given."""
-    from herotable.service import LegacyCampaign, TableService
-    from herotable.store.chain import chain_problems
-    from herotable.store.sql import open_store
-    from herotable.table.fold import FoldError
-
+    (brought to this version's schema), every campaign's log whole up to its head and folding with its chain intact.
+    The server must be stopped. Raises StoreError, changing nothing, when a check fails or a database is there and
+    `replace` is not given."""
     target = sqlite_path(url)
     if not source.is_file():
         raise StoreError(f"there is no backup at {source}")
@@ -119,40 +163,33 @@ def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
             f"a database is already at {target}. Tip: stop the server and pass --replace to put the backup in its "
             "place (the database there now is lost), or restore to another --database"
         )
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    made = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
     staged = target.with_name(target.name + ".restoring")
-    staged.unlink(missing_ok=True)
-    _private_new_file(staged)
+    restored = False
     try:
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        staged.unlink(missing_ok=True)
+        _private_new_file(staged)
         with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(staged) as dst:
             src.backup(dst)
         src.close()
         dst.close()
-        store = open_store(f"sqlite:///{staged}")  # migrates an older backup to this version's schema
         try:
-            service = TableService(store)
-            campaigns = store.campaigns()
-            events = 0
-            for row in campaigns:
-                log = store.load(row.campaign_id)
-                events += len(log)
-                if chain_problems(log):
-                    raise StoreError(
-                        f"campaign {row.campaign_id} in {source} has a broken hash chain: nothing was restored"
-                    )
-                try:
-                    service.state(row.campaign_id)
-                except LegacyCampaign:
-                    continue  # kept as it is, as the server keeps it
-                except FoldError as error:
-                    raise StoreError(f"campaign {row.campaign_id} in {source} does not fold: {error}") from error
-        finally:
-            store.close()
+            campaigns, events = _check_campaigns(staged)
+        except StoreError as error:
+            raise _refused(source, f"{error}. {RESTORE_ANOTHER}") from None
         for extra in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
             extra.unlink(missing_ok=True)
         os.replace(staged, target)
+        restored = True
     except sqlite3.Error as error:
         raise StoreError(f"cannot restore {source}: {error}") from error
+    except OSError as error:
+        raise StoreError(f"cannot write {target}: {error.strerror}. Tip: check the directory") from error
     finally:
         staged.unlink(missing_ok=True)
-    return Copied(target, len(campaigns), events)
+        if not restored:
+            for folder in made:  # deepest first: a refused restore leaves no new directory behind
+                with suppress(OSError):
+                    folder.rmdir()
+    return Copied(target, campaigns, events)
