@@ -120,15 +120,18 @@ def _head_hashes(path: Path) -> dict[str, str]:
     return found
 
 
-def _check_campaigns(staged: Path) -> tuple[int, int]:
-    """Check every campaign of the database at `staged` as the server will read it: its log whole up to its head
-    (seq and hash), its chain intact, and (a campaign recorded as facts) folding. The campaigns and events it holds.
-    Raises StoreError naming the campaign at fault, with a Tip."""
+def _check_campaigns(staged: Path, source: Path) -> tuple[int, int]:
+    """Check every campaign of the database at `staged` (a copy of `source`) as the server will read it: its log
+    whole up to its head (seq and hash), its chain intact, and (a campaign recorded as facts) folding. The campaigns
+    and events it holds. Raises StoreError saying what is wrong, naming the campaign at fault, with a Tip."""
     from herotable.service import LegacyCampaign, TableService
     from herotable.store.sql import open_store
     from herotable.table.fold import FoldError
 
-    store = open_store(f"sqlite:///{staged}")  # migrates an older backup to this version's schema
+    try:
+        store = open_store(f"sqlite:///{staged}")  # migrates an older backup to this version's schema
+    except StoreError as error:
+        raise _refused(source, error.reason) from None
     try:
         head_hashes = _head_hashes(staged)
         service = TableService(store)
@@ -137,13 +140,13 @@ def _check_campaigns(staged: Path) -> tuple[int, int]:
         for row in campaigns:
             log = store.load(row.campaign_id)
             events += len(log)
-            check_log(row, log, head_hashes[row.campaign_id])
             try:
+                check_log(row, log, head_hashes[row.campaign_id])
                 service.state(row.campaign_id)
             except LegacyCampaign:
                 continue  # kept as it is, as the server keeps it
             except (FoldError, StoreError) as error:
-                raise StoreError(f"campaign {row.name!r} ({row.campaign_id}) does not fold: {error}") from None
+                raise _refused(source, f"{error}. {RESTORE_ANOTHER}") from None
     finally:
         store.close()
     return len(campaigns), events
@@ -174,10 +177,7 @@ def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
             src.backup(dst)
         src.close()
         dst.close()
-        try:
-            campaigns, events = _check_campaigns(staged)
-        except StoreError as error:
-            raise _refused(source, f"{error}. {RESTORE_ANOTHER}") from None
+        campaigns, events = _check_campaigns(staged, source)
         for extra in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
             extra.unlink(missing_ok=True)
         os.replace(staged, target)

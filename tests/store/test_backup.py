@@ -187,6 +187,37 @@ def test_a_backup_whose_head_and_log_disagree_is_refused_naming_the_campaign_and
     assert not (tmp_path / "fresh").exists()
 
 
+UNREADABLE = {
+    # a copy made by a newer herotable, whose schema this one does not know
+    "newer revision": (["UPDATE alembic_version SET version_num = 'ffff_newer'"], "schema revision 'ffff_newer'"),
+}
+
+
+@pytest.mark.parametrize("damage", UNREADABLE, ids=list(UNREADABLE))
+def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_and_changes_nothing(
+    tmp_path: Path, live: tuple[Path, TableService, list[str]], damage: str
+) -> None:
+    db, service, ids = live
+    service.snapshot_every = 2  # snapshots at 2 and 4
+    for cid in ids:
+        for dice in ("1d20", "2d6", "3d4"):
+            service.execute(cid, "gm", FreeRoll(dice))
+    statements, what = UNREADABLE[damage]
+    copy = _damaged(tmp_path, db, damage.replace(" ", "-"), *statements)
+    existing = tmp_path / "there" / "herotable.db"
+    kept = open_store(_url(existing))
+    TableService(kept).create_campaign("gm", "GM", "Kept", Ruleset.CONVICTION)
+    kept.close()
+    before = _files(existing.parent)
+    result = CliRunner().invoke(app, ["restore", str(copy), "--database", _url(existing), "--replace"])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # a refusal, not a traceback
+    assert result.output.startswith(f"error: nothing was restored from {copy}: ")
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
+    assert what in result.output and "Tip: " in result.output, result.output
+    assert _files(existing.parent) == before
+
+
 def test_a_backup_never_overwrites_and_names_pg_dump_for_postgresql(tmp_path, live):
     db, _, _ = live
     existing = tmp_path / "existing.db"
