@@ -187,9 +187,37 @@ def test_a_backup_whose_head_and_log_disagree_is_refused_naming_the_campaign_and
     assert not (tmp_path / "fresh").exists()
 
 
+_SNAPSHOT_4 = "UPDATE snapshots SET state = {} WHERE campaign_id = :c AND seq = 4"
 UNREADABLE = {
     # a copy made by a newer herotable, whose schema this one does not know
     "newer revision": (["UPDATE alembic_version SET version_num = 'ffff_newer'"], "schema revision 'ffff_newer'"),
+    # snapshot rows whose payload is not a state: the server would start the campaign from them
+    "snapshot not JSON": ([_SNAPSHOT_4.format("'garbage{'")], "its snapshot at event 4 is not JSON"),
+    "snapshot not a state": (
+        [_SNAPSHOT_4.format("""'{"x": 1}'""")],
+        "its snapshot at event 4 is not a state this herotable reads ($.campaign_id: missing)",
+    ),
+    "snapshot without its game": (
+        [_SNAPSHOT_4.format("json_remove(state, '$.game')")],
+        "its snapshot at event 4 is not a state this herotable reads ($.game: missing)",
+    ),
+    "snapshot of another event": (
+        [_SNAPSHOT_4.format("json_set(state, '$.seq', 2)")],
+        "its snapshot at event 4 holds the state after event 2",
+    ),
+    # the last event cut with the head moved back to the one before: the snapshot still claims it
+    "snapshot past the head": (
+        [
+            "DELETE FROM events WHERE campaign_id = :c AND seq = 4",
+            "UPDATE campaigns SET head = 3, head_hash = (SELECT hash FROM events WHERE campaign_id = :c AND seq = 3) "
+            "WHERE campaign_id = :c",
+        ],
+        "its snapshot at event 4 is past its head at event 3",
+    ),
+    "event data not JSON": (
+        ["UPDATE events SET data = 'nope' WHERE campaign_id = :c AND seq = 2"],
+        "campaign 'Campaign 1' ({cid}): its log holds an event that is not JSON",
+    ),
 }
 
 
@@ -214,7 +242,7 @@ def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_
     assert isinstance(result.exception, SystemExit), result.exception  # a refusal, not a traceback
     assert result.output.startswith(f"error: nothing was restored from {copy}: ")
     assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
-    assert what in result.output and "Tip: " in result.output, result.output
+    assert what.format(cid=ids[1]) in result.output and "Tip: " in result.output, result.output
     assert _files(existing.parent) == before
 
 
