@@ -150,8 +150,10 @@ def restore_cmd(
     ] = False,
     database: DatabaseOption = None,
 ) -> None:
-    """Check a backup (intact, a herotable database, every campaign folding with its hash chain intact) and put it in
-    place of the SQLite database. Nothing changes when a check fails."""
+    """Check a backup (intact, a herotable database this version reads, every campaign whole up to its head and
+    folding with its hash chain intact, every snapshot readable) and put it in place of the SQLite database. Exits 0
+    once it is in place, 2 when it refuses (a check fails, or a database is there without --replace); nothing changes
+    then."""
     from herotable.backup import restore
     from herotable.store import StoreError
 

@@ -114,6 +114,138 @@ def test_a_restore_over_a_database_needs_replace_and_a_bad_backup_changes_nothin
     assert _campaigns(other) == _campaigns(copied.path)
 
 
+def _files(directory: Path) -> dict[str, bytes]:
+    """Every file in `directory` with its bytes: what a refused restore must leave exactly as it was."""
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir()) if path.is_file()}
+
+
+def _damaged(tmp_path: Path, db: Path, name: str, *statements: str) -> Path:
+    """A backup of `db` changed by `statements` (`:c` is the second campaign), as a cut or edited copy would be."""
+    copy = tmp_path / f"{name}.db"
+    backup(_url(db), copy)
+    with sqlite3.connect(copy) as edit:
+        cid = edit.execute("SELECT campaign_id FROM campaigns ORDER BY created_at, campaign_id").fetchall()[1][0]
+        for statement in statements:
+            edit.execute(statement, {"c": cid})
+    edit.close()
+    return copy
+
+
+HEAD_DAMAGE = {
+    # the log's last event is gone, the head still names it: the next command would land one past a gap
+    "tail cut": (
+        ["DELETE FROM events WHERE campaign_id = :c AND seq = (SELECT head FROM campaigns WHERE campaign_id = :c)"],
+        "its head is at event 4 but its log ends at event 3",
+    ),
+    # the head (seq and hash) moved back one event, the event left behind it
+    "head behind": (
+        [
+            "UPDATE campaigns SET head = head - 1, head_hash = (SELECT prev_hash FROM events WHERE campaign_id = :c "
+            "AND seq = 4) WHERE campaign_id = :c"
+        ],
+        "its log runs on to event 4, past its head at event 3",
+    ),
+    # the head's seq is right but its hash is not the last event's: the next command would break the chain
+    "head hash": (
+        [
+            "UPDATE campaigns SET head_hash = (SELECT prev_hash FROM events WHERE campaign_id = :c AND seq = 4) "
+            "WHERE campaign_id = :c"
+        ],
+        "its head's hash is not the hash of its last event, 4",
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", HEAD_DAMAGE, ids=list(HEAD_DAMAGE))
+def test_a_backup_whose_head_and_log_disagree_is_refused_naming_the_campaign_and_changes_nothing(
+    tmp_path: Path, live: tuple[Path, TableService, list[str]], damage: str
+) -> None:
+    db, service, ids = live
+    for cid in ids:
+        for dice in ("1d20", "2d6", "3d4"):
+            service.execute(cid, "gm", FreeRoll(dice))
+    assert [service.store.head(cid) for cid in ids] == [4, 4]
+    statements, what = HEAD_DAMAGE[damage]
+    copy = _damaged(tmp_path, db, damage, *statements)
+    there = tmp_path / "there"
+    there.mkdir()
+    existing = there / "herotable.db"
+    kept = open_store(_url(existing))
+    TableService(kept).create_campaign("gm", "GM", "Kept", Ruleset.CONVICTION)
+    kept.close()
+    before = _files(there)
+    runner = CliRunner()
+    fresh = tmp_path / "fresh" / "data" / "herotable.db"
+    for target, options in ((existing, ["--replace"]), (existing, []), (there / "new.db", []), (fresh, [])):
+        result = runner.invoke(app, ["restore", str(copy), "--database", _url(target), *options])
+        assert result.exit_code == 2, (options, result.output)
+        assert isinstance(result.exception, SystemExit)  # a refusal, not a traceback
+        if target != existing or options:
+            assert f"campaign 'Campaign 1' ({ids[1]})" in result.output and what in result.output, result.output
+            assert "nothing was restored" in result.output and "Tip: " in result.output, result.output
+        assert _files(there) == before
+    assert not (tmp_path / "fresh").exists()
+
+
+_SNAPSHOT_4 = "UPDATE snapshots SET state = {} WHERE campaign_id = :c AND seq = 4"
+UNREADABLE = {
+    # a copy made by a newer herotable, whose schema this one does not know
+    "newer revision": (["UPDATE alembic_version SET version_num = 'ffff_newer'"], "schema revision 'ffff_newer'"),
+    # snapshot rows whose payload is not a state: the server would start the campaign from them
+    "snapshot not JSON": ([_SNAPSHOT_4.format("'garbage{'")], "its snapshot at event 4 is not JSON"),
+    "snapshot not a state": (
+        [_SNAPSHOT_4.format("""'{"x": 1}'""")],
+        "its snapshot at event 4 is not a state this herotable reads ($.campaign_id: missing)",
+    ),
+    "snapshot without its game": (
+        [_SNAPSHOT_4.format("json_remove(state, '$.game')")],
+        "its snapshot at event 4 is not a state this herotable reads ($.game: missing)",
+    ),
+    "snapshot of another event": (
+        [_SNAPSHOT_4.format("json_set(state, '$.seq', 2)")],
+        "its snapshot at event 4 holds the state after event 2",
+    ),
+    # the last event cut with the head moved back to the one before: the snapshot still claims it
+    "snapshot past the head": (
+        [
+            "DELETE FROM events WHERE campaign_id = :c AND seq = 4",
+            "UPDATE campaigns SET head = 3, head_hash = (SELECT hash FROM events WHERE campaign_id = :c AND seq = 3) "
+            "WHERE campaign_id = :c",
+        ],
+        "its snapshot at event 4 is past its head at event 3",
+    ),
+    "event data not JSON": (
+        ["UPDATE events SET data = 'nope' WHERE campaign_id = :c AND seq = 2"],
+        "campaign 'Campaign 1' ({cid}): its log holds an event that is not JSON",
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", UNREADABLE, ids=list(UNREADABLE))
+def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_and_changes_nothing(
+    tmp_path: Path, live: tuple[Path, TableService, list[str]], damage: str
+) -> None:
+    db, service, ids = live
+    service.snapshot_every = 2  # snapshots at 2 and 4
+    for cid in ids:
+        for dice in ("1d20", "2d6", "3d4"):
+            service.execute(cid, "gm", FreeRoll(dice))
+    statements, what = UNREADABLE[damage]
+    copy = _damaged(tmp_path, db, damage.replace(" ", "-"), *statements)
+    existing = tmp_path / "there" / "herotable.db"
+    kept = open_store(_url(existing))
+    TableService(kept).create_campaign("gm", "GM", "Kept", Ruleset.CONVICTION)
+    kept.close()
+    before = _files(existing.parent)
+    result = CliRunner().invoke(app, ["restore", str(copy), "--database", _url(existing), "--replace"])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # a refusal, not a traceback
+    assert result.output.startswith(f"error: nothing was restored from {copy}: ")
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
+    assert what.format(cid=ids[1]) in result.output and "Tip: " in result.output, result.output
+    assert _files(existing.parent) == before
+
+
 def test_a_backup_never_overwrites_and_names_pg_dump_for_postgresql(tmp_path, live):
     db, _, _ = live
     existing = tmp_path / "existing.db"

@@ -329,6 +329,13 @@ def _drop_last_and_fix_counts(doc: dict[str, Any]) -> None:
     doc["campaign"]["head"] -= 1
 
 
+def _cut_tail_keep_head(doc: dict[str, Any]) -> None:
+    # a log cut after its last event, the head left saying 7 and the count and digest made to agree
+    doc["events"].pop()
+    doc["event_count"] -= 1
+    doc["sha256"] = expected_digest(doc)
+
+
 def _swap(doc: dict[str, Any]) -> None:
     doc["events"][3], doc["events"][4] = doc["events"][4], doc["events"][3]
 
@@ -374,6 +381,10 @@ TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
     (_change_data, "event 3 .* was changed after it was recorded"),
     (_drop_last, "event_count is 7 but the document holds 6 events"),
     (_drop_last_and_fix_counts, "sha256 digest does not match"),
+    (
+        _cut_tail_keep_head,
+        r"campaign 'The Ninja Island Job' \(c1\): its head is at event 7 but its log ends at event 6.*Tip: ",
+    ),
     (_swap, "event number 4 in the log has seq 5"),
     (_swap_within_a_command_and_renumber, "event 5 .* does not follow the event before it"),
     (_wrong_digest, "sha256 digest does not match"),

@@ -221,6 +221,23 @@ def test_a_database_before_facts_is_migrated_and_keeps_its_campaigns_unread(old_
         store.close()
 
 
+def test_a_database_of_a_newer_herotable_is_refused_naming_its_revision_and_left_alone(old_url: str) -> None:
+    store = open_store(old_url)
+    store.create_campaign("c1", "N", "ltl", CREATED)
+    store.append("c1", 0, command("k1", 2))
+    store.close()
+    engine = sa.create_engine(old_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = 'ffff_newer'")
+    with pytest.raises(StoreError, match=r"schema revision 'ffff_newer'.*newer herotable.*Tip: ") as refused:
+        open_store(old_url)
+    assert head_revision() in str(refused.value)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == "ffff_newer"
+        assert connection.exec_driver_sql("SELECT head FROM campaigns").scalar_one() == 2
+    engine.dispose()
+
+
 def _backend_pid(engine: sa.Engine) -> int:
     with engine.connect() as connection:
         pid: int = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()

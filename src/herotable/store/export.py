@@ -56,6 +56,7 @@ _EVENT_FIELDS: dict[str, type] = {
     "hash": str,
 }
 _OPTIONAL = {"actor", "owner", "command"}
+_EXPORT_AGAIN = "Tip: export the campaign again from the database it was recorded in"
 _DOCUMENT_FIELDS = ("format", "format_version", "campaign", "event_count", "events", "sha256")
 
 
@@ -149,7 +150,7 @@ def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent]]:
     try:
         check_log(row, log)
     except StoreError as error:
-        raise InvalidExport(error.reason) from None
+        raise InvalidExport(f"{error.reason}. {_EXPORT_AGAIN}") from None
     if document["sha256"] != digest(campaign, events):
         raise InvalidExport("the sha256 digest does not match the content: the document was changed after export")
     return row, log

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from herotable.store import payload
-from herotable.store.chain import chain_problems, hash_of
+from herotable.store.chain import GENESIS, chain_problems, hash_of
 from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, Portrait, StoredEvent, StoreError
 
 PORTRAIT_TYPES = ("image/webp", "image/png")  # what the server re-encodes portraits to
@@ -91,9 +91,18 @@ def check_batch(events: Sequence[NewEvent]) -> None:
     _check_commands_whole([event.command_id for event in events], lambda index: f"events[{index}]")
 
 
-def check_log(row: CampaignRow, events: Sequence[StoredEvent]) -> None:
-    """Raise `StoreError` unless `events` is a whole log of campaign `row`: seqs 1..head, commands together."""
+def check_log(row: CampaignRow, events: Sequence[StoredEvent], head_hash: str | None = None) -> None:
+    """Raise `StoreError`, naming the campaign, unless `events` is a whole log of campaign `row`: seqs 1..head,
+    commands together, the hash chain intact and, when `head_hash` (what a store keeps of the head) is given, ending
+    on that hash. A log that ends before its head was cut short: the next command would land past a gap."""
     check_campaign(row.campaign_id, row.name, row.ruleset, row.created_at)
+    try:
+        _check_whole(row, events, head_hash)
+    except StoreError as error:
+        raise StoreError(f"campaign {row.name!r} ({row.campaign_id}): {error.reason}") from None
+
+
+def _check_whole(row: CampaignRow, events: Sequence[StoredEvent], head_hash: str | None) -> None:
     for index, event in enumerate(events):
         where = f"event seq {event.seq}"
         if event.campaign_id != row.campaign_id:
@@ -104,12 +113,24 @@ def check_log(row: CampaignRow, events: Sequence[StoredEvent]) -> None:
                 "without gaps"
             )
         check_event(event, where)
-    if row.head != len(events):
-        raise StoreError(f"the campaign's head is {row.head!r} but its log holds {len(events)} events")
+    last = len(events)
+    if isinstance(row.head, bool) or not isinstance(row.head, int):
+        raise StoreError(f"its head is {row.head!r}, not the seq of its last event ({last})")
+    if row.head > last:
+        ends = f"ends at event {last}" if last else "holds no events"
+        raise StoreError(f"its head is at event {row.head} but its log {ends}: the events after {last} are missing")
+    if row.head < last:
+        raise StoreError(f"its log runs on to event {last}, past its head at event {row.head}")
     _check_commands_whole([event.command_id for event in events], lambda index: f"event seq {index + 1}")
     problems = chain_problems(events)
     if problems:
         raise StoreError(f"the log's hash chain is broken: {problems[0]}")
+    if head_hash is not None and head_hash != (events[-1].hash if events else GENESIS):
+        raise StoreError(
+            f"its head's hash is not the hash of its last event, {last}: the head or the log was changed"
+            if events
+            else "its head holds a hash although its log holds no events"
+        )
 
 
 def encode_snapshot(seq: int, state: Mapping[str, Any], version: int) -> str:

@@ -34,6 +34,19 @@ def head_revision() -> str:
     return head
 
 
+def _check_known(current: str | None) -> None:
+    """Raise StoreError, before anything is written, for a schema revision this herotable does not ship: the
+    database was made or upgraded by a newer one, whose tables this one would misread or break."""
+    known = {script.revision for script in ScriptDirectory.from_config(_config()).walk_revisions()}
+    if current is None or current in known:
+        return
+    raise StoreError(
+        f"the database is at schema revision {current!r}, which this herotable does not know (its newest is "
+        f"{head_revision()!r}): a newer herotable made or upgraded it. Tip: open it with that herotable, or upgrade "
+        "this one to it"
+    )
+
+
 def current_revision(engine: Engine) -> str | None:
     """The database's schema revision, None when it has never been migrated."""
     with engine.connect() as connection:
@@ -44,10 +57,12 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the database up to `revision` in one transaction; a no-op when it is there already.
 
     Concurrent callers are serialised (SQLite's write lock, a PostgreSQL advisory lock), so the second
-    one finds the work done.
+    one finds the work done. Raises StoreError for a database at a revision this herotable does not know.
     """
-    if revision == "head" and current_revision(engine) == head_revision():
+    current = current_revision(engine)
+    if revision == "head" and current == head_revision():
         return
+    _check_known(current)
     with for_writing(engine).begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK})

@@ -225,8 +225,16 @@ def snapshot_of(state: TableState) -> dict[str, Any]:
 
 
 def state_from_snapshot(data: Mapping[str, Any]) -> TableState:
+    """The state a snapshot holds. Raises CodecError, naming the path, for anything that is not one."""
+    if not isinstance(data, Mapping):
+        raise CodecError(f"$: expected an object, got {type(data).__name__}")
     core = decode_as(TableState, {k: v for k, v in data.items() if k != "game"})
-    return evolved(core, game=game_for(core.ruleset).decode_state(data["game"]))
+    game = data.get("game")
+    if not isinstance(game, Mapping):
+        raise CodecError(
+            "$.game: missing" if game is None else f"$.game: expected an object, got {type(game).__name__}"
+        )
+    return evolved(core, game=game_for(core.ruleset).decode_state(game))
 
 
 _VISIBILITY = {v.value: v for v in Visibility}
