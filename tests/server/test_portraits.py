@@ -5,6 +5,7 @@ who may read the character's sheet, and gone with their character. A refused upl
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from typing import Any
@@ -145,6 +146,47 @@ def test_what_is_not_a_png_jpeg_or_webp_is_refused_saying_so(upload: bytes, stat
         reencode(upload)
     assert (refused.value.status, refused.value.code) == (status, code)
     assert "Tip:" in refused.value.message
+
+
+PYTHON_INSIDES = re.compile(r"<[^>]*>|0x[0-9a-f]{4,}|_io\b|BytesIO|object at", re.IGNORECASE)
+
+
+@pytest.mark.parametrize(
+    ("upload", "name"),
+    [
+        pytest.param(picture("PNG", (400, 400))[:8], "PNG", id="png-signature-alone"),
+        pytest.param(picture("PNG", (400, 400))[:40], "PNG", id="png-header-cut-short"),
+        pytest.param(b"\xff\xd8\xff" + b"\x00" * 100, "JPEG", id="jpeg-start-then-zeros"),
+        pytest.param(b"RIFF\x00\x00\x00\x00WEBP" + b"\x00" * 50, "WebP", id="webp-start-then-zeros"),
+        pytest.param(picture("WEBP", (400, 400))[:12], "WebP", id="webp-riff-header-alone"),
+    ],
+)
+def test_a_file_that_only_starts_like_an_image_is_refused_in_words(upload: bytes, name: str) -> None:
+    """Pillow cannot even read the header: the refusal says what the file is not, never Pillow's
+    'cannot identify image file <_io.BytesIO object at 0x…>'."""
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(upload)
+    message = refused.value.message
+    assert (refused.value.status, refused.value.code) == (422, "portrait/unreadable")
+    assert message.startswith(f"the file is not a PNG, JPEG or WebP image (it starts like a {name}"), message
+    assert "Tip:" in message and not PYTHON_INSIDES.search(message), message
+
+
+@pytest.mark.parametrize(
+    "upload",
+    [
+        pytest.param(picture("PNG", (400, 400))[:300], id="png"),
+        pytest.param(picture("JPEG", (400, 400))[:100], id="jpeg-in-its-tables"),
+        pytest.param(picture("JPEG", (400, 400))[:2000], id="jpeg-in-its-pixels"),
+        pytest.param(picture("WEBP", (400, 400))[:100], id="webp"),
+    ],
+)
+def test_a_picture_cut_short_is_refused_in_words(upload: bytes) -> None:
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(upload)
+    message = refused.value.message
+    assert (refused.value.status, refused.value.code) == (422, "portrait/unreadable")
+    assert "cut short or damaged" in message and "Tip:" in message and not PYTHON_INSIDES.search(message), message
 
 
 # --- on the web ---

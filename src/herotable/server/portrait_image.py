@@ -21,7 +21,9 @@ FIT = 512  # the kept image fits within FIT x FIT pixels
 MEDIA_TYPE = "image/webp"
 QUALITY = 85
 FORMATS = {"PNG": "PNG", "JPEG": "JPEG", "WEBP": "WebP"}  # Pillow's name → the name people know
+TAKEN = "PNG, JPEG or WebP"  # FORMATS, in words
 ACCEPT = "image/png,image/jpeg,image/webp"  # for the file input
+BROKEN = (OSError, SyntaxError, ValueError, EOFError, struct.error)  # what Pillow raises for a file it cannot read
 
 
 class PortraitRefused(ValueError):
@@ -80,37 +82,43 @@ def reencode(data: bytes) -> Reencoded:
             f"pixels, or as a JPEG or WebP); it is shown at most {FIT} x {FIT} pixels anyway",
         )
     if not data:
-        raise PortraitRefused(415, "portrait/empty", "no file was sent. Tip: choose a PNG, JPEG or WebP image")
+        raise PortraitRefused(415, "portrait/empty", f"no file was sent. Tip: choose a {TAKEN} image")
     kind = _sniffed(data)
     if kind is None:
         raise PortraitRefused(
             415,
             "portrait/not_an_image",
-            "the file is not a PNG, JPEG or WebP image. Tip: save the picture in one of those formats and upload it "
-            "again",
+            f"the file is not a {TAKEN} image. Tip: save the picture in one of those formats and upload it again",
         )
     name = FORMATS[kind]
     try:
-        with Image.open(io.BytesIO(data), formats=[kind]) as opened:  # reads the header only
-            width, height = opened.size
-            if width * height > MAX_PIXELS:
-                raise _too_many_pixels(name, f"{width} x {height}")
+        opened = Image.open(io.BytesIO(data), formats=[kind])  # reads the header only
+    except Image.DecompressionBombError:  # Pillow's own limit, far above ours, met while reading the header
+        raise _too_many_pixels(name, "hundreds of millions of") from None
+    except BROKEN:  # Pillow's words name its own insides (`<_io.BytesIO object at 0x…>`): ours say what is wrong
+        raise PortraitRefused(
+            422,
+            "portrait/unreadable",
+            f"the file is not a {TAKEN} image (it starts like a {name}, but its header is cut short or damaged). "
+            f"Tip: open it in an image editor, save it as a {TAKEN} and upload that",
+        ) from None
+    with opened:
+        width, height = opened.size
+        if width * height > MAX_PIXELS:
+            raise _too_many_pixels(name, f"{width} x {height}")
+        try:
             opened.draft("RGB", (FIT, FIT))  # a JPEG decodes at a fraction of its size when that is enough
             opened.load()
             upright = ImageOps.exif_transpose(opened)
             mode = "RGBA" if upright.mode in ("RGBA", "LA", "PA") or "transparency" in upright.info else "RGB"
             pixels = upright.convert(mode)
-    except PortraitRefused:
-        raise
-    except Image.DecompressionBombError:  # Pillow's own limit, far above ours, met while reading the header
-        raise _too_many_pixels(name, "hundreds of millions of") from None
-    except (OSError, SyntaxError, ValueError, EOFError, struct.error) as err:
-        raise PortraitRefused(
-            422,
-            "portrait/unreadable",
-            f"the file starts like a {name} but cannot be read as one ({err}). Tip: open it in an image editor, "
-            "save it again and upload that",
-        ) from None
+        except BROKEN:
+            raise PortraitRefused(
+                422,
+                "portrait/unreadable",
+                f"the file is not a whole {name} image (its header is one, but its picture is cut short or damaged). "
+                "Tip: open it in an image editor, save it again and upload that",
+            ) from None
     pixels.thumbnail((FIT, FIT), Image.Resampling.LANCZOS)
     clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # the pixels alone, no metadata
     out = io.BytesIO()
