@@ -17,7 +17,16 @@ from PIL.PngImagePlugin import PngInfo
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.limits import MAX_BODY_BYTES, PORTRAIT_BODY_BYTES
 from herotable.server.pages import live_fragments
-from herotable.server.portrait_image import FIT, MAX_BYTES, MAX_PIXELS, PortraitRefused, reencode
+from herotable.server.portrait_image import (
+    FIT,
+    MAX_BYTES,
+    MAX_PIXELS,
+    PortraitRefused,
+    decode_bytes,
+    jpeg_coefficient_bytes,
+    pixel_bytes,
+    reencode,
+)
 from herotable.store import EventStore
 
 from .clients import Member, anonymous, make_app, register, table
@@ -50,6 +59,29 @@ def png_declaring(width: int, height: int) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     rows = zlib.compress(b"\x00" * 4096, 9)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def png_1bit(width: int, height: int) -> bytes:
+    """A well-formed PNG of `width` x `height` black pixels, one bit each: a few KB for millions of pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * (1 + (width + 7) // 8) * height, 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def webp_canvas(width: int, height: int) -> bytes:
+    """A two-frame WebP of 16 x 16 pixels whose canvas is declared `width` x `height`: a few hundred bytes that
+    libwebp decodes onto two canvases of the declared size."""
+    frames = [Image.new("RGBA", (16, 16), (200, 30, 30, 128)), Image.new("RGBA", (16, 16), (30, 30, 200, 128))]
+    out = io.BytesIO()
+    frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:])
+    data = bytearray(out.getvalue())
+    at = data.index(b"VP8X") + 8 + 4  # the canvas's width - 1 and height - 1, 3 bytes each
+    data[at : at + 6] = (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little")
+    return bytes(data)
 
 
 def opened(data: bytes) -> Image.Image:
@@ -127,6 +159,109 @@ def test_a_decompression_bomb_is_refused_before_its_pixels_are_decoded(width: in
 def test_the_most_pixels_a_portrait_may_declare_are_accepted() -> None:
     made = reencode(picture("PNG", (4096, 4096)))
     assert (made.width, made.height) == (FIT, FIT)
+
+
+MiB = 1024 * 1024
+RESIZING = 16 * MiB  # 16 x 512 x 512 pixels of 4 bytes: the smaller copies shrinking to 512 x 512 makes
+
+
+def test_a_pixel_takes_the_bytes_of_the_mode_pillow_holds_it_in() -> None:
+    assert [pixel_bytes(m) for m in ("1", "L", "P", "I;16", "I;16B", "LA", "RGB", "RGBA", "CMYK", "I")] == [
+        *(1, 1, 1),  # a 1-bit picture takes a byte a pixel once decoded
+        *(2, 2),
+        *(4, 4, 4, 4, 4),  # RGB is padded to 4 bytes
+    ]
+
+
+@pytest.mark.parametrize(
+    ("size", "mode", "alpha", "decoder", "expected"),
+    [
+        # decoded RGB, kept as it is: one picture of 4 bytes a pixel and its row table (8 bytes a row)
+        ((4096, 4096), "RGB", False, 0, 4096 * (4096 * 4 + 8) + RESIZING),
+        # a 1-bit PNG decodes to a byte a pixel, and its RGB copy takes 4 more
+        ((4096, 4096), "1", False, 0, 4096 * (4096 * (1 + 4) + 2 * 8) + RESIZING),
+        # a palette with transparency: the palette picture, its RGBA copy and resizing's premultiplied copy
+        ((4096, 4096), "P", True, 0, 4096 * (4096 * (1 + 4 + 4) + 3 * 8) + RESIZING),
+        ((4096, 4096), "RGBA", True, 0, 4096 * (4096 * (4 + 4) + 2 * 8) + RESIZING),
+        ((3000, 3000), "I;16", False, 0, 3000 * (3000 * (2 + 4) + 2 * 8) + RESIZING),
+        # the attack: 32 KB of PNG, 1 x 16,777,216 one-bit pixels; the rows cost far more than the pixels
+        ((1, 16_777_216), "1", False, 0, 16_777_216 * (1 + 8 + 4 + 8) + RESIZING),  # 352 MB
+        # a WebP: libwebp's two canvases and Pillow's copy of the frame, 12 bytes a pixel, before the picture
+        ((2048, 2048), "RGBA", True, 12 * 2048 * 2048, 2048 * 2048 * 12 + 2048 * (2048 * 8 + 2 * 8) + RESIZING),
+    ],
+)
+def test_what_decoding_holds_is_counted_from_its_modes_not_its_file(
+    size: tuple[int, int], mode: str, alpha: bool, decoder: int, expected: int
+) -> None:
+    assert decode_bytes(*size, mode, alpha=alpha, decoder=decoder) == expected
+
+
+def test_what_libjpeg_holds_is_every_coefficient_of_the_whole_picture() -> None:
+    """64 coefficients of 2 bytes per 8 x 8 block of each component, in whole MCUs."""
+    subsampled = [(2, 2), (1, 1), (1, 1)]  # 4:2:0: an MCU of 16 x 16 pixels holds 4 + 1 + 1 blocks
+    assert jpeg_coefficient_bytes(4096, 4096, subsampled) == 256 * 256 * 6 * 128 == 48 * MiB
+    assert jpeg_coefficient_bytes(4097, 4096, subsampled) == 257 * 256 * 6 * 128  # a ragged edge takes a whole MCU
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)] * 3) == 512 * 512 * 3 * 128 == 96 * MiB  # 4:4:4
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)] * 4) == 128 * MiB  # CMYK
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)]) == 32 * MiB  # grey
+
+
+def test_a_tall_thin_picture_is_refused_before_it_is_decoded() -> None:
+    """The attack: a 32 KB PNG of 1 x 16,777,216 one-bit pixels, within the pixel limit, took 480 MB to decode."""
+    thin = png_1bit(1, 16_777_216)
+    assert len(thin) < 64 * 1024
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(thin)
+    assert (refused.value.status, refused.value.code) == (422, "portrait/too_thin")
+    assert refused.value.message == (
+        "the PNG is 1 x 16777216 pixels, more than 20 times as tall as it is wide, and a portrait may be at most 20 "
+        "times as long one way as the other. Tip: crop it to what the portrait should show and upload that"
+    )
+
+
+def test_a_portrait_may_be_twenty_times_as_long_one_way_as_the_other() -> None:
+    assert (reencode(picture("PNG", (40, 800))).width, reencode(picture("PNG", (800, 40))).height) == (26, 26)
+    for size, words in (((40, 801), "more than 20 times as tall as it is wide"), ((801, 40), "as wide as it is tall")):
+        with pytest.raises(PortraitRefused) as refused:
+            reencode(picture("PNG", size))
+        assert refused.value.code == "portrait/too_thin" and words in refused.value.message
+
+
+def test_a_picture_just_within_the_memory_budget_is_kept_and_one_pixel_more_is_refused() -> None:
+    """RGBA: the picture and resizing's premultiplied copy, 8 bytes a pixel and 16 bytes a row, and 16 MB for the
+    smaller copies, within 100 MB: 3317 x 3317 pixels fit, 3318 x 3318 do not."""
+    assert decode_bytes(3317, 3317, "RGBA", alpha=True) == 3317 * (3317 * 8 + 16) + RESIZING == 104_850_200
+    assert decode_bytes(3318, 3318, "RGBA", alpha=True) == 104_903_296
+    assert 104_850_200 <= 100 * MiB < 104_903_296
+    made = reencode(picture("PNG", (3317, 3317), "RGBA", compress_level=1))
+    assert (made.width, made.height) == (FIT, FIT)
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(picture("PNG", (3318, 3318), "RGBA", compress_level=1))
+    assert (refused.value.status, refused.value.code) == (422, "portrait/too_much_memory")
+    assert refused.value.message == (
+        "the PNG is 3318 x 3318 pixels with transparency; reading it would take 100.1 MB of memory, more than the "
+        "100 MB a portrait may take. Tip: scale it down (to 512 x 512, say) and upload it again"
+    )
+
+
+def test_a_small_webp_on_a_large_canvas_is_refused_before_it_is_decoded() -> None:
+    """A few hundred bytes declaring a 4096 x 4096 canvas took 390 MB: libwebp's canvases, counted, are too many."""
+    bomb = webp_canvas(4096, 4096)
+    assert len(bomb) < 1024
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(bomb)
+    assert refused.value.code == "portrait/too_much_memory"
+    assert "the WebP is 4096 x 4096 pixels with transparency; reading it would take 336.1 MB" in refused.value.message
+
+
+def test_a_progressive_jpeg_is_counted_at_its_full_size() -> None:
+    """libjpeg holds a progressive file's coefficients at full size, though the picture is decoded at an eighth."""
+    jpeg = picture("JPEG", (4096, 4096), "CMYK", progressive=True)
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(jpeg)
+    assert refused.value.code == "portrait/too_much_memory" and "4096 x 4096 pixels;" in refused.value.message
+    kept = reencode(picture("JPEG", (4096, 4096), progressive=True))  # 4:2:0 colour: 48 MB of coefficients
+    assert (kept.width, kept.height) == (FIT, FIT)
 
 
 @pytest.mark.parametrize(
