@@ -27,6 +27,8 @@ from herotable.server.portrait_image import (
     pixel_bytes,
     reencode,
 )
+from herotable.server.settings import Settings
+from herotable.server.slots import Busy, Slots
 from herotable.store import EventStore
 
 from .clients import Member, anonymous, make_app, register, table
@@ -334,6 +336,10 @@ def app() -> Any:
 
 @pytest.fixture
 def campaign(app: Any) -> tuple[str, dict[str, Member]]:
+    return with_heroes(app)
+
+
+def with_heroes(app: Any) -> tuple[str, dict[str, Member]]:
     """Pat's hero Captain Comet and the GM's hidden villain Doctor Entropy, in a campaign with Sam and Sly."""
     cid, m = table(app)
     assert m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET).status_code == 200
@@ -534,3 +540,64 @@ def test_an_archived_campaigns_portraits_do_not_change(app: Any, campaign: Any) 
         assert remove(m[who], cid, "comet").status_code == 403
     assert store_of(app).portrait(cid, "comet") == kept
     assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").content == kept.image  # type: ignore[union-attr]
+
+
+# --- a few decodes at a time ---
+
+
+def test_a_full_server_answers_503_and_keeps_the_portrait_there_was() -> None:
+    """Both slots are held here (no upload waits: `image_wait_s=0`), as two large decodes would hold them."""
+    app = make_app(image_slots=2, image_wait_s=0)
+    cid, m = with_heroes(app)
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    slots = app.state.services.images
+    with slots.slot(), slots.slot():
+        busy = upload(m["pat"], cid, "comet", picture("PNG", (64, 64)))
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "2"
+        assert (
+            "The portrait was not changed: the server is busy reading other pictures. Tip: try again in a few seconds."
+            in busy.text
+        )
+        assert f'href="/campaigns/{cid}/characters/comet/edit#portrait"' in busy.text
+        assert store_of(app).portrait(cid, "comet") == kept
+        # what the header alone refuses is refused at once, busy or not
+        assert upload(m["pat"], cid, "comet", b"%PDF-1.4 not a picture").status_code == 415
+        assert upload(m["pat"], cid, "comet", png_1bit(1, 16_777_216)).status_code == 422
+    # the slots are free again, after decodes kept and refused alike
+    assert upload(m["pat"], cid, "comet", picture("PNG", (64, 64))).status_code == 303
+    assert upload(m["pat"], cid, "comet", picture("PNG", (400, 400))[:300]).status_code == 422  # cut short
+    assert store_of(app).portrait(cid, "comet") != kept
+    with slots.slot(), slots.slot():
+        pass
+
+
+def test_one_free_slot_is_enough() -> None:
+    app = make_app(image_slots=2, image_wait_s=0)
+    cid, m = with_heroes(app)
+    with app.state.services.images.slot():
+        assert upload(m["pat"], cid, "comet", picture("PNG", (64, 64))).status_code == 303
+
+
+def test_slots_are_counted_and_a_caller_who_finds_none_is_told_the_server_is_busy() -> None:
+    slots = Slots(2, 0, work="reading portraits", doing="reading other pictures")
+    with slots.slot(), slots.slot(), pytest.raises(Busy) as busy, slots.slot():
+        pass
+    assert (busy.value.status_code, busy.value.headers) == (503, {"Retry-After": "2"})
+    assert busy.value.detail == (
+        "the server is busy reading other pictures; nothing was changed. Tip: try again in a few seconds"
+    )
+    with slots.slot(), slots.slot():  # both were given back
+        pass
+    with pytest.raises(ValueError, match="reading portraits needs at least one slot"):
+        Slots(0, 1.0, work="reading portraits", doing="reading other pictures")
+
+
+def test_the_number_of_image_slots_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
+    assert Settings().image_slots == Settings.from_env().image_slots == 2
+    monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "3")
+    assert Settings.from_env().image_slots == 3
+    monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "0")
+    with pytest.raises(ValueError, match=re.escape("Tip: e.g. HEROTABLE_IMAGE_SLOTS=2")):
+        Settings.from_env()

@@ -12,6 +12,7 @@ from fastapi import Depends, HTTPException, Request
 from herotable.server.auth import Guard, LiveSessions, stamp
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
+from herotable.server.slots import Slots
 from herotable.service import TableService
 from herotable.store.accounts import AccountStore, User, accounts_for
 from herotable.store.port import StoredEvent
@@ -27,6 +28,7 @@ class Services:
     sessions: Sessions
     guard: Guard
     live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
+    images: Slots  # portrait uploads decoded at once
 
 
 def make_services(settings: Settings, table: TableService, clock: Callable[[], float] = time.time) -> Services:
@@ -54,6 +56,7 @@ def make_services(settings: Settings, table: TableService, clock: Callable[[], f
         Sessions(settings.secret_key),
         Guard.build(settings, accounts, clock),
         LiveSessions(accounts),
+        Slots(settings.image_slots, settings.image_wait_s, work="reading portraits", doing="reading other pictures"),
     )
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import io
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from PIL import Image, ImageOps
@@ -152,10 +153,11 @@ def _check_memory(name: str, opened: Image.Image, width: int, height: int) -> bo
     return alpha
 
 
-def reencode(data: bytes) -> Reencoded:
-    """The portrait to keep for an uploaded file. Raises PortraitRefused: 413 for a file over MAX_BYTES, 415 for one
-    that is not a PNG, JPEG or WebP, 422 for one that declares more than MAX_PIXELS pixels, is too thin, would take
-    more than MAX_DECODE_BYTES to decode, or cannot be decoded."""
+def reencode(data: bytes, slot: Callable[[], AbstractContextManager[object]] = nullcontext) -> Reencoded:
+    """The portrait to keep for an uploaded file, decoded within `slot()` (what limits how many decodes run at once),
+    which is entered only once the header has passed every check. Raises PortraitRefused: 413 for a file over
+    MAX_BYTES, 415 for one that is not a PNG, JPEG or WebP, 422 for one that declares more than MAX_PIXELS pixels, is
+    too thin, would take more than MAX_DECODE_BYTES to decode, or cannot be decoded; and whatever `slot()` raises."""
     if len(data) > MAX_BYTES:
         raise PortraitRefused(
             413,
@@ -190,12 +192,13 @@ def reencode(data: bytes) -> Reencoded:
         opened.draft("RGB", (FIT, FIT))  # a JPEG decodes at a fraction of its size when that is enough
         alpha = _check_memory(name, opened, width, height)
         try:
-            opened.load()
-            working = "RGBA" if alpha else "RGB"
-            pixels = opened if opened.mode == working else opened.convert(working)
-            pixels.thumbnail((FIT, FIT), Image.Resampling.LANCZOS)
-            ImageOps.exif_transpose(pixels, in_place=True)  # once small: turning it costs nothing
-            clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # the pixels alone, no metadata
+            with slot():  # the memory counted is taken from here
+                opened.load()
+                working = "RGBA" if alpha else "RGB"
+                pixels = opened if opened.mode == working else opened.convert(working)
+                pixels.thumbnail((FIT, FIT), Image.Resampling.LANCZOS)
+                ImageOps.exif_transpose(pixels, in_place=True)  # once small: turning it costs nothing
+                clean = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())  # the pixels alone, no metadata
         except BROKEN:
             raise PortraitRefused(
                 422,
