@@ -1,4 +1,5 @@
-"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, written to bench/results.json.
+"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load, and
+portrait uploads as an attack (`bench_portraits`), written to bench/results.json.
 
 Speed goals are checked here, never by timed tests. Each figure comes with the machine's raw rate of a
 trivial loop measured in the same run, so results from different machines compare as ratios.
@@ -15,6 +16,7 @@ from typing import Any
 
 from herotable.bench_live import live
 from herotable.bench_odds import figures as odds_figures
+from herotable.bench_portraits import portraits
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
 from herotable.sampler import RARE, new_table, play
@@ -223,6 +225,7 @@ def main() -> None:
         "facts": _facts(),
         **odds_figures(),
         "live": live(),
+        "portraits": portraits(),
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")

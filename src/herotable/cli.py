@@ -261,7 +261,7 @@ def serve(
 
     from herotable.server.app import create_app
     from herotable.server.demo_seed import seed_demo
-    from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap
+    from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
 
     web = create_app()  # migrates the database and makes the signing key once, before any worker starts
     settings = web.state.services.settings
@@ -290,6 +290,7 @@ def serve(
     }
     if workers == 1:
         freeze_start_up_heap()
+        give_large_blocks_back()
         uvicorn.run(web, **options)
     else:  # each worker builds its own app from the same environment
         uvicorn.run("herotable.server.app:served_app", factory=True, workers=workers, **options)

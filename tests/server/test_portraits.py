@@ -5,6 +5,7 @@ who may read the character's sheet, and gone with their character. A refused upl
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from typing import Any
@@ -16,7 +17,18 @@ from PIL.PngImagePlugin import PngInfo
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.limits import MAX_BODY_BYTES, PORTRAIT_BODY_BYTES
 from herotable.server.pages import live_fragments
-from herotable.server.portrait_image import FIT, MAX_BYTES, MAX_PIXELS, PortraitRefused, reencode
+from herotable.server.portrait_image import (
+    FIT,
+    MAX_BYTES,
+    MAX_PIXELS,
+    PortraitRefused,
+    decode_bytes,
+    jpeg_coefficient_bytes,
+    pixel_bytes,
+    reencode,
+)
+from herotable.server.settings import Settings
+from herotable.server.slots import Busy, Slots
 from herotable.store import EventStore
 
 from .clients import Member, anonymous, make_app, register, table
@@ -49,6 +61,29 @@ def png_declaring(width: int, height: int) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     rows = zlib.compress(b"\x00" * 4096, 9)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def png_1bit(width: int, height: int) -> bytes:
+    """A well-formed PNG of `width` x `height` black pixels, one bit each: a few KB for millions of pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * (1 + (width + 7) // 8) * height, 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def webp_canvas(width: int, height: int) -> bytes:
+    """A two-frame WebP of 16 x 16 pixels whose canvas is declared `width` x `height`: a few hundred bytes that
+    libwebp decodes onto two canvases of the declared size."""
+    frames = [Image.new("RGBA", (16, 16), (200, 30, 30, 128)), Image.new("RGBA", (16, 16), (30, 30, 200, 128))]
+    out = io.BytesIO()
+    frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:])
+    data = bytearray(out.getvalue())
+    at = data.index(b"VP8X") + 8 + 4  # the canvas's width - 1 and height - 1, 3 bytes each
+    data[at : at + 6] = (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little")
+    return bytes(data)
 
 
 def opened(data: bytes) -> Image.Image:
@@ -128,6 +163,109 @@ def test_the_most_pixels_a_portrait_may_declare_are_accepted() -> None:
     assert (made.width, made.height) == (FIT, FIT)
 
 
+MiB = 1024 * 1024
+RESIZING = 16 * MiB  # 16 x 512 x 512 pixels of 4 bytes: the smaller copies shrinking to 512 x 512 makes
+
+
+def test_a_pixel_takes_the_bytes_of_the_mode_pillow_holds_it_in() -> None:
+    assert [pixel_bytes(m) for m in ("1", "L", "P", "I;16", "I;16B", "LA", "RGB", "RGBA", "CMYK", "I")] == [
+        *(1, 1, 1),  # a 1-bit picture takes a byte a pixel once decoded
+        *(2, 2),
+        *(4, 4, 4, 4, 4),  # RGB is padded to 4 bytes
+    ]
+
+
+@pytest.mark.parametrize(
+    ("size", "mode", "alpha", "decoder", "expected"),
+    [
+        # decoded RGB, kept as it is: one picture of 4 bytes a pixel and its row table (8 bytes a row)
+        ((4096, 4096), "RGB", False, 0, 4096 * (4096 * 4 + 8) + RESIZING),
+        # a 1-bit PNG decodes to a byte a pixel, and its RGB copy takes 4 more
+        ((4096, 4096), "1", False, 0, 4096 * (4096 * (1 + 4) + 2 * 8) + RESIZING),
+        # a palette with transparency: the palette picture, its RGBA copy and resizing's premultiplied copy
+        ((4096, 4096), "P", True, 0, 4096 * (4096 * (1 + 4 + 4) + 3 * 8) + RESIZING),
+        ((4096, 4096), "RGBA", True, 0, 4096 * (4096 * (4 + 4) + 2 * 8) + RESIZING),
+        ((3000, 3000), "I;16", False, 0, 3000 * (3000 * (2 + 4) + 2 * 8) + RESIZING),
+        # the attack: 32 KB of PNG, 1 x 16,777,216 one-bit pixels; the rows cost far more than the pixels
+        ((1, 16_777_216), "1", False, 0, 16_777_216 * (1 + 8 + 4 + 8) + RESIZING),  # 352 MB
+        # a WebP: libwebp's two canvases and Pillow's copy of the frame, 12 bytes a pixel, before the picture
+        ((2048, 2048), "RGBA", True, 12 * 2048 * 2048, 2048 * 2048 * 12 + 2048 * (2048 * 8 + 2 * 8) + RESIZING),
+    ],
+)
+def test_what_decoding_holds_is_counted_from_its_modes_not_its_file(
+    size: tuple[int, int], mode: str, alpha: bool, decoder: int, expected: int
+) -> None:
+    assert decode_bytes(*size, mode, alpha=alpha, decoder=decoder) == expected
+
+
+def test_what_libjpeg_holds_is_every_coefficient_of_the_whole_picture() -> None:
+    """64 coefficients of 2 bytes per 8 x 8 block of each component, in whole MCUs."""
+    subsampled = [(2, 2), (1, 1), (1, 1)]  # 4:2:0: an MCU of 16 x 16 pixels holds 4 + 1 + 1 blocks
+    assert jpeg_coefficient_bytes(4096, 4096, subsampled) == 256 * 256 * 6 * 128 == 48 * MiB
+    assert jpeg_coefficient_bytes(4097, 4096, subsampled) == 257 * 256 * 6 * 128  # a ragged edge takes a whole MCU
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)] * 3) == 512 * 512 * 3 * 128 == 96 * MiB  # 4:4:4
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)] * 4) == 128 * MiB  # CMYK
+    assert jpeg_coefficient_bytes(4096, 4096, [(1, 1)]) == 32 * MiB  # grey
+
+
+def test_a_tall_thin_picture_is_refused_before_it_is_decoded() -> None:
+    """The attack: a 32 KB PNG of 1 x 16,777,216 one-bit pixels, within the pixel limit, took 480 MB to decode."""
+    thin = png_1bit(1, 16_777_216)
+    assert len(thin) < 64 * 1024
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(thin)
+    assert (refused.value.status, refused.value.code) == (422, "portrait/too_thin")
+    assert refused.value.message == (
+        "the PNG is 1 x 16777216 pixels, more than 20 times as tall as it is wide, and a portrait may be at most 20 "
+        "times as long one way as the other. Tip: crop it to what the portrait should show and upload that"
+    )
+
+
+def test_a_portrait_may_be_twenty_times_as_long_one_way_as_the_other() -> None:
+    assert (reencode(picture("PNG", (40, 800))).width, reencode(picture("PNG", (800, 40))).height) == (26, 26)
+    for size, words in (((40, 801), "more than 20 times as tall as it is wide"), ((801, 40), "as wide as it is tall")):
+        with pytest.raises(PortraitRefused) as refused:
+            reencode(picture("PNG", size))
+        assert refused.value.code == "portrait/too_thin" and words in refused.value.message
+
+
+def test_a_picture_just_within_the_memory_budget_is_kept_and_one_pixel_more_is_refused() -> None:
+    """RGBA: the picture and resizing's premultiplied copy, 8 bytes a pixel and 16 bytes a row, and 16 MB for the
+    smaller copies, within 100 MB: 3317 x 3317 pixels fit, 3318 x 3318 do not."""
+    assert decode_bytes(3317, 3317, "RGBA", alpha=True) == 3317 * (3317 * 8 + 16) + RESIZING == 104_850_200
+    assert decode_bytes(3318, 3318, "RGBA", alpha=True) == 104_903_296
+    assert 104_850_200 <= 100 * MiB < 104_903_296
+    made = reencode(picture("PNG", (3317, 3317), "RGBA", compress_level=1))
+    assert (made.width, made.height) == (FIT, FIT)
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(picture("PNG", (3318, 3318), "RGBA", compress_level=1))
+    assert (refused.value.status, refused.value.code) == (422, "portrait/too_much_memory")
+    assert refused.value.message == (
+        "the PNG is 3318 x 3318 pixels with transparency; reading it would take 100.1 MB of memory, more than the "
+        "100 MB a portrait may take. Tip: scale it down (to 512 x 512, say) and upload it again"
+    )
+
+
+def test_a_small_webp_on_a_large_canvas_is_refused_before_it_is_decoded() -> None:
+    """A few hundred bytes declaring a 4096 x 4096 canvas took 390 MB: libwebp's canvases, counted, are too many."""
+    bomb = webp_canvas(4096, 4096)
+    assert len(bomb) < 1024
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(bomb)
+    assert refused.value.code == "portrait/too_much_memory"
+    assert "the WebP is 4096 x 4096 pixels with transparency; reading it would take 336.1 MB" in refused.value.message
+
+
+def test_a_progressive_jpeg_is_counted_at_its_full_size() -> None:
+    """libjpeg holds a progressive file's coefficients at full size, though the picture is decoded at an eighth."""
+    jpeg = picture("JPEG", (4096, 4096), "CMYK", progressive=True)
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(jpeg)
+    assert refused.value.code == "portrait/too_much_memory" and "4096 x 4096 pixels;" in refused.value.message
+    kept = reencode(picture("JPEG", (4096, 4096), progressive=True))  # 4:2:0 colour: 48 MB of coefficients
+    assert (kept.width, kept.height) == (FIT, FIT)
+
+
 @pytest.mark.parametrize(
     ("upload", "status", "code"),
     [
@@ -147,6 +285,47 @@ def test_what_is_not_a_png_jpeg_or_webp_is_refused_saying_so(upload: bytes, stat
     assert "Tip:" in refused.value.message
 
 
+PYTHON_INSIDES = re.compile(r"<[^>]*>|0x[0-9a-f]{4,}|_io\b|BytesIO|object at", re.IGNORECASE)
+
+
+@pytest.mark.parametrize(
+    ("upload", "name"),
+    [
+        pytest.param(picture("PNG", (400, 400))[:8], "PNG", id="png-signature-alone"),
+        pytest.param(picture("PNG", (400, 400))[:40], "PNG", id="png-header-cut-short"),
+        pytest.param(b"\xff\xd8\xff" + b"\x00" * 100, "JPEG", id="jpeg-start-then-zeros"),
+        pytest.param(b"RIFF\x00\x00\x00\x00WEBP" + b"\x00" * 50, "WebP", id="webp-start-then-zeros"),
+        pytest.param(picture("WEBP", (400, 400))[:12], "WebP", id="webp-riff-header-alone"),
+    ],
+)
+def test_a_file_that_only_starts_like_an_image_is_refused_in_words(upload: bytes, name: str) -> None:
+    """Pillow cannot even read the header: the refusal says what the file is not, never Pillow's
+    'cannot identify image file <_io.BytesIO object at 0x…>'."""
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(upload)
+    message = refused.value.message
+    assert (refused.value.status, refused.value.code) == (422, "portrait/unreadable")
+    assert message.startswith(f"the file is not a PNG, JPEG or WebP image (it starts like a {name}"), message
+    assert "Tip:" in message and not PYTHON_INSIDES.search(message), message
+
+
+@pytest.mark.parametrize(
+    "upload",
+    [
+        pytest.param(picture("PNG", (400, 400))[:300], id="png"),
+        pytest.param(picture("JPEG", (400, 400))[:100], id="jpeg-in-its-tables"),
+        pytest.param(picture("JPEG", (400, 400))[:2000], id="jpeg-in-its-pixels"),
+        pytest.param(picture("WEBP", (400, 400))[:100], id="webp"),
+    ],
+)
+def test_a_picture_cut_short_is_refused_in_words(upload: bytes) -> None:
+    with pytest.raises(PortraitRefused) as refused:
+        reencode(upload)
+    message = refused.value.message
+    assert (refused.value.status, refused.value.code) == (422, "portrait/unreadable")
+    assert "cut short or damaged" in message and "Tip:" in message and not PYTHON_INSIDES.search(message), message
+
+
 # --- on the web ---
 
 
@@ -157,6 +336,10 @@ def app() -> Any:
 
 @pytest.fixture
 def campaign(app: Any) -> tuple[str, dict[str, Member]]:
+    return with_heroes(app)
+
+
+def with_heroes(app: Any) -> tuple[str, dict[str, Member]]:
     """Pat's hero Captain Comet and the GM's hidden villain Doctor Entropy, in a campaign with Sam and Sly."""
     cid, m = table(app)
     assert m["pat"].command(cid, type="character.create_ltl", character="comet", sheet=CAPTAIN_COMET).status_code == 200
@@ -357,3 +540,64 @@ def test_an_archived_campaigns_portraits_do_not_change(app: Any, campaign: Any) 
         assert remove(m[who], cid, "comet").status_code == 403
     assert store_of(app).portrait(cid, "comet") == kept
     assert m["sam"].get(f"/campaigns/{cid}/portraits/comet").content == kept.image  # type: ignore[union-attr]
+
+
+# --- a few decodes at a time ---
+
+
+def test_a_full_server_answers_503_and_keeps_the_portrait_there_was() -> None:
+    """Both slots are held here (no upload waits: `image_wait_s=0`), as two large decodes would hold them."""
+    app = make_app(image_slots=2, image_wait_s=0)
+    cid, m = with_heroes(app)
+    assert upload(m["pat"], cid, "comet", picture("PNG")).status_code == 303
+    kept = store_of(app).portrait(cid, "comet")
+    slots = app.state.services.images
+    with slots.slot(), slots.slot():
+        busy = upload(m["pat"], cid, "comet", picture("PNG", (64, 64)))
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "2"
+        assert (
+            "The portrait was not changed: the server is busy reading other pictures. Tip: try again in a few seconds."
+            in busy.text
+        )
+        assert f'href="/campaigns/{cid}/characters/comet/edit#portrait"' in busy.text
+        assert store_of(app).portrait(cid, "comet") == kept
+        # what the header alone refuses is refused at once, busy or not
+        assert upload(m["pat"], cid, "comet", b"%PDF-1.4 not a picture").status_code == 415
+        assert upload(m["pat"], cid, "comet", png_1bit(1, 16_777_216)).status_code == 422
+    # the slots are free again, after decodes kept and refused alike
+    assert upload(m["pat"], cid, "comet", picture("PNG", (64, 64))).status_code == 303
+    assert upload(m["pat"], cid, "comet", picture("PNG", (400, 400))[:300]).status_code == 422  # cut short
+    assert store_of(app).portrait(cid, "comet") != kept
+    with slots.slot(), slots.slot():
+        pass
+
+
+def test_one_free_slot_is_enough() -> None:
+    app = make_app(image_slots=2, image_wait_s=0)
+    cid, m = with_heroes(app)
+    with app.state.services.images.slot():
+        assert upload(m["pat"], cid, "comet", picture("PNG", (64, 64))).status_code == 303
+
+
+def test_slots_are_counted_and_a_caller_who_finds_none_is_told_the_server_is_busy() -> None:
+    slots = Slots(2, 0, work="reading portraits", doing="reading other pictures")
+    with slots.slot(), slots.slot(), pytest.raises(Busy) as busy, slots.slot():
+        pass
+    assert (busy.value.status_code, busy.value.headers) == (503, {"Retry-After": "2"})
+    assert busy.value.detail == (
+        "the server is busy reading other pictures; nothing was changed. Tip: try again in a few seconds"
+    )
+    with slots.slot(), slots.slot():  # both were given back
+        pass
+    with pytest.raises(ValueError, match="reading portraits needs at least one slot"):
+        Slots(0, 1.0, work="reading portraits", doing="reading other pictures")
+
+
+def test_the_number_of_image_slots_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
+    assert Settings().image_slots == Settings.from_env().image_slots == 2
+    monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "3")
+    assert Settings.from_env().image_slots == 3
+    monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "0")
+    with pytest.raises(ValueError, match=re.escape("Tip: e.g. HEROTABLE_IMAGE_SLOTS=2")):
+        Settings.from_env()

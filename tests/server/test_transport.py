@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import platform
 import socket
 
 import pytest
@@ -74,3 +75,35 @@ def test_each_served_worker_keeps_its_start_up_heap_out_of_garbage_collection(tm
     frozen, walked = map(int, done.stdout.split())
     assert frozen > 50_000  # the start-up heap: well over a hundred thousand objects
     assert walked < frozen / 20  # what a collection still walks
+
+
+KEPT_PROBE = """
+from herotable.server.transport import give_large_blocks_back
+def resident():
+    return int([l for l in open("/proc/self/status") if l.startswith("VmRSS")][0].split()[1]) // 1024
+applied = give_large_blocks_back() if {give} else None
+before = resident()
+for _ in range(3):  # a large block freed, as a decoded picture is, then another of the same size
+    block = bytearray(16 * 1024 * 1024)
+    del block
+print(applied, resident() - before)
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the threshold is glibc's")
+def test_a_large_block_freed_goes_back_to_the_system() -> None:
+    """glibc keeps a large block once one of its size was freed; a served process has it give them back, so the
+    memory of a decoded portrait is the system's again when the decode ends."""
+    import subprocess
+    import sys
+
+    def kept(give: bool) -> tuple[str, int]:
+        probe = KEPT_PROBE.format(give=give)
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+        applied, mib = done.stdout.split()
+        return applied, int(mib)
+
+    applied, mib = kept(True)
+    assert applied == "True" and mib <= 1
+    if kept(False)[1] < 16:  # why it is needed: with glibc's own threshold the block stays in the process
+        pytest.fail("glibc now gives large freed blocks back itself: give_large_blocks_back may go (transport.py)")

@@ -19,7 +19,7 @@ from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
-from herotable.server.transport import freeze_start_up_heap
+from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back
 from herotable.service import TableService
 from herotable.store.port import EventStore
 from herotable.store.sql import open_store
@@ -103,7 +103,8 @@ def create_app(
 
 def served_app() -> FastAPI:
     """The app as `herotable serve` runs it in each worker process: built from the environment, its start-up heap
-    frozen."""
+    frozen, large blocks given back to the system when freed."""
     app = create_app()
     freeze_start_up_heap()
+    give_large_blocks_back()
     return app

@@ -10,8 +10,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -24,6 +23,7 @@ from starlette.requests import HTTPConnection
 
 from herotable.server.security import SESSION_MAX_AGE_S, digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX, Settings
+from herotable.server.slots import Busy, Slots
 from herotable.store.accounts import AccountStore, User
 from herotable.store.throttle import Keyed, Policy, Throttle
 
@@ -81,33 +81,12 @@ def client_address(connection: HTTPConnection, proxies: tuple[Network, ...]) -> 
 # --- password hashing, a few at a time ---
 
 
-class Busy(HTTPException):
-    def __init__(self) -> None:
-        super().__init__(
-            503,
-            "the server is busy checking other passwords; nothing was changed. Tip: try again in a few seconds",
-            headers={"Retry-After": "2"},
-        )
-
-
-class HashGate:
+class HashGate(Slots):
     """Argon2 takes 64 MiB per hash: at most `slots` run at once; a caller waits up to `wait_s` for a slot,
     then gets `Busy` (503)."""
 
     def __init__(self, slots: int, wait_s: float) -> None:
-        if slots < 1:
-            raise ValueError(f"password hashing needs at least one slot (got {slots})")
-        self._slots = threading.BoundedSemaphore(slots)
-        self.wait_s = wait_s
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        if not self._slots.acquire(timeout=self.wait_s):
-            raise Busy()
-        try:
-            yield
-        finally:
-            self._slots.release()
+        super().__init__(slots, wait_s, work="password hashing", doing="checking other passwords")
 
     def hash(self, password: str) -> str:
         with self.slot():

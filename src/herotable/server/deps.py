@@ -13,6 +13,7 @@ from fastapi import Depends, HTTPException, Request
 from herotable.server.auth import Guard, LiveSessions, stamp
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
+from herotable.server.slots import Slots
 from herotable.service import TableService
 from herotable.store.accounts import AccountStore, User, accounts_for
 from herotable.store.port import StoredEvent
@@ -28,6 +29,7 @@ class Services:
     sessions: Sessions
     guard: Guard
     live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
+    images: Slots  # portrait uploads decoded at once
 
     def now(self) -> datetime:
         """The time by the app's clock (the one the login limits count by), for invitations and the removals they
@@ -67,6 +69,7 @@ def make_services(
         Sessions(settings.secret_key),
         Guard.build(settings, accounts, clock),
         LiveSessions(accounts, clock=ticks),
+        Slots(settings.image_slots, settings.image_wait_s, work="reading portraits", doing="reading other pictures"),
     )
 
 

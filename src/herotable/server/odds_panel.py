@@ -77,7 +77,8 @@ def duelling(state: TableState) -> None:
     if state.ruleset is not Ruleset.LTL:
         raise TableError(
             "odds/wrong_game",
-            f"this campaign plays {game_of(state).title}, and exchange and conflict odds are for {game_for(Ruleset.LTL).title} duels",
+            f"this campaign plays {game_of(state).title}, and exchange and conflict odds are for "
+            f"{game_for(Ruleset.LTL).title} duels",
             fix="ask for a check's odds instead: GET …/odds/check?bonus=…&dc=…",
         )
 

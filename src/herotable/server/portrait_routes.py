@@ -13,6 +13,7 @@ from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csr
 from herotable.server.pages import Refused, member, page, render
 from herotable.server.portrait_image import PortraitRefused, reencode
 from herotable.server.portraits import FIELD
+from herotable.server.slots import Busy
 from herotable.store.accounts import User
 from herotable.store.port import Portrait
 from herotable.table.sheet_edits import check_portrait_change
@@ -78,17 +79,22 @@ async def set_portrait(campaign_id: str, cid: str, request: Request, svc: Servic
 def _set_portrait(
     campaign_id: str, cid: str, request: Request, svc: ServicesDep, user: MaybeUserDep, data: bytes
 ) -> Response:
-    """Check the upload, re-encode it and keep it as the character's portrait; or say what is wrong with it, and keep
-    the portrait there was."""
+    """Check the upload, re-encode it (a few uploads at a time, `Services.images`) and keep it as the character's
+    portrait; or say what is wrong with it, or that the server is busy (503), and keep the portrait there was."""
     assert user is not None
     _changeable(svc, campaign_id, user, cid)
     try:
-        made = reencode(data)
+        made = reencode(data, svc.images.slot)
     except PortraitRefused as err:
         message = _refusal(err.message)
         return render(
             request, "message.html", svc, user, status=err.status, message=message, back=_editor(campaign_id, cid)
         )
+    except Busy as busy:  # other uploads are being decoded: this one waited its turn long enough
+        message = _refusal(f"{busy.reason}. Tip: {busy.fix}")
+        answer = render(request, "message.html", svc, user, status=503, message=message, back=_editor(campaign_id, cid))
+        answer.headers.update(busy.headers or {})
+        return answer
     svc.table.store.set_portrait(
         Portrait.of(
             campaign_id,

@@ -33,6 +33,8 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For is believed; none by default
     hash_slots: int = 4  # password hashes computed at once (64 MiB each) …
     hash_wait_s: float = 5.0  # … and how long a request waits for a slot before a 503
+    image_slots: int = 2  # portrait uploads decoded at once (up to 100 MB each, see portrait_image.py) …
+    image_wait_s: float = 2.0  # … and how long an upload waits for a slot before a 503
     public_url: str | None = None  # the address users open herotable at: invitation links use it, not Host
 
     @classmethod
@@ -45,6 +47,7 @@ class Settings:
             secure_cookies=os.environ.get("HEROTABLE_SECURE_COOKIES", "") == "1",
             trusted_proxies=tuple(p for p in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if p.strip()),
             hash_slots=_whole(HASH_SLOTS_ENV, 4),
+            image_slots=_whole(IMAGE_SLOTS_ENV, 2),
             public_url=os.environ.get("HEROTABLE_PUBLIC_URL") or None,
         )
 
@@ -64,6 +67,7 @@ def redis_prefix() -> str:
 
 
 HASH_SLOTS_ENV = "HEROTABLE_HASH_SLOTS"
+IMAGE_SLOTS_ENV = "HEROTABLE_IMAGE_SLOTS"
 
 
 def _whole(name: str, default: int) -> int:
