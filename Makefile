@@ -6,6 +6,10 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint bench clean
 
+# Compiled modules are kept (in __pycache__): every test worker and every server a test starts would otherwise
+# compile each module it imports again.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -20,8 +24,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy --strict src/herotable
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist; `auto`: one per core), each with its own databases,
+# Redis prefix and files, and prints its 20 slowest tests. `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= auto
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=20
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
-from isolation import RUN_ID
+from isolation import CHEAP_HASH_ENV, RUN_ID
 
 POSTGRES_ENV = "HEROTABLE_TEST_POSTGRES_URL"
 HOW_TO = (
@@ -19,7 +20,16 @@ HOW_TO = (
 )
 
 NewSchema = Callable[[], str]
+for _name, _value in CHEAP_HASH_ENV.items():  # for the servers tests start as processes
+    os.environ.setdefault(_name, _value)
 IN_CI = os.environ.get("CI") == "true"
+
+# Hypothesis never times an example: how fast the machine runs decides no outcome. Under CI the examples are
+# derived from each test (derandomize), so a red run is the same red run again; locally they vary from run to
+# run and find more. HYPOTHESIS_PROFILE=ci picks the CI profile by hand.
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("dev"), derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if IN_CI else "dev"))
 
 
 def unavailable(reason: str) -> None:

@@ -15,6 +15,7 @@ from herotable.dice import Rng, SeededRng
 from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store import EventStore, MemoryEventStore
+from isolation import CHEAP_HASHES
 
 SECRET = "test-secret-key-0123456789abcdef"
 
@@ -63,6 +64,7 @@ def make_app(
     the login limits and invitations count seconds by, `ticks` how long a session check is kept, so that how fast
     the machine runs never decides an outcome."""
     settings.setdefault("register_attempts", 1000)
+    settings = {**CHEAP_HASHES, **settings}
     settings.setdefault("redis_prefix", redis_prefix())
     return create_app(
         Settings(secret_key=SECRET, **settings),

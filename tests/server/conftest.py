@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
-from isolation import RUN_ID
+from isolation import CHEAP_HASHES, RUN_ID
 
 from .clients import next_test, shared_clock
 
@@ -82,7 +82,7 @@ def app(dice: QueueRng) -> FastAPI:
     # one test client registers many users from one address: the registration limit has its own tests; the clocks
     # stand still, so a slow machine cannot expire a limit's window or a kept session check mid-test
     return create_app(
-        Settings(secret_key=SECRET, register_attempts=1000),
+        Settings(secret_key=SECRET, register_attempts=1000, **CHEAP_HASHES),
         store=MemoryEventStore(),
         rng=dice,
         clock=shared_clock(),

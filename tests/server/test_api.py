@@ -8,6 +8,7 @@ import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.security import SESSION_COOKIE
+from herotable.server.settings import Settings
 from herotable.store import open_store
 
 from .clients import anonymous, make_app, register, table
@@ -43,6 +44,26 @@ def test_passwords_are_stored_as_argon2_hashes(app):
     register(app, "gwen")
     stored = app.state.services.accounts.user_by_name("gwen")
     assert stored.password_hash.startswith("$argon2") and "correct horse" not in stored.password_hash
+
+
+def test_a_hash_costs_what_the_settings_say_and_a_cheaper_setting_still_checks_older_hashes(monkeypatch):
+    """64 MiB and three passes unless set otherwise; each hash records its cost, so a password hashed at full cost
+    is still checked after the setting is lowered."""
+    from herotable.server.auth import HashGate
+
+    full = HashGate(1, 1.0)
+    hashed = full.hash("correct horse")
+    assert "$m=65536,t=3," in hashed
+    assert (Settings().hash_memory_kib, Settings().hash_rounds) == (65536, 3)
+    cheap = HashGate(1, 1.0, memory_kib=256, rounds=1)
+    assert "$m=256,t=1," in cheap.hash("x") and cheap.check(hashed, "correct horse")
+    assert not cheap.check(hashed, "wrong horse") and not cheap.check(None, "correct horse")
+    monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
+    monkeypatch.setenv("HEROTABLE_HASH_MEMORY_KIB", "1024")
+    monkeypatch.setenv("HEROTABLE_HASH_ROUNDS", "2")
+    assert (Settings.from_env().hash_memory_kib, Settings.from_env().hash_rounds) == (1024, 2)
+    with pytest.raises(ValueError, match="at least 32 KiB"):
+        HashGate(1, 1.0, memory_kib=16)
 
 
 def test_registration_errors_name_the_field(app):

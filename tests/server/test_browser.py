@@ -23,6 +23,7 @@ from herotable.dice import SeededRng
 from herotable.server.app import create_app
 from herotable.server.settings import Settings
 from herotable.store.sql import open_store
+from isolation import CHEAP_HASHES
 
 from .clients import free_port
 
@@ -55,7 +56,9 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
 
     store = open_store(f"sqlite:///{tmp_path / 'table.sqlite'}")
     app = create_app(
-        Settings(secret_key="browser-tests-secret-0123456789"), store=store, rng=SeededRng(request.node.name)
+        Settings(secret_key="browser-tests-secret-0123456789", **CHEAP_HASHES),
+        store=store,
+        rng=SeededRng(request.node.name),
     )
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))

@@ -12,12 +12,15 @@ from herotable.server.app import create_app
 from herotable.server.demo_seed import seed_demo
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
+from isolation import CHEAP_HASHES
 
 
 @pytest.fixture(scope="module")
 def demo():
     app = create_app(
-        Settings(secret_key="demo-seed-tests-secret-0123456789"), store=MemoryEventStore(), rng=SeededRng(1)
+        Settings(secret_key="demo-seed-tests-secret-0123456789", **CHEAP_HASHES),
+        store=MemoryEventStore(),
+        rng=SeededRng(1),
     )
     seed_demo(app.state.services)
     return app.state.services

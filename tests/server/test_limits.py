@@ -14,6 +14,7 @@ from herotable.server.app import create_app
 from herotable.server.limits import MAX_BODY_BYTES
 from herotable.server.settings import Settings
 from herotable.store.sql import open_store
+from isolation import CHEAP_HASHES
 
 PASSWORD = "correct-horse-battery"
 
@@ -25,7 +26,7 @@ def client(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[TestClient
     else:
         url = request.getfixturevalue("postgres_schema")()
     store = open_store(url)
-    app = create_app(Settings(secret_key="limits-tests-secret-0123456789"), store=store)
+    app = create_app(Settings(secret_key="limits-tests-secret-0123456789", **CHEAP_HASHES), store=store)
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
     store.close()
@@ -191,7 +192,9 @@ def test_campaign_and_invitation_bodies_name_no_field_they_do_not_have(
 
 def test_invitation_links_use_the_servers_own_address_not_the_clients_host(tmp_path: Any) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'links.db'}")
-    settings = Settings(secret_key="limits-tests-secret-0123456789", public_url="https://table.example/")
+    settings = Settings(
+        secret_key="limits-tests-secret-0123456789", public_url="https://table.example/", **CHEAP_HASHES
+    )
     with TestClient(create_app(settings, store=store)) as c:
         form = {"csrf_token": _csrf(c), "username": "gamemaster", "display_name": "GM", "password": PASSWORD}
         assert c.post("/register", data=form, follow_redirects=False).status_code == 303

@@ -22,6 +22,7 @@ from herotable.server.app import create_app
 from herotable.server.demo_seed import DEMO_PASSWORD, seed_demo
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
+from isolation import CHEAP_HASHES
 
 EXAMPLES = int(os.environ.get("HEROTABLE_SCHEMATHESIS_EXAMPLES", "5"))
 
@@ -35,7 +36,9 @@ class Person:
 def _demo() -> tuple[FastAPI, list[Person]]:
     """The demo (both campaigns, its GM and players) on a store in memory, and the GM and one player logged in."""
     app = create_app(
-        Settings(secret_key="schemathesis-secret-0123456789"), store=MemoryEventStore(), rng=SeededRng("api")
+        Settings(secret_key="schemathesis-secret-0123456789", **CHEAP_HASHES),
+        store=MemoryEventStore(),
+        rng=SeededRng("api"),
     )
     seed_demo(app.state.services)
     people = []

@@ -21,6 +21,7 @@ from herotable.table.conviction.facts import CheckRolled
 from herotable.table.facts import FACT_TYPES, UPCASTERS, FactError, read_fact, upcast
 from herotable.table.ltl.facts import TaskSettled
 from herotable.table.render import render
+from isolation import CHEAP_HASHES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CREATED = "2026-11-01T20:00:00+00:00"
@@ -179,7 +180,7 @@ def test_the_web_table_answers_410_for_an_old_campaign_and_lists_only_the_others
     from server.clients import SECRET, register
 
     store = open_store(legacy_database(tmp_path))
-    web = create_app(Settings(secret_key=SECRET), store=store, rng=SeededRng(1))
+    web = create_app(Settings(secret_key=SECRET, **CHEAP_HASHES), store=store, rng=SeededRng(1))
     gwen = register(web, "gwen")
     assert gwen.get("/campaigns/old").status_code == 410
     assert "older herotable" in gwen.get("/campaigns/old").text
@@ -195,7 +196,7 @@ def test_the_demo_recorded_by_an_older_herotable_is_made_anew(tmp_path):
     from herotable.server.settings import Settings
 
     store = open_store(legacy_database(tmp_path))
-    web = create_app(Settings(secret_key="demo-tests-secret-0123456789"), store=store, rng=SeededRng(1))
+    web = create_app(Settings(secret_key="demo-tests-secret-0123456789", **CHEAP_HASHES), store=store, rng=SeededRng(1))
     seed_demo(web.state.services)
     service = web.state.services.table
     assert [row.campaign_id for row in service.legacy_campaigns()] == ["old"]

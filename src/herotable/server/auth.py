@@ -13,7 +13,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -83,28 +82,39 @@ def client_address(connection: HTTPConnection, proxies: tuple[Network, ...]) -> 
 
 class HashGate(Slots):
     """Argon2 takes 64 MiB per hash: at most `slots` run at once; a caller waits up to `wait_s` for a slot,
-    then gets `Busy` (503)."""
+    then gets `Busy` (503). New hashes cost `memory_kib` and `rounds`; a check uses the cost its hash records."""
 
-    def __init__(self, slots: int, wait_s: float) -> None:
+    def __init__(self, slots: int, wait_s: float, *, memory_kib: int = 65536, rounds: int = 3) -> None:
         super().__init__(slots, wait_s, work="password hashing", doing="checking other passwords")
+        if memory_kib < 8 * _hasher.parallelism or rounds < 1:
+            raise ValueError(
+                f"a password hash needs at least {8 * _hasher.parallelism} KiB and 1 round "
+                f"(got {memory_kib} KiB, {rounds} rounds). Tip: keep the defaults, 65536 KiB and 3 rounds"
+            )
+        self._hasher = (
+            _hasher
+            if (memory_kib, rounds) == (_hasher.memory_cost, _hasher.time_cost)
+            else PasswordHasher(time_cost=rounds, memory_cost=memory_kib)
+        )
+        self._dummy: str | None = None
 
     def hash(self, password: str) -> str:
         with self.slot():
-            return _hasher.hash(password)
+            return self._hasher.hash(password)
 
     def check(self, hashed: str | None, password: str) -> bool:
         """Whether `password` matches `hashed`. With no hash (an unknown user) a dummy one is checked, so an
         unknown name takes as long as a wrong password."""
         with self.slot():
             try:
-                return _hasher.verify(hashed or _dummy_hash(), password) and hashed is not None
+                return self._hasher.verify(hashed or self._dummy_hash(), password) and hashed is not None
             except (VerificationError, InvalidHashError):
                 return False
 
-
-@cache
-def _dummy_hash() -> str:
-    return _hasher.hash(secrets.token_urlsafe(16))
+    def _dummy_hash(self) -> str:
+        if self._dummy is None:  # a race makes two, either as good
+            self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
+        return self._dummy
 
 
 # --- attempt limits ---
@@ -213,7 +223,12 @@ class Guard:
             account=Policy(settings.login_attempts, 1.0, min(settings.login_max_wait_s, window), window),
             address=Policy(settings.address_attempts, 1.0, min(settings.address_max_wait_s, window), window),
             register=Policy(settings.register_attempts, 60.0, settings.register_window_s, settings.register_window_s),
-            gate=HashGate(settings.hash_slots, settings.hash_wait_s),
+            gate=HashGate(
+                settings.hash_slots,
+                settings.hash_wait_s,
+                memory_kib=settings.hash_memory_kib,
+                rounds=settings.hash_rounds,
+            ),
             proxies=parse_proxies(settings.trusted_proxies),
             clock=clock,
         )

@@ -33,6 +33,10 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For is believed; none by default
     hash_slots: int = 4  # password hashes computed at once (64 MiB each) …
     hash_wait_s: float = 5.0  # … and how long a request waits for a slot before a 503
+    # what one new password hash costs (argon2id): memory in KiB and passes over it. A hash keeps its own cost, so
+    # lowering these later (a small server) leaves every password working; the tests set them low, to run fast
+    hash_memory_kib: int = 65536
+    hash_rounds: int = 3
     image_slots: int = 2  # portrait uploads decoded at once (up to 100 MB each, see portrait_image.py) …
     image_wait_s: float = 2.0  # … and how long an upload waits for a slot before a 503
     public_url: str | None = None  # the address users open herotable at: invitation links use it, not Host
@@ -47,6 +51,8 @@ class Settings:
             secure_cookies=os.environ.get("HEROTABLE_SECURE_COOKIES", "") == "1",
             trusted_proxies=tuple(p for p in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if p.strip()),
             hash_slots=_whole(HASH_SLOTS_ENV, 4),
+            hash_memory_kib=_whole(HASH_MEMORY_ENV, 65536),
+            hash_rounds=_whole(HASH_ROUNDS_ENV, 3),
             image_slots=_whole(IMAGE_SLOTS_ENV, 2),
             public_url=os.environ.get("HEROTABLE_PUBLIC_URL") or None,
         )
@@ -67,6 +73,8 @@ def redis_prefix() -> str:
 
 
 HASH_SLOTS_ENV = "HEROTABLE_HASH_SLOTS"
+HASH_MEMORY_ENV = "HEROTABLE_HASH_MEMORY_KIB"
+HASH_ROUNDS_ENV = "HEROTABLE_HASH_ROUNDS"
 IMAGE_SLOTS_ENV = "HEROTABLE_IMAGE_SLOTS"
 
 
