@@ -44,12 +44,19 @@ def redis_prefix() -> str:
     return _prefix[0] or "ht-test:"
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nothing listens on now, for a server a test starts."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+def listening_socket() -> socket.socket:
+    """A TCP socket on 127.0.0.1, on a port the system chose (port 0), already listening: a server a test starts
+    serves it (uvicorn's `sockets=[…]`), and a client may connect at once, its connection waiting in the backlog
+    until the server takes it. No port is ever picked and then raced for."""
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(128)
+    return listening
+
+
+def port_of(listening: socket.socket) -> int:
+    port: int = listening.getsockname()[1]
+    return port
 
 
 def make_app(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from herotable.server.settings import Settings
 from herotable.store.sql import open_store
 from isolation import CHEAP_HASHES
 
-from .clients import free_port
+from .clients import listening_socket, port_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -60,17 +59,14 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
         store=store,
         rng=SeededRng(request.node.name),
     )
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    listening = listening_socket()  # the browser's first request waits in its backlog until the server is up
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    yield Server(f"http://127.0.0.1:{port}")
+    yield Server(f"http://127.0.0.1:{port_of(listening)}")
     server.should_exit = True
     thread.join(timeout=10)
+    listening.close()
 
 
 @pytest.fixture(scope="module")

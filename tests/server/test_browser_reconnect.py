@@ -4,8 +4,8 @@ ordinary frames (no "hello"), and nothing it may not see."""
 
 from __future__ import annotations
 
+import socket
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from herotable.store import EventStore, open_store
 from herotable.table.chat import Say
 from herotable.table.dice_roll import FreeRoll
 
-from .clients import free_port, make_app, table
+from .clients import listening_socket, make_app, port_of, table
 from .test_browser import Player, Server, browser  # noqa: F401
 
 # what the page's frames said, kept where the test can read it
@@ -44,25 +44,24 @@ class Running:
         assert not self.thread.is_alive(), "the test server did not stop"
 
 
-def serve(store: EventStore, port: int) -> Running:
-    """A server process's worth of herotable (its own app, hub and caches) over `store`, on `port`."""
+def serve(store: EventStore, listening: socket.socket) -> Running:
+    """A server process's worth of herotable (its own app, hub and caches) over `store`, on the `listening` socket.
+    It serves a duplicate, which it closes when it stops: the test keeps the port, and a browser that reconnects
+    meanwhile waits in the backlog for the next server, as behind a proxy that holds connections."""
     import uvicorn
 
     app = make_app(store=store)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="auto"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening.dup()]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
     return Running(app, server, thread)
 
 
 def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp_path):  # noqa: F811
     store = open_store(f"sqlite:///{tmp_path / 'reconnect.db'}")
-    port = free_port()
-    first = serve(store, port)
+    listening = listening_socket()
+    port = port_of(listening)
+    first = serve(store, listening)
     cid, m = table(first.app)  # Gwen the GM, Pat and Sam players, Sly a spectator
     gm, sam = m["gm"].user_id, m["sam"].user_id
     pat = Player(browser, Server(f"http://127.0.0.1:{port}"), "Pat")
@@ -83,7 +82,7 @@ def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp
         table_service.execute(cid, gm, FreeRoll("1d6", label=f"missed {n}"))
         table_service.execute(cid, gm, FreeRoll("1d4", label=f"secret {n}", secret=True))
         table_service.execute(cid, gm, Say(f"to Sam {n}", to=sam))
-    second = serve(store, port)
+    second = serve(store, listening)
     try:
         expect(status).to_have_text("live")
         pat.log_has("missed 3")
@@ -104,4 +103,5 @@ def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp
         pat.close()
     finally:
         second.stop()
+        listening.close()
         store.close()

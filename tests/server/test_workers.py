@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,6 @@ from typing import Any
 import httpx
 import pytest
 from websockets.sync.client import connect
-
-from .clients import free_port
 
 PASSWORD = "workers-password-0123"
 HEROTABLE = str(Path(sys.executable).with_name("herotable"))  # the command the package installs
@@ -29,23 +28,31 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., str]]:
     running: list[subprocess.Popen[bytes]] = []
 
     def start(env: dict[str, str], *options: str) -> str:
-        port = free_port()
+        """The server takes a port of the system's choosing (port 0) and says which once it listens. With
+        `--workers`, the parent says so when it has bound the port and each worker takes it up after its start-up:
+        wait for every worker to say it started, then connect (a connection refused in the moment between that and
+        the worker's listening is tried again)."""
         process = subprocess.Popen(
-            [HEROTABLE, "serve", "--port", str(port), *options],
+            [HEROTABLE, "serve", "--port", "0", *options],
             env={**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), **env},
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         running.append(process)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/api/v1/csrf", timeout=2).status_code == 200:
-                    return url
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        pytest.fail(f"herotable serve {' '.join(options)} did not answer")
+        assert process.stderr is not None
+        workers = int(options[options.index("--workers") + 1]) if "--workers" in options else 1
+        url, started = None, 0
+        for line in process.stderr:
+            if found := re.search(r"running on (http://127\.0\.0\.1:\d+)", line):
+                url = found.group(1)
+            started += "Application startup complete" in line
+            if url and started >= workers:
+                threading.Thread(target=process.stderr.read, daemon=True).start()  # keep its pipe drained
+                transport = httpx.HTTPTransport(retries=5)
+                assert httpx.Client(transport=transport).get(f"{url}/api/v1/csrf").status_code == 200
+                return url
+        pytest.fail(f"herotable serve {' '.join(options)} ended (exit code {process.wait()}) without listening")
 
     yield start
     for process in running:
@@ -109,7 +116,7 @@ def test_several_workers_need_redis(tmp_path: Path) -> None:
     env = {**os.environ, "HEROTABLE_DATA_DIR": str(tmp_path), "HEROTABLE_DATABASE_URL": f"sqlite:///{tmp_path}/w.db"}
     env.pop("HEROTABLE_REDIS_URL", None)
     done = subprocess.run(
-        [HEROTABLE, "serve", "--workers", "2", "--port", str(free_port())],
+        [HEROTABLE, "serve", "--workers", "2", "--port", "0"],
         env=env,
         capture_output=True,
         text=True,

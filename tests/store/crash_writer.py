@@ -1,4 +1,5 @@
-"""Append three-event commands to a campaign forever, until the test kills this process.
+"""Append three-event commands to a campaign forever, until the test kills this process; after each, print how many
+are in.
 
 Usage: python crash_writer.py DATABASE_URL CAMPAIGN_ID
 """
@@ -23,6 +24,7 @@ def main(url: str, campaign_id: str) -> None:
             [NewEvent("test.part", {"part": part, "of": 3, "pad": "x" * 2000}, f"k{number}", AT) for part in range(3)],
         )
         number += 1
+        print(number, flush=True)
 
 
 if __name__ == "__main__":
