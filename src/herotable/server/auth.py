@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import HTTPException
 from starlette.requests import HTTPConnection
 
+from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import SESSION_MAX_AGE_S, digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX, Settings
 from herotable.store.accounts import AccountStore, User
@@ -132,7 +132,9 @@ def _dummy_hash() -> str:
 
 
 class RedisThrottle:
-    """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic."""
+    """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic. While
+    Redis is away (see `RedisLink`) attempts count in `fallback`, the database's throttle, which every process shares
+    too; counts do not move between the two, so an outage starts the database's afresh (or from a recent outage's)."""
 
     PREFIX = "throttle:"  # after the settings' Redis prefix
     # seconds are stored with every digit: Lua's tostring keeps 14, which can put `blocked` a hair after `now`
@@ -179,27 +181,35 @@ return 1
 """
     )
 
-    def __init__(self, url: str, prefix: str = DEFAULT_REDIS_PREFIX) -> None:
-        import redis
-
+    def __init__(self, link: RedisLink, fallback: Throttle, prefix: str = DEFAULT_REDIS_PREFIX) -> None:
+        self._link = link
+        self._fallback = fallback
         self._prefix = prefix + self.PREFIX
-        self._redis: Any = redis.Redis.from_url(url)
-        self._attempt = self._redis.register_script(self._ATTEMPT)
-        self._uncount = self._redis.register_script(self._UNCOUNT)
+        self._attempt = link.client.register_script(self._ATTEMPT)
+        self._uncount = link.client.register_script(self._UNCOUNT)
 
     def attempt(self, keys: Keyed, now: float) -> float:
         ordered = sorted(dict(keys).items())
         args: list[float] = [now]
         for _, policy in ordered:
             args += [policy.free, policy.base_s, policy.cap_s, policy.forget_s]
-        return float(self._attempt(keys=[self._prefix + k for k, _ in ordered], args=[repr(a) for a in args]))
+        names, values = [self._prefix + k for k, _ in ordered], [repr(a) for a in args]
+        try:
+            return self._link.ask(lambda client: float(self._attempt(keys=names, args=values, client=client)))
+        except RedisAway:
+            return self._fallback.attempt(keys, now)
 
     def forgive(self, key: str, policy: Policy, now: float, *, clear: bool) -> None:
-        if clear:
-            self._redis.delete(self._prefix + key)
-        else:
-            args = [now, policy.free, policy.base_s, policy.cap_s]
-            self._uncount(keys=[self._prefix + key], args=[repr(float(a)) for a in args])
+        """Forgiven where Redis is now: an attempt counted on the other side of an outage's edge stays counted."""
+        name = self._prefix + key
+        args = [repr(float(a)) for a in (now, policy.free, policy.base_s, policy.cap_s)]
+        try:
+            if clear:
+                self._link.ask(lambda client: client.delete(name))
+            else:
+                self._link.ask(lambda client: self._uncount(keys=[name], args=args, client=client))
+        except RedisAway:
+            self._fallback.forgive(key, policy, now, clear=clear)
 
 
 def _too_many(wait: float, what: str) -> HTTPException:
@@ -224,10 +234,18 @@ class Guard:
     clock: Callable[[], float] = time.time  # seconds; tests pass a clock that moves only when they say
 
     @classmethod
-    def build(cls, settings: Settings, accounts: AccountStore, clock: Callable[[], float] = time.time) -> Guard:
+    def build(
+        cls,
+        settings: Settings,
+        accounts: AccountStore,
+        clock: Callable[[], float] = time.time,
+        link: RedisLink | None = None,
+    ) -> Guard:
+        """The guard of one process; with a `link` to Redis (when HEROTABLE_REDIS_URL is set) its limits count in
+        Redis, and in the database while Redis is away."""
         throttle: Throttle = accounts.throttle
-        if settings.redis_url:
-            throttle = RedisThrottle(settings.redis_url, settings.redis_prefix)
+        if link is not None:
+            throttle = RedisThrottle(link, accounts.throttle, settings.redis_prefix)
         window = settings.login_window_s  # a wait never outlasts the window that remembers it
         return cls(
             throttle=throttle,

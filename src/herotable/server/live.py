@@ -33,6 +33,7 @@ from typing import Any
 from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
+from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX
 from herotable.service import PAGE, Page, TableService, decode_cursor
@@ -251,13 +252,14 @@ class Hub:
     def __init__(
         self,
         service: TableService,
-        redis_url: str | None = None,
+        link: RedisLink | None = None,
         sessions: LiveSessions | None = None,
         *,
         redis_prefix: str = DEFAULT_REDIS_PREFIX,
     ) -> None:
         self.service = service
-        self.redis_url = redis_url
+        self.link = link  # with Redis: what a request publishes (an ending) goes through it, failing fast when away
+        self.redis_url = redis_url = link.url if link is not None else None
         self.channel = channel(redis_prefix)
         self.sessions = sessions
         self._viewers: dict[str, set[Viewer]] = {}
@@ -701,15 +703,16 @@ class Hub:
 
     def sessions_ended(self, user: str) -> None:
         """Some of `user`'s sessions ended: forget them here at once, then on every process, and close their sockets.
-        Thread-safe."""
+        While Redis is away only this process is told. Thread-safe."""
         if self.sessions is not None:
             self.sessions.ended(user)
-        if self._publisher is not None:
+        if self.link is not None:
+            notice = json.dumps({"sessions_of": user})
             try:
-                self._publisher.publish(self.channel, json.dumps({"sessions_of": user}))
+                self.link.ask(lambda client: client.publish(self.channel, notice))
                 return
-            except Exception:  # Redis is a notifier: this process still closes its own sockets
-                log.warning("could not publish the end of %s's sessions", user, exc_info=True)
+            except RedisAway:  # Redis is a notifier: this process still closes its own sockets
+                pass
         self.check_sessions(user)
 
     def check_sessions(self, user: str) -> None:
