@@ -304,8 +304,10 @@ class LiveSessions:
     so that a player's burst of requests (a command, a panel, the next command) reads the session once, not once
     each. A session that ends is forgotten at once by the process that ends it (`ended`, which every ending calls
     through `api.sessions_ended`) and, through Redis, by the others (the hub's `sessions_of` notice); with no Redis
-    between them, another process accepts it for `keep_s` more at most, as it may a session that expires. A read of
-    the store that overlaps an ending is not kept. Thread-safe."""
+    between them, another process accepts it for `keep_s` more at most, as it may a session that expires. While a
+    process that listens to Redis cannot hear it (`unheard` to `heard`), it keeps nothing: every request reads the
+    store, so an ending told nowhere is still refused at once. A read of the store that overlaps an ending is not
+    kept. Thread-safe."""
 
     def __init__(
         self,
@@ -321,6 +323,7 @@ class LiveSessions:
         self._clock = clock
         self._kept: OrderedDict[str, tuple[User, float]] = OrderedDict()  # by the session id's digest: until when
         self._endings = 0  # how many times sessions ended here: a read that overlaps one is not kept
+        self._hearing = True  # whether endings elsewhere reach this process (or may be late by `keep_s` at most)
         self._lock = threading.Lock()
 
     def user(self, sid: str, user_id: str) -> User | None:
@@ -336,18 +339,28 @@ class LiveSessions:
         user = self.accounts.session_user(key, stamp())
         if user is not None:
             with self._lock:
-                if self._endings == endings:
+                if self._endings == endings and self._hearing:
                     self._kept[key] = (user, now + self.keep_s)
                     self._kept.move_to_end(key)
                     while len(self._kept) > self._size:
                         self._kept.popitem(last=False)
         return user if user is not None and user.user_id == user_id else None
 
-    def forget_all(self) -> None:
-        """Endings may have been missed (Redis was away): forget every kept session."""
+    def unheard(self) -> None:
+        """Endings on other processes are not heard now (the hub lost Redis): forget every kept session, and keep
+        none until `heard`."""
+        self._forget_all(hearing=False)
+
+    def heard(self) -> None:
+        """Endings are heard again (the hub listens to Redis again): keep sessions again, starting from none, since
+        an ending told meanwhile may have been missed."""
+        self._forget_all(hearing=True)
+
+    def _forget_all(self, *, hearing: bool) -> None:
         with self._lock:
             self._endings += 1
             self._kept.clear()
+            self._hearing = hearing
 
     def ended(self, user_id: str) -> None:
         """Some of `user_id`'s sessions ended (or their user changed): forget every one of them kept here."""

@@ -320,26 +320,31 @@ class Hub:
         gap = False
         while True:
             client = aioredis.Redis.from_url(url)
+            reason: object = "the subscription ended"
             try:
                 pubsub = client.pubsub()
                 await pubsub.subscribe(self.channel)
                 self._subscribed.set()
                 if gap:
+                    if self.sessions is not None:  # an ending told before the gap was noticed went unheard
+                        self.sessions.heard()
                     log.info("listening to Redis again; every live viewer catches up")
-                    if self.sessions is not None:  # an ending told meanwhile was not heard
-                        self.sessions.forget_all()
                     self.catch_up()
+                gap = False
                 delay = RECONNECT_FIRST_S
                 await self._listen(pubsub)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis down or gone: keep serving, and try again
-                if not gap:
-                    log.warning("lost Redis (%s); live frames from other processes wait until it is back", error)
-                gap = True
+                reason = error
             finally:
                 with contextlib.suppress(Exception):
                     await client.aclose()
+            if not gap:  # once per outage
+                if self.sessions is not None:  # endings told elsewhere meanwhile are not heard: read the store
+                    self.sessions.unheard()
+                log.warning("lost Redis (%s); live frames from other processes wait until it is back", reason)
+            gap = True
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(delay * 2, RECONNECT_MOST_S)
 
@@ -703,7 +708,8 @@ class Hub:
 
     def sessions_ended(self, user: str) -> None:
         """Some of `user`'s sessions ended: forget them here at once, then on every process, and close their sockets.
-        While Redis is away only this process is told. Thread-safe."""
+        While Redis is away only this process is told; the others read sessions from the store meanwhile (see
+        `LiveSessions`). Thread-safe."""
         if self.sessions is not None:
             self.sessions.ended(user)
         if self.link is not None:
