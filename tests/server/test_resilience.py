@@ -93,7 +93,7 @@ def positions(frames: list[dict[str, Any]]) -> list[int]:
     return [e["position"] for f in frames for e in f["events"]]
 
 
-def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, private_redis):
+def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, private_redis, caplog):
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'down.db'}"), redis_url=private_redis.url)
     cid, m = table(app)
     with m["pat"].client as client, client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
@@ -104,6 +104,10 @@ def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, privat
         assert app.state.services.table.state(cid).structure.scene == 1
         frame = receive(ws)  # this process's own viewers are told directly
         assert [e["type"] for e in frame["events"]] == ["structure.scene_started"]
+        assert m["gm"].command(cid, type="ltl.time_passes", period="minutes").status_code == 200
+        assert [e["type"] for e in receive(ws)["events"]] == ["ltl.time_passed"]
+    failed = [r for r in caplog.records if r.levelno == logging.WARNING and "could not publish" in r.getMessage()]
+    assert len(failed) == 1  # once for the outage, not once per command
 
 
 def test_after_an_outage_every_viewer_on_another_process_catches_up_once(tmp_path, private_redis):

@@ -400,7 +400,9 @@ class Hub:
         """The announcing thread: publishes what `_appended` queued, in order. Batches that queued together and follow
         on from each other go out as one announcement. When a publish fails, the batch is told to this process's
         viewers directly; the next batch tries Redis again (skipping it would leave other processes whose listener
-        never lost Redis without those events until another batch came)."""
+        never lost Redis without those events until another batch came). Failures are logged once until a publish
+        succeeds again."""
+        failing = False
         while True:
             waiting = [self._outbox.get()]
             while not self._outbox.empty():
@@ -410,9 +412,14 @@ class Hub:
             for campaign_id, events, frames in joined([b for b in batches if b is not None]):
                 try:
                     self._publisher.publish(self.channel, announcement(campaign_id, events, frames))
+                    if failing:
+                        log.info("publishing new events through Redis again")
+                    failing = False
                     continue
-                except Exception:
-                    log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
+                except Exception as error:
+                    if not failing:
+                        log.warning("could not publish new events (%s); telling this process's viewers directly", error)
+                    failing = True
                 try:
                     self.notify(campaign_id, events)
                 except Exception:  # never the end of the thread: later batches still go out
