@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from herotable.dice import Rng, SeededRng
@@ -42,6 +44,19 @@ def shared_clock() -> SteadyClock:
 def redis_prefix() -> str:
     """The Redis prefix of the test running now: the one `make_app` gives its apps unless told another."""
     return _prefix[0] or "ht-test:"
+
+
+def called(monkeypatch: pytest.MonkeyPatch, thing: Any, name: str) -> threading.Event:
+    """An event set once `thing.name()` has run (the method still runs as before)."""
+    done = threading.Event()
+    method = getattr(thing, name)
+
+    def wrapped() -> None:
+        method()
+        done.set()
+
+    monkeypatch.setattr(thing, name, wrapped)
+    return done
 
 
 def listening_socket() -> socket.socket:

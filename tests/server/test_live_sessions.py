@@ -15,7 +15,7 @@ from herotable.server.security import SESSION_COOKIE, digest
 from herotable.store import open_store
 from herotable.store.accounts import MemoryAccountStore, User
 
-from .clients import make_app, register, table
+from .clients import called, make_app, register, table
 from .test_account_security import login, receive_until_closed
 from .test_live import receive
 
@@ -95,6 +95,22 @@ def test_a_read_that_overlaps_an_ending_is_not_kept() -> None:
     assert live.user("s1", "pat") is None and accounts.reads == 2  # not kept: read again, and refused
 
 
+def test_while_endings_go_unheard_nothing_is_kept_and_once_heard_again_sessions_are_kept_afresh() -> None:
+    accounts = accounts_with(("s1", "pat"), ("s2", "sam"))
+    live = LiveSessions(accounts, clock=Clock())
+    live.user("s1", "pat")
+    live.user("s2", "sam")
+    live.unheard()  # the hub lost Redis
+    for _ in range(3):
+        assert live.user("s1", "pat") is not None
+    assert accounts.reads == 5  # forgotten, and read every time
+    accounts.revoke_session(digest("s1"), stamp())  # ended on another process, which could not say so
+    assert live.user("s1", "pat") is None
+    live.heard()  # listening again
+    assert live.user("s2", "sam") is not None and live.user("s2", "sam") is not None
+    assert accounts.reads == 7  # read once, then kept
+
+
 def test_sessions_kept_are_bounded_the_least_recently_used_going_first() -> None:
     accounts = accounts_with(("s1", "pat"), ("s2", "sam"), ("s3", "sly"))
     live = LiveSessions(accounts, size=2, clock=Clock())
@@ -109,24 +125,24 @@ def test_sessions_kept_are_bounded_the_least_recently_used_going_first() -> None
     assert accounts.reads == 4
 
 
-def heard(live: LiveSessions, method: str) -> threading.Event:
+def told(live: LiveSessions, method: str) -> threading.Event:
     """An event set once `live.<method>` has been called (and has returned): what a test waits for, not a time."""
-    called = threading.Event()
+    done = threading.Event()
     original = getattr(live, method)
 
     def calling(*args: Any) -> None:
         original(*args)
-        called.set()
+        done.set()
 
     setattr(live, method, calling)
-    return called
+    return done
 
 
 def test_a_logout_on_one_process_ends_the_session_on_another_through_redis(tmp_path: Any, shared_redis: str) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     first = make_app(store=open_store(url), redis_url=shared_redis)
     second = make_app(store=open_store(url), redis_url=shared_redis)
-    told = heard(second.state.services.live_sessions, "ended")
+    ending = told(second.state.services.live_sessions, "ended")
     with TestClient(first) as here, TestClient(second) as there:  # their hubs listen to Redis
         gwen = register(first, "gwen")
         saved = gwen.client.cookies.get(SESSION_COOKIE)
@@ -135,7 +151,7 @@ def test_a_logout_on_one_process_ends_the_session_on_another_through_redis(tmp_p
         assert gwen.post("/api/v1/auth/logout").status_code == 200  # through the first
         here.cookies = {SESSION_COOKIE: saved}
         assert here.get("/api/v1/me").status_code == 401  # forgotten at once where it ended
-        assert told.wait(60), "Redis never told the other process"
+        assert ending.wait(60), "Redis never told the other process"
         assert there.get("/api/v1/me").status_code == 401  # and on the other once Redis told it
 
 
@@ -152,24 +168,34 @@ def test_logging_in_again_over_a_session_closes_that_sessions_sockets(again_as: 
         assert ended.value.code == 4401
 
 
-def test_after_a_redis_outage_a_process_forgets_every_session_it_kept(tmp_path: Any, private_redis: Any) -> None:
-    """An ending told while Redis was away never reached the other process: once it listens again it forgets every
-    session it kept, rather than trust one for the rest of its time."""
+def test_a_process_that_cannot_hear_redis_reads_every_session_from_the_store_until_it_hears_it_again(
+    tmp_path: Any, private_redis: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ending told while Redis is away reaches no other process: one whose listener lost Redis forgets every
+    session it kept and keeps none until it listens again, so such an ending is refused there at once."""
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     first = make_app(store=open_store(url), redis_url=private_redis.url)
     second = make_app(store=open_store(url), redis_url=private_redis.url)
-    second.state.services.live_sessions.keep_s = 3600.0  # kept far longer than the test: only forgetting ends it
-    forgot = heard(second.state.services.live_sessions, "forget_all")
+    live = second.state.services.live_sessions
+    live.keep_s = 3600.0  # kept far longer than the test: only forgetting ends it
+    lost, back = called(monkeypatch, live, "unheard"), called(monkeypatch, live, "heard")
     with TestClient(first), TestClient(second) as there:
         gwen = register(first, "gwen")
         there.cookies = {SESSION_COOKIE: gwen.client.cookies.get(SESSION_COOKIE)}
         assert there.get("/api/v1/me").status_code == 200  # kept by the second process
         private_redis.stop()
-        assert gwen.post("/api/v1/auth/logout-everywhere").status_code == 200  # its notice is lost
-        assert there.get("/api/v1/me").status_code == 200  # not heard of: still kept (at most `keep_s`)
+        assert lost.wait(30), "the second process never noticed that Redis was gone"
+        assert there.get("/api/v1/me").status_code == 200  # read from the store, and not kept
+        assert gwen.post("/api/v1/auth/logout-everywhere").status_code == 200  # its notice goes nowhere
+        assert there.get("/api/v1/me").status_code == 401  # read from the store: refused at once
+        again = TestClient(second)
+        assert login(again, "gwen", "correct horse").status_code == 200
         private_redis.start()
-        assert forgot.wait(60), "the second process never listened to Redis again"
-        assert there.get("/api/v1/me").status_code == 401  # listening again: forgotten, read afresh, refused
+        assert back.wait(30), "the second process never listened to Redis again"
+        assert again.get("/api/v1/me").status_code == 200  # read once more, and kept again
+        sid = second.state.services.sessions.load(again.cookies.get(SESSION_COOKIE)).sid
+        second.state.services.accounts.revoke_session(digest(sid), stamp())  # behind its back: nobody tells it
+        assert again.get("/api/v1/me").status_code == 200  # kept: endings are heard through Redis again
 
 
 def test_a_socket_whose_session_ended_while_it_opened_is_closed() -> None:

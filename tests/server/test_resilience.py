@@ -1,20 +1,28 @@
 """A live table that survives what goes wrong: a retried command lands once, a Redis outage never turns a recorded
-command into an error, and when Redis is back every viewer catches up, missing and repeating nothing; a socket that
-dropped reconnects with its cursor and gets what it missed and may see, once and in order.
+command into an error, nor an account request (logins, limits and sessions fall back to the database), and when
+Redis is back every viewer catches up, missing and repeating nothing; a socket that dropped reconnects with its cursor
+and gets what it missed and may see, once and in order.
 
 The outage tests run their own Redis server (`redis-server` on a free port), so stopping it disturbs nobody else."""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
 
+from herotable.server.redis_link import BACK_OFF_S
+from herotable.server.security import SESSION_COOKIE
 from herotable.store import open_store
+from herotable.store.schema import ThrottleRecord
 
-from .clients import make_app, table
+from .clients import SteadyClock, anonymous, called, make_app, register, shared_clock, table
+from .test_account_security import PASSWORD, login
 from .test_live import receive
 
 
@@ -85,7 +93,7 @@ def positions(frames: list[dict[str, Any]]) -> list[int]:
     return [e["position"] for f in frames for e in f["events"]]
 
 
-def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, private_redis):
+def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, private_redis, caplog):
     app = make_app(store=open_store(f"sqlite:///{tmp_path / 'down.db'}"), redis_url=private_redis.url)
     cid, m = table(app)
     with m["pat"].client as client, client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
@@ -96,6 +104,10 @@ def test_a_command_is_answered_and_recorded_while_redis_is_down(tmp_path, privat
         assert app.state.services.table.state(cid).structure.scene == 1
         frame = receive(ws)  # this process's own viewers are told directly
         assert [e["type"] for e in frame["events"]] == ["structure.scene_started"]
+        assert m["gm"].command(cid, type="ltl.time_passes", period="minutes").status_code == 200
+        assert [e["type"] for e in receive(ws)["events"]] == ["ltl.time_passed"]
+    failed = [r for r in caplog.records if r.levelno == logging.WARNING and "could not publish" in r.getMessage()]
+    assert len(failed) == 1  # once for the outage, not once per command
 
 
 def test_after_an_outage_every_viewer_on_another_process_catches_up_once(tmp_path, private_redis):
@@ -132,6 +144,81 @@ def test_after_an_outage_every_viewer_on_another_process_catches_up_once(tmp_pat
     ]
     seen = positions(frames)
     assert seen == list(range(seen[0], seen[0] + len(seen)))  # nothing missed, nothing twice
+
+
+def throttles(url: str) -> dict[str, int]:
+    """The attempts the database counts, by key."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {
+                key: count for key, count in connection.execute(sa.select(ThrottleRecord.key, ThrottleRecord.count))
+            }
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_accounts_work_while_redis_is_down_counting_limits_in_the_database_and_go_back_to_redis(
+    backend, request, tmp_path, private_redis, monkeypatch, caplog
+):
+    """Two processes on one database lose Redis: registering, logging in (right or wrong), changing a password and
+    logging out still work, the limits still count across both (in the database), an ending on one is refused at once
+    by the other (which keeps no session while it cannot hear endings), each process warns once; once Redis is back,
+    the limits count there again, and nothing more in the database."""
+    import redis
+
+    url = f"sqlite:///{tmp_path / 'down.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_schema")()
+    ticks = SteadyClock()  # how long Redis is left alone after failing: moved by the test alone
+    first, second = (make_app(store=open_store(url), redis_url=private_redis.url, ticks=ticks) for _ in range(2))
+    lost = [called(monkeypatch, app.state.services.live_sessions, "unheard") for app in (first, second)]
+    back = [called(monkeypatch, app.state.services.live_sessions, "heard") for app in (first, second)]
+    with TestClient(first), TestClient(second):  # their hubs listen to Redis
+        gwen = register(first, "gwen")
+        gwen_there = TestClient(second, cookies={SESSION_COOKIE: gwen.client.cookies.get(SESSION_COOKIE)})
+        assert gwen_there.get("/api/v1/me").status_code == 200  # kept by the second process
+        caplog.set_level(logging.WARNING, logger="herotable.server.redis_link")
+        private_redis.stop()
+        nia = register(second, "nia")  # registering, counted in the database
+        assert throttles(url)["register-address:testclient"] == 1
+        one, two = anonymous(first), anonymous(second)
+        assert [login(one, "nia", "wrong guess").status_code for _ in range(3)] == [401] * 3
+        assert [login(two, "nia", "wrong guess").status_code for _ in range(2)] == [401] * 2
+        assert login(one, "nia", PASSWORD).status_code == 429  # five counted across both processes
+        assert throttles(url)["login-account:nia"] == 5
+        shared_clock().advance(1.5)  # the wait the limit asked for
+        assert login(one, "nia", PASSWORD).status_code == 200  # nia on the first process too
+        assert "login-account:nia" not in throttles(url)  # a login that gets in clears the account's count
+        assert one.get("/api/v1/me").status_code == 200
+
+        for event in lost:  # each listener found Redis gone: from now on they read every session from the store
+            assert event.wait(30), "a process never noticed that Redis was gone"
+        assert one.get("/api/v1/me").status_code == gwen_there.get("/api/v1/me").status_code == 200  # not kept
+        body = {"current_password": PASSWORD, "new_password": "a new secret"}
+        changed = nia.post("/api/v1/auth/password", body)  # through the second process
+        assert changed.status_code == 200 and changed.json() == {"other_sessions_ended": 1}
+        assert one.get("/api/v1/me").status_code == 401  # refused at once on the first
+        assert gwen.post("/api/v1/auth/logout").status_code == 200  # through the first
+        assert gwen_there.get("/api/v1/me").status_code == 401  # refused at once on the second
+        assert login(two, "gwen", PASSWORD).status_code == 200
+        away = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "herotable.server.redis_link"]
+        assert len(away) == 2  # one warning per process for the whole outage
+
+        private_redis.start()
+        for event in back:
+            assert event.wait(30), "a process never listened to Redis again"
+        ticks.advance(BACK_OFF_S)  # the processes ask Redis again
+        before = throttles(url)
+        assert login(one, "nia", "wrong guess").status_code == 401
+        assert login(two, "nia", "a new secret").status_code == 200
+        assert throttles(url) == before  # counted in Redis alone
+        counted = redis.Redis.from_url(private_redis.url)
+        prefix = first.state.services.settings.redis_prefix + "throttle:"
+        try:
+            assert counted.hget(prefix + "login-address:testclient", "count") == b"1"  # the wrong one (the right one
+            assert not counted.exists(prefix + "login-account:nia")  # took its own back and cleared the account)
+        finally:
+            counted.close()
 
 
 def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatch):

@@ -76,7 +76,7 @@ def create_app(
     store = store or open_store(settings.database_url)
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock, ticks)
-    hub = Hub(table, settings.redis_url, services.live_sessions, redis_prefix=settings.redis_prefix)
+    hub = Hub(table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -13,13 +13,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import HTTPException
 from starlette.requests import HTTPConnection
 
+from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import SESSION_MAX_AGE_S, digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX, Settings
 from herotable.server.slots import Busy, Slots
@@ -121,7 +121,9 @@ class HashGate(Slots):
 
 
 class RedisThrottle:
-    """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic."""
+    """A `Throttle` in Redis (when HEROTABLE_REDIS_URL is set): one Lua script per attempt, so it is atomic. While
+    Redis is away (see `RedisLink`) attempts count in `fallback`, the database's throttle, which every process shares
+    too; counts do not move between the two, so an outage starts the database's afresh (or from a recent outage's)."""
 
     PREFIX = "throttle:"  # after the settings' Redis prefix
     # seconds are stored with every digit: Lua's tostring keeps 14, which can put `blocked` a hair after `now`
@@ -168,27 +170,35 @@ return 1
 """
     )
 
-    def __init__(self, url: str, prefix: str = DEFAULT_REDIS_PREFIX) -> None:
-        import redis
-
+    def __init__(self, link: RedisLink, fallback: Throttle, prefix: str = DEFAULT_REDIS_PREFIX) -> None:
+        self._link = link
+        self._fallback = fallback
         self._prefix = prefix + self.PREFIX
-        self._redis: Any = redis.Redis.from_url(url)
-        self._attempt = self._redis.register_script(self._ATTEMPT)
-        self._uncount = self._redis.register_script(self._UNCOUNT)
+        self._attempt = link.client.register_script(self._ATTEMPT)
+        self._uncount = link.client.register_script(self._UNCOUNT)
 
     def attempt(self, keys: Keyed, now: float) -> float:
         ordered = sorted(dict(keys).items())
         args: list[float] = [now]
         for _, policy in ordered:
             args += [policy.free, policy.base_s, policy.cap_s, policy.forget_s]
-        return float(self._attempt(keys=[self._prefix + k for k, _ in ordered], args=[repr(a) for a in args]))
+        names, values = [self._prefix + k for k, _ in ordered], [repr(a) for a in args]
+        try:
+            return self._link.ask(lambda client: float(self._attempt(keys=names, args=values, client=client)))
+        except RedisAway:
+            return self._fallback.attempt(keys, now)
 
     def forgive(self, key: str, policy: Policy, now: float, *, clear: bool) -> None:
-        if clear:
-            self._redis.delete(self._prefix + key)
-        else:
-            args = [now, policy.free, policy.base_s, policy.cap_s]
-            self._uncount(keys=[self._prefix + key], args=[repr(float(a)) for a in args])
+        """Forgiven where Redis is now: an attempt counted on the other side of an outage's edge stays counted."""
+        name = self._prefix + key
+        args = [repr(float(a)) for a in (now, policy.free, policy.base_s, policy.cap_s)]
+        try:
+            if clear:
+                self._link.ask(lambda client: client.delete(name))
+            else:
+                self._link.ask(lambda client: self._uncount(keys=[name], args=args, client=client))
+        except RedisAway:
+            self._fallback.forgive(key, policy, now, clear=clear)
 
 
 def _too_many(wait: float, what: str) -> HTTPException:
@@ -213,10 +223,18 @@ class Guard:
     clock: Callable[[], float] = time.time  # seconds; tests pass a clock that moves only when they say
 
     @classmethod
-    def build(cls, settings: Settings, accounts: AccountStore, clock: Callable[[], float] = time.time) -> Guard:
+    def build(
+        cls,
+        settings: Settings,
+        accounts: AccountStore,
+        clock: Callable[[], float] = time.time,
+        link: RedisLink | None = None,
+    ) -> Guard:
+        """The guard of one process; with a `link` to Redis (when HEROTABLE_REDIS_URL is set) its limits count in
+        Redis, and in the database while Redis is away."""
         throttle: Throttle = accounts.throttle
-        if settings.redis_url:
-            throttle = RedisThrottle(settings.redis_url, settings.redis_prefix)
+        if link is not None:
+            throttle = RedisThrottle(link, accounts.throttle, settings.redis_prefix)
         window = settings.login_window_s  # a wait never outlasts the window that remembers it
         return cls(
             throttle=throttle,
@@ -280,8 +298,10 @@ class LiveSessions:
     so that a player's burst of requests (a command, a panel, the next command) reads the session once, not once
     each. A session that ends is forgotten at once by the process that ends it (`ended`, which every ending calls
     through `api.sessions_ended`) and, through Redis, by the others (the hub's `sessions_of` notice); with no Redis
-    between them, another process accepts it for `keep_s` more at most, as it may a session that expires. A read of
-    the store that overlaps an ending is not kept. Thread-safe."""
+    between them, another process accepts it for `keep_s` more at most, as it may a session that expires. While a
+    process that listens to Redis cannot hear it (`unheard` to `heard`), it keeps nothing: every request reads the
+    store, so an ending told nowhere is still refused at once. A read of the store that overlaps an ending is not
+    kept. Thread-safe."""
 
     def __init__(
         self,
@@ -297,6 +317,7 @@ class LiveSessions:
         self._clock = clock
         self._kept: OrderedDict[str, tuple[User, float]] = OrderedDict()  # by the session id's digest: until when
         self._endings = 0  # how many times sessions ended here: a read that overlaps one is not kept
+        self._hearing = True  # whether endings elsewhere reach this process (or may be late by `keep_s` at most)
         self._lock = threading.Lock()
 
     def user(self, sid: str, user_id: str) -> User | None:
@@ -312,18 +333,28 @@ class LiveSessions:
         user = self.accounts.session_user(key, stamp())
         if user is not None:
             with self._lock:
-                if self._endings == endings:
+                if self._endings == endings and self._hearing:
                     self._kept[key] = (user, now + self.keep_s)
                     self._kept.move_to_end(key)
                     while len(self._kept) > self._size:
                         self._kept.popitem(last=False)
         return user if user is not None and user.user_id == user_id else None
 
-    def forget_all(self) -> None:
-        """Endings may have been missed (Redis was away): forget every kept session."""
+    def unheard(self) -> None:
+        """Endings on other processes are not heard now (the hub lost Redis): forget every kept session, and keep
+        none until `heard`."""
+        self._forget_all(hearing=False)
+
+    def heard(self) -> None:
+        """Endings are heard again (the hub listens to Redis again): keep sessions again, starting from none, since
+        an ending told meanwhile may have been missed."""
+        self._forget_all(hearing=True)
+
+    def _forget_all(self, *, hearing: bool) -> None:
         with self._lock:
             self._endings += 1
             self._kept.clear()
+            self._hearing = hearing
 
     def ended(self, user_id: str) -> None:
         """Some of `user_id`'s sessions ended (or their user changed): forget every one of them kept here."""

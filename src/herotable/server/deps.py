@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from herotable.server.auth import Guard, LiveSessions, stamp
+from herotable.server.redis_link import RedisLink
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
 from herotable.server.slots import Slots
@@ -30,6 +31,7 @@ class Services:
     guard: Guard
     live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
     images: Slots  # portrait uploads decoded at once
+    redis: RedisLink | None  # with HEROTABLE_REDIS_URL: what requests ask Redis (limits, endings) goes through it
 
     def now(self) -> datetime:
         """The time by the app's clock (the one the login limits count by), for invitations and the removals they
@@ -46,8 +48,9 @@ def make_services(
     """The services of one app: accounts beside the table's store, limits, removals remembered so that an
     invitation made before a member's removal no longer admits them, and a deleted character's portrait removed.
     `clock` (seconds since the epoch) is what login limits and invitations count by; `ticks` (seconds, monotonic)
-    is how long a session check is kept."""
+    is how long a session check is kept, and how long Redis is left alone after it failed."""
     accounts = accounts_for(table.store)
+    redis = RedisLink(settings.redis_url, ticks=ticks) if settings.redis_url else None
 
     def removals(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
@@ -67,9 +70,10 @@ def make_services(
         table,
         accounts,
         Sessions(settings.secret_key),
-        Guard.build(settings, accounts, clock),
+        Guard.build(settings, accounts, clock, redis),
         LiveSessions(accounts, clock=ticks),
         Slots(settings.image_slots, settings.image_wait_s, work="reading portraits", doing="reading other pictures"),
+        redis,
     )
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
+from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX
 from herotable.service import PAGE, Page, TableService, decode_cursor
@@ -251,13 +252,14 @@ class Hub:
     def __init__(
         self,
         service: TableService,
-        redis_url: str | None = None,
+        link: RedisLink | None = None,
         sessions: LiveSessions | None = None,
         *,
         redis_prefix: str = DEFAULT_REDIS_PREFIX,
     ) -> None:
         self.service = service
-        self.redis_url = redis_url
+        self.link = link  # with Redis: what a request publishes (an ending) goes through it, failing fast when away
+        self.redis_url = redis_url = link.url if link is not None else None
         self.channel = channel(redis_prefix)
         self.sessions = sessions
         self._viewers: dict[str, set[Viewer]] = {}
@@ -318,26 +320,31 @@ class Hub:
         gap = False
         while True:
             client = aioredis.Redis.from_url(url)
+            reason: object = "the subscription ended"
             try:
                 pubsub = client.pubsub()
                 await pubsub.subscribe(self.channel)
                 self._subscribed.set()
                 if gap:
+                    if self.sessions is not None:  # an ending told before the gap was noticed went unheard
+                        self.sessions.heard()
                     log.info("listening to Redis again; every live viewer catches up")
-                    if self.sessions is not None:  # an ending told meanwhile was not heard
-                        self.sessions.forget_all()
                     self.catch_up()
+                gap = False
                 delay = RECONNECT_FIRST_S
                 await self._listen(pubsub)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis down or gone: keep serving, and try again
-                if not gap:
-                    log.warning("lost Redis (%s); live frames from other processes wait until it is back", error)
-                gap = True
+                reason = error
             finally:
                 with contextlib.suppress(Exception):
                     await client.aclose()
+            if not gap:  # once per outage
+                if self.sessions is not None:  # endings told elsewhere meanwhile are not heard: read the store
+                    self.sessions.unheard()
+                log.warning("lost Redis (%s); live frames from other processes wait until it is back", reason)
+            gap = True
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(delay * 2, RECONNECT_MOST_S)
 
@@ -393,7 +400,9 @@ class Hub:
         """The announcing thread: publishes what `_appended` queued, in order. Batches that queued together and follow
         on from each other go out as one announcement. When a publish fails, the batch is told to this process's
         viewers directly; the next batch tries Redis again (skipping it would leave other processes whose listener
-        never lost Redis without those events until another batch came)."""
+        never lost Redis without those events until another batch came). Failures are logged once until a publish
+        succeeds again."""
+        failing = False
         while True:
             waiting = [self._outbox.get()]
             while not self._outbox.empty():
@@ -403,9 +412,14 @@ class Hub:
             for campaign_id, events, frames in joined([b for b in batches if b is not None]):
                 try:
                     self._publisher.publish(self.channel, announcement(campaign_id, events, frames))
+                    if failing:
+                        log.info("publishing new events through Redis again")
+                    failing = False
                     continue
-                except Exception:
-                    log.warning("could not publish new events of %s; telling this process's viewers", campaign_id)
+                except Exception as error:
+                    if not failing:
+                        log.warning("could not publish new events (%s); telling this process's viewers directly", error)
+                    failing = True
                 try:
                     self.notify(campaign_id, events)
                 except Exception:  # never the end of the thread: later batches still go out
@@ -701,15 +715,17 @@ class Hub:
 
     def sessions_ended(self, user: str) -> None:
         """Some of `user`'s sessions ended: forget them here at once, then on every process, and close their sockets.
-        Thread-safe."""
+        While Redis is away only this process is told; the others read sessions from the store meanwhile (see
+        `LiveSessions`). Thread-safe."""
         if self.sessions is not None:
             self.sessions.ended(user)
-        if self._publisher is not None:
+        if self.link is not None:
+            notice = json.dumps({"sessions_of": user})
             try:
-                self._publisher.publish(self.channel, json.dumps({"sessions_of": user}))
+                self.link.ask(lambda client: client.publish(self.channel, notice))
                 return
-            except Exception:  # Redis is a notifier: this process still closes its own sockets
-                log.warning("could not publish the end of %s's sessions", user, exc_info=True)
+            except RedisAway:  # Redis is a notifier: this process still closes its own sockets
+                pass
         self.check_sessions(user)
 
     def check_sessions(self, user: str) -> None:
