@@ -24,9 +24,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy --strict src/herotable
 
-# The suite runs on TEST_WORKERS processes (pytest-xdist; `auto`: one per core), each with its own databases,
-# Redis prefix and files, and prints its 20 slowest tests. `make test TEST_WORKERS=0` runs it in one process.
-TEST_WORKERS ?= auto
+# The suite runs on TEST_WORKERS processes (pytest-xdist), each with its own databases, Redis prefix and files, and
+# prints its 20 slowest tests. Two per core, eight at most: a test often waits (a browser, a server process, a
+# disk flush), and another worker uses the core meanwhile. `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); [ $$n -gt 8 ] && n=8; echo $$n)
 test: lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=20
 
