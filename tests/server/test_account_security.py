@@ -329,7 +329,7 @@ def test_sockets_close_on_removal_and_logout_and_follow_a_role_change(db_url: st
         assert ended.value.code == 4401
 
 
-def receive_until_closed(ws: Any, timeout: float = 10.0) -> None:
+def receive_until_closed(ws: Any, timeout: float = 60.0) -> None:
     """Read frames until the server closes the socket (raising its WebSocketDisconnect); fail if it stays open."""
     box: queue.Queue[Any] = queue.Queue()
 

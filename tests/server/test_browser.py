@@ -40,7 +40,7 @@ ARGS = [
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "browser-test-password"
 PHONE = {"width": 390, "height": 844}
-WAIT_MS = 15_000  # generous: a loaded machine delays live frames, never loses them
+WAIT_MS = 60_000  # generous: a loaded machine delays live frames, never loses them; passing never waits it out
 expect.set_options(timeout=WAIT_MS)
 
 

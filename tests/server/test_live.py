@@ -16,7 +16,7 @@ from herotable.store import StoredEvent, open_store
 from .clients import make_app, redis_prefix, table
 
 
-def receive(ws: Any, timeout: float = 10.0) -> dict[str, Any]:
+def receive(ws: Any, timeout: float = 60.0) -> dict[str, Any]:
     """The next frame, or a failure after `timeout` seconds (a silent socket must not hang the suite)."""
     box: queue.Queue[Any] = queue.Queue()
     threading.Thread(target=lambda: box.put(ws.receive_json()), daemon=True).start()
@@ -148,10 +148,10 @@ def test_frames_travel_with_an_announcement_only_for_a_campaign_watched_where_it
     cid, m = table(app)
     listener = redis.Redis.from_url(shared_redis).pubsub()
     listener.subscribe(channel(redis_prefix()))
-    assert listener.get_message(timeout=5)["type"] == "subscribe"
+    assert listener.get_message(timeout=60)["type"] == "subscribe"
 
     def announced() -> dict[str, Any]:
-        while (message := listener.get_message(timeout=5)) is not None:
+        while (message := listener.get_message(timeout=60)) is not None:
             data, rest = heard(message["data"])
             if data.get("campaign_id") == cid and rest is not None:
                 return dict(json.loads(rest))

@@ -3,7 +3,8 @@ command into an error, nor an account request (logins, limits and sessions fall 
 Redis is back every viewer catches up, missing and repeating nothing; a socket that dropped reconnects with its cursor
 and gets what it missed and may see, once and in order.
 
-The outage tests run their own Redis server (`redis-server` on a Unix socket of their own), so stopping it disturbs nobody else."""
+The outage tests run their own Redis server (`redis-server` on a Unix socket of their own), so stopping it
+disturbs nobody else."""
 
 from __future__ import annotations
 

@@ -77,12 +77,12 @@ def _socket(stack: contextlib.ExitStack, url: str, client: httpx.Client, cid: st
     cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
     address = f"ws{url.removeprefix('http')}/ws/campaigns/{cid}"
     ws = stack.enter_context(connect(address, additional_headers={"Cookie": cookie}))
-    assert json.loads(ws.recv(timeout=20))["type"] == "hello"
+    assert json.loads(ws.recv(timeout=60))["type"] == "hello"
     return ws
 
 
 def _next_events(ws: Any) -> list[str]:
-    return [e["type"] for e in json.loads(ws.recv(timeout=20))["events"]]
+    return [e["type"] for e in json.loads(ws.recv(timeout=60))["events"]]
 
 
 def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis, postgres_schema):
