@@ -485,3 +485,42 @@ def test_batches_waiting_together_are_sent_as_one_when_they_follow_on():
     ]
     apart = [(batch(3), (3, 3), True, made_one), (batch(5), (5, 5), True, None)]
     assert runs(apart) == apart  # a gap
+
+
+def test_an_instance_announces_and_keys_only_under_its_own_redis_prefix(tmp_path, shared_redis, monkeypatch):
+    """Two instances sharing one Redis (pub/sub ignores the database number) each keep to their prefix: the
+    announcement goes out on `<prefix>campaign-events` alone, and the login limits key under `<prefix>throttle:`."""
+    import redis
+
+    from herotable.server.live import channel
+    from herotable.server.settings import Settings
+
+    mine = f"{redis_prefix()}one:"
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'one.db'}"), redis_url=shared_redis, redis_prefix=mine)
+    cid, m = table(app)
+    client = redis.Redis.from_url(shared_redis)
+    listener = client.pubsub()
+    listener.psubscribe(f"{redis_prefix()}*")  # every channel of this test, whatever the instance
+    assert listener.get_message(timeout=60)["type"] == "psubscribe"
+    try:
+        with m["gm"].client:
+            m["pat"].command(cid, type="table.roll", expression="1d20")
+            heard_on = listener.get_message(timeout=60)
+    finally:
+        listener.close()
+    assert heard_on is not None and heard_on["channel"].decode() == channel(mine) == f"{mine}campaign-events"
+    wrong = m["sam"].client.post(
+        "/api/v1/auth/password",
+        json={"current_password": "not it", "new_password": "a new secret"},
+        headers=m["sam"].headers,
+    )
+    assert wrong.status_code == 401
+    keys = {k.decode() for k in client.scan_iter(match=f"{redis_prefix()}*")}
+    assert keys and all(k.startswith(f"{mine}throttle:") for k in keys), keys
+    monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
+    assert Settings.from_env().redis_prefix == "herotable:"
+    monkeypatch.setenv("HEROTABLE_REDIS_PREFIX", "table-2:")
+    assert Settings.from_env().redis_prefix == "table-2:"
+    monkeypatch.setenv("HEROTABLE_REDIS_PREFIX", "table 2 ")
+    with pytest.raises(ValueError, match="HEROTABLE_REDIS_PREFIX='table 2 ' holds spaces"):
+        Settings.from_env()
