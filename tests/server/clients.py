@@ -107,13 +107,16 @@ class SteadyClock:
 
     def __init__(self) -> None:
         self.now = time.time()  # real seconds to start from, as records the app reads from elsewhere are stamped
+        self._lock = threading.Lock()  # requests read it from many threads: it never goes back
 
     def __call__(self) -> float:
-        self.now += self.STEP_S
-        return self.now
+        with self._lock:
+            self.now += self.STEP_S
+            return self.now
 
     def advance(self, seconds: float) -> None:
-        self.now += seconds
+        with self._lock:
+            self.now += seconds
 
 
 @dataclass

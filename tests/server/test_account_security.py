@@ -372,3 +372,21 @@ def test_limits_are_shared_through_redis_when_it_is_configured(shared_redis: str
     here = (f"192.0.2.{time.time_ns() % 250}", 1)
     assert [login(TestClient(first, client=here), name, "wrong guess").status_code for _ in range(5)] == [401] * 5
     assert login(TestClient(second, client=here), name, "wrong guess").status_code == 429
+
+
+def test_redis_counts_an_attempt_that_read_the_time_before_a_racing_one_at_the_later_time(shared_redis: str) -> None:
+    """As the database's throttle does (tests/store/test_accounts.py): a free attempt never waits for one that took no
+    wait, whichever of two racing requests read the clock first."""
+    from herotable.server.auth import RedisThrottle
+    from herotable.server.redis_link import RedisLink
+    from herotable.store.accounts import MemoryAccountStore
+    from herotable.store.throttle import Policy
+
+    from .clients import redis_prefix
+
+    account = Policy(free=3, base_s=1.0, cap_s=8.0, forget_s=60.0)
+    throttle = RedisThrottle(RedisLink(shared_redis), MemoryAccountStore().throttle, redis_prefix())
+    assert throttle.attempt([("acct:pat", account)], 1000.0) == 0.0
+    assert throttle.attempt([("acct:pat", account)], 999.5) == 0.0
+    assert throttle.attempt([("acct:pat", account)], 999.0) == 0.0  # the 3rd, counted at 1000: waits until 1001
+    assert throttle.attempt([("acct:pat", account)], 1000.25) == 0.75

@@ -182,6 +182,15 @@ def test_waits_grow_after_the_free_attempts_and_are_forgotten(accounts: AccountS
     assert throttle.attempt([("acct:pat", ACCOUNT)], t + 61) == 0.0
 
 
+def test_an_attempt_that_read_the_time_before_a_racing_one_counts_at_the_later_time(accounts: AccountStore) -> None:
+    # requests read the clock before their attempt reaches the store: the second to arrive may hold the earlier time
+    throttle = accounts.throttle
+    assert throttle.attempt([("acct:pat", ACCOUNT)], 1000.0) == 0.0
+    assert throttle.attempt([("acct:pat", ACCOUNT)], 999.5) == 0.0  # still free: no wait for a free attempt
+    assert throttle.attempt([("acct:pat", ACCOUNT)], 999.0) == 0.0  # the 3rd, counted at 1000: waits until 1001
+    assert throttle.attempt([("acct:pat", ACCOUNT)], 1000.25) == 0.75
+
+
 def test_an_attempt_counts_under_every_key_or_none(accounts: AccountStore) -> None:
     throttle = accounts.throttle
     for n in range(4):

@@ -61,7 +61,10 @@ class _Count:
 
 
 def _step(rows: dict[str, _Count], keys: Keyed, now: float) -> float:
-    """The shared rule: the longest wait among `keys`, or (when none waits) count the attempt under each."""
+    """The shared rule: the longest wait among `keys`, or (when none waits) count the attempt under each. The time is
+    read before the attempt reaches its keys, so of two racing attempts the later may carry the earlier reading: it
+    counts at its keys' last attempt, never before it (else a free attempt would wait for one that took no wait)."""
+    now = max([now, *(rows[key].last_at for key, _ in keys)])
     wait = 0.0
     for key, policy in keys:
         row = rows[key]
