@@ -89,3 +89,24 @@ def _check_every_fold() -> Iterator[None]:
     fold.check_decisions = True
     yield
     fold.check_decisions = False
+
+
+# The longest tests start first, so that no worker is left running one alone at the end of a parallel run
+# (`make test` prints the slowest; keep this list to the files that hold them).
+LONGEST_FIRST = (
+    "tests/server/test_schemathesis.py",
+    "tests/table/test_legal_actions.py",
+    "tests/server/test_browser",
+    "tests/server/test_workers.py",
+    "tests/server/test_bench_",
+    "tests/store/test_memberships.py",
+    "tests/table/test_race.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::")[0]
+        return next((n for n, start in enumerate(LONGEST_FIRST) if path.startswith(start)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: within a rank, the files' own order
