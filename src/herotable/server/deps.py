@@ -36,7 +36,12 @@ class Services:
     def now(self) -> datetime:
         """The time by the app's clock (the one the login limits count by), for invitations and the removals they
         are compared with."""
-        return datetime.fromtimestamp(self.guard.clock(), UTC)
+        return moment(self.guard.clock)
+
+
+def moment(clock: Callable[[], float]) -> datetime:
+    """The time now by `clock` (seconds since the epoch), in UTC."""
+    return datetime.fromtimestamp(clock(), UTC)
 
 
 def make_services(
@@ -56,7 +61,7 @@ def make_services(
         for e in events:
             removed = e.data.get("user")
             if e.type == "member.left" and isinstance(removed, str) and removed != e.actor:
-                accounts.record_removal(campaign_id, removed, stamp(datetime.fromtimestamp(clock(), UTC)))
+                accounts.record_removal(campaign_id, removed, stamp(moment(clock)))
 
     def portraits(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:

@@ -51,8 +51,8 @@ class Settings:
             secure_cookies=os.environ.get("HEROTABLE_SECURE_COOKIES", "") == "1",
             trusted_proxies=tuple(p for p in os.environ.get(TRUSTED_PROXIES_ENV, "").split(",") if p.strip()),
             hash_slots=_whole(HASH_SLOTS_ENV, 4),
-            hash_memory_kib=_whole(HASH_MEMORY_ENV, 65536),
-            hash_rounds=_whole(HASH_ROUNDS_ENV, 3),
+            hash_memory_kib=_whole(HASH_MEMORY_ENV, cls.hash_memory_kib),
+            hash_rounds=_whole(HASH_ROUNDS_ENV, cls.hash_rounds),
             image_slots=_whole(IMAGE_SLOTS_ENV, 2),
             public_url=os.environ.get("HEROTABLE_PUBLIC_URL") or None,
         )
