@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import queue
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
+from herotable.server import live as live_module
 from herotable.store import StoredEvent, open_store
 
 from .clients import make_app, redis_prefix, table
@@ -524,3 +526,30 @@ def test_an_instance_announces_and_keys_only_under_its_own_redis_prefix(tmp_path
     monkeypatch.setenv("HEROTABLE_REDIS_PREFIX", "table 2 ")
     with pytest.raises(ValueError, match="HEROTABLE_REDIS_PREFIX='table 2 ' holds spaces"):
         Settings.from_env()
+
+
+def test_a_shutdown_ends_even_when_the_redis_listener_misses_its_cancellation(tmp_path, shared_redis, monkeypatch):
+    """Inside the Redis client a cancellation can be lost (a timeout of its own ending at the same moment), and the
+    listener goes on: the shutdown asks again instead of holding the server (and a test's client) for ever."""
+    app = make_app(store=open_store(f"sqlite:///{tmp_path / 'stop.db'}"), redis_url=shared_redis)
+    hub = app.state.hub
+    missed = []
+
+    async def listen_missing_the_first_cancellation(pubsub):
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            missed.append(True)  # lost, as inside the client: the listener goes on
+        await asyncio.sleep(3600)  # the next cancellation is heard
+
+    monkeypatch.setattr(hub, "_listen", listen_missing_the_first_cancellation)
+    monkeypatch.setattr(live_module, "STOP_ASK_S", 0.01, raising=False)
+
+    async def stopped() -> bool:
+        await hub.start()
+        stopping = asyncio.create_task(hub.stop())
+        done, _ = await asyncio.wait({stopping}, timeout=60)  # a bound for the hang, never reached when it stops
+        return stopping in done
+
+    assert asyncio.run(stopped()), "the shutdown waited for ever on a listener that missed its cancellation"
+    assert missed and hub._listener.done()

@@ -57,6 +57,8 @@ HELLO_EVENTS = 200  # a new viewer gets the newest facts of its stream; the API 
 RECONNECT_FIRST_S = 0.1  # the first wait before listening to Redis again; it doubles, with jitter, …
 RECONNECT_MOST_S = 5.0  # … up to this
 START_WAIT_S = 2.0  # how long start-up waits for the first subscription before serving anyway
+STOP_ASK_S = 0.5  # at shutdown, how long to wait for the listener before asking it to stop again …
+STOP_ASKS = 20  # … and how many times, before shutting down without it
 CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; a bigger one is read from the store
 PREMADE_KEPT = 256  # batches whose frames were made where they landed, kept until they are sent (the oldest go first)
 PREMADE_BYTES = 8 * 1024 * 1024  # and the most text their frames may hold together
@@ -265,6 +267,7 @@ class Hub:
         self._viewers: dict[str, set[Viewer]] = {}
         self._guard = threading.Lock()
         self._listener: asyncio.Task[None] | None = None
+        self._stopping = False
         self._subscribed = asyncio.Event()
         self._campaign_locks: dict[tuple[str, asyncio.AbstractEventLoop], asyncio.Lock] = {}
         # per campaign and event loop, the batches announced and not yet sent, and whether they are being sent
@@ -296,9 +299,7 @@ class Hub:
 
     async def stop(self) -> None:
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
+            await self._stop_listening(self._listener)
         with self._guard:
             sender = self._sender
         if sender is not None:  # what is queued goes out first
@@ -310,6 +311,20 @@ class Hub:
         if self._publisher is not None:
             self._publisher.close()
 
+    async def _stop_listening(self, listener: asyncio.Task[None]) -> None:
+        """Cancel the listener and wait for it. A cancellation can be lost inside the Redis client (a timeout
+        inside it ending at the same moment), leaving the listener running: ask again, and after `STOP_ASKS` asks
+        stop without it rather than hold the shutdown forever."""
+        self._stopping = True  # a listener that missed its cancellation leaves its loop at the next turn
+        for _ in range(STOP_ASKS):
+            listener.cancel()
+            done, _pending = await asyncio.wait({listener}, timeout=STOP_ASK_S)
+            if done:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    listener.result()
+                return
+        log.warning("the Redis listener did not stop; shutting down without it")
+
     async def _listen_forever(self, url: str) -> None:
         """Subscribe and listen; when Redis goes away, wait (a doubling, jittered delay) and subscribe again. After
         any gap every viewer of this process catches up from the store by its own cursor: frames missed while Redis
@@ -318,7 +333,7 @@ class Hub:
 
         delay = RECONNECT_FIRST_S
         gap = False
-        while True:
+        while not self._stopping:
             client = aioredis.Redis.from_url(url)
             reason: object = "the subscription ended"
             try:
@@ -350,6 +365,8 @@ class Hub:
 
     async def _listen(self, pubsub: Any) -> None:
         async for message in pubsub.listen():
+            if self._stopping:
+                return
             if message.get("type") != "message":
                 continue
             try:
