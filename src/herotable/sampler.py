@@ -5,6 +5,7 @@ it to record long campaigns of both games."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import uuid
 from collections.abc import Callable, Mapping
@@ -162,6 +163,11 @@ def in_domain(d: Domain, value: Any) -> bool:
 
 def defaults(kind: str) -> dict[str, Any]:
     """The fields of a command kind that have defaults, with them."""
+    return dict(_defaults(kind))
+
+
+@functools.cache
+def _defaults(kind: str) -> dict[str, Any]:
     cls = COMMANDS[kind].cls
     out: dict[str, Any] = {}
     for f in dataclasses.fields(cls):

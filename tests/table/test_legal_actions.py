@@ -92,8 +92,9 @@ def covers(action: LegalAction, data: dict[str, Any]) -> bool:
     its domain (a field left out takes the command's default, which must lie in the domain too)."""
     if data.get("type") != action.type:
         return False
-    full = {**defaults(action.type), **{k: v for k, v in data.items() if k != "type"}}
-    if any(k not in action.fixed and k not in action.fields and k not in defaults(action.type) for k in full):
+    given = defaults(action.type)
+    full = {**given, **{k: v for k, v in data.items() if k != "type"}}
+    if any(k not in action.fixed and k not in action.fields and k not in given for k in full):
         return False
     for name, value in full.items():
         if name in action.fixed:
@@ -102,13 +103,14 @@ def covers(action: LegalAction, data: dict[str, Any]) -> bool:
         elif name in action.fields:
             if not _in(action.fields[name], value, full):
                 return False
-        elif value != defaults(action.type)[name]:  # a field the action leaves at its default
+        elif value != given[name]:  # a field the action leaves at its default
             return False
     return True
 
 
 def covered(actions: list[LegalAction], data: dict[str, Any]) -> bool:
-    return any(covers(a, data) for a in actions)
+    kind = data.get("type")
+    return any(covers(a, data) for a in actions if a.type == kind)
 
 
 # --- commands just outside a listed action ---
