@@ -132,9 +132,10 @@ class Hero:
         return self.defeat is not None or not self.base_now(stakes).usable
 
     def below_d4_by_any_loss(self) -> bool:
-        """Base Power below d4 counting every kind of loss, non-damaging ones included, or a recorded defeat: what
-        Recovery calls "reduced below d4" (a hero out of a debate is below d4 in it; R-LTL-11 amended)."""
-        return self.defeat is not None or not self.sheet.base.lowered(self.total_levels_lost).usable
+        """Base Power below d4 by the levels lost, counting every kind of loss, non-damaging ones included: what
+        Recovery calls "reduced below d4" (a hero out of a debate is below d4 in it; R-LTL-11 amended). A recorded
+        defeat loses no levels: a hero who gave up is not below d4 (R-LTL-11 amended 2026-12-02)."""
+        return not self.sheet.base.lowered(self.total_levels_lost).usable
 
     def rating_for(self, style: str | None = None, stakes: LossType | None = None) -> Rating:
         """The die this hero rolls: the Style's if one applies, else base Power; Styles move with base
