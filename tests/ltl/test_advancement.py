@@ -177,12 +177,13 @@ def test_blank_new_style_is_refused() -> None:
 # --- base Power -------------------------------------------------------------------------------------
 
 
-def test_raising_base_power_costs_15_and_styles_move_with_it() -> None:
-    # R-LTL-16, R-LTL-4: Styles move with base Power; one level on a d12 Style is wasted (R-LTL-1)
+def test_raising_base_power_costs_15_and_raises_only_the_styles_it_would_pass() -> None:
+    # R-LTL-16, R-LTL-4 (amended 2026-12-01): only Styles that would fall below the new base rise to it; a d10
+    # Flight on a base going d8 -> d10 stays d10 (no free Style raise), a d8 Charm rises to d10
     hero = make_hero(base="d8", styles={"Flight": "d10", "Wits": "d12", "Charm": "d8"}, points=15)
     after = spend_hero_points(hero, RaiseBase())
     assert after.sheet.base == d("d10")
-    assert style_die(after, "Flight") == "d12"
+    assert style_die(after, "Flight") == "d10"
     assert style_die(after, "Wits") == "d12"
     assert style_die(after, "Charm") == "d10"
     assert after.sheet.hero_points == 0
@@ -191,7 +192,7 @@ def test_raising_base_power_costs_15_and_styles_move_with_it() -> None:
 
 
 def test_raising_base_power_to_d20_costs_30() -> None:
-    # R-LTL-16: base Power to d20 costs 30; every Style follows it there
+    # R-LTL-16: base Power to d20 costs 30; a Style it would pass rises to d20 (R-LTL-4 amended)
     hero = make_hero(base="d12", styles={"Wits": "d12", "Flight": "d20"}, points=31)
     after = spend_hero_points(hero, RaiseBase())
     assert after.sheet.base == d("d20")
