@@ -386,7 +386,7 @@ def test_spends_pile_up_in_the_history() -> None:
         Spend("raise_base", "base Power", 15, "d6", "d8"),
     )
     assert hero.sheet.hero_points == 20
-    assert style_die(hero, "Wits") == "d10"
+    assert style_die(hero, "Wits") == "d8"  # a d8 Wits is not below the new d8 base: it stays (R-LTL-4 amended)
 
 
 def test_price_ignores_the_points_held() -> None:

@@ -45,7 +45,7 @@ class NewStyle:
 
 @dataclass(frozen=True)
 class RaiseBase:
-    """Raise base Power to the next die; every Style moves up with it."""
+    """Raise base Power to the next die; a Style that would fall below it rises to the new base."""
 
 
 @dataclass(frozen=True)
@@ -175,8 +175,8 @@ def _plan(hero: Hero, improvement: Improvement) -> tuple[Spend, Hero]:
             return spend, _with_sheet(hero, replace(sheet, styles=(*sheet.styles, Style(name, rating))))
         case RaiseBase():
             base, levels = _next_die(sheet.base, "base Power")
-            # Styles move with base Power (R-LTL-4); Rating.raised never passes d20 and wastes one level on a d12
-            styles = tuple(Style(s.name, s.rating.raised(levels)) for s in sheet.styles)
+            # a Style that would fall below the new base rises to it; Styles above it stay (R-LTL-4 amended)
+            styles = tuple(Style(s.name, base) if s.rating.position < base.position else s for s in sheet.styles)
             spend = Spend("raise_base", "base Power", BASE_COST * levels, sheet.base.name, base.name)
             return spend, _with_sheet(hero, replace(sheet, base=base, styles=styles))
         case RaiseHeroism():
