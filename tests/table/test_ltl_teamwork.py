@@ -16,6 +16,7 @@ from herotable.table.ltl.commands import (
     EndRound,
     Override,
     PassTurn,
+    SetDefence,
     Settle,
     StartConflict,
 )
@@ -163,7 +164,7 @@ def test_a_team_that_loses_an_exchange_loses_it_through_its_rolling_member(table
     # R-LTL-14 amended: when a team loses an exchange, the member whose die was rolled takes the loss
     _fight(table)
     table.execute(CID, "gm", CallTeamAttack(("nova", "comet"), "entropy"))
-    dice.faces += [2, 9]  # Comet d12 (d10 +1) 2; Entropy's best Style d12 9
+    dice.faces += [2, 9]  # Comet d12 (d10 +1) 2; Entropy's standing defence, base Power d10, 9 (R-T-3)
     table.execute(CID, "pat", RollTeam("comet"))
     with pytest.raises(TableError):
         table.execute(CID, "pat", Undo())  # R-T-4: the roll is a commit point
@@ -182,3 +183,24 @@ def test_every_member_must_be_free_to_act(table, dice):
     with pytest.raises(RulesError, match="already acted"):
         table.execute(CID, "gm", CallTeamAttack(("comet", "nova"), "grunt"))
     assert not [a for a in _actions(table, "gm") if a["type"] == CallTeamAttack.type and "heroes" in a["label"]]
+
+
+def test_a_team_attack_meets_the_target_s_standing_defence_not_its_best_style(table, dice):
+    # R-T-3: an exchange uses the defender's standing defence at once (default base Power), a team attack included
+    _fight(table)
+    table.execute(CID, "gm", CallTeamAttack(("nova", "comet"), "entropy"))
+    dice.faces += [2, 9]
+    table.execute(CID, "pat", RollTeam("comet"))
+    task = table.state(CID).game.conflict.open.task
+    assert task.opposition.who == "entropy" and task.opposition.rating == Rating.of("d10")  # base Power, not d12
+
+
+def test_a_team_attack_meets_the_defence_style_the_gm_set(table, dice):
+    # R-T-3: the GM sets an NPC's standing defence; a team attack meets it as a single attack does
+    _fight(table)
+    table.execute(CID, "gm", SetDefence("entropy", "Gadgets"))
+    table.execute(CID, "gm", CallTeamAttack(("nova", "comet"), "entropy"))
+    dice.faces += [2, 9]
+    table.execute(CID, "pat", RollTeam("comet"))
+    task = table.state(CID).game.conflict.open.task
+    assert task.opposition.who == "entropy" and task.opposition.rating == Rating.of("d12")  # Gadgets on base d10
