@@ -205,9 +205,9 @@ def _call_attack(state: TableState, cmd: CallTeamAttack, ctx: Ctx) -> Decision:
 
 
 def defence_style(table: LtlTable, target: str) -> str | None:
-    """The Style the target defends with: its best one, as against any attack (R-T-3)."""
-    styles = table.hero(target).sheet.styles
-    return max(styles, key=lambda s: s.rating).name if styles else None
+    """The Style the target defends with: its standing defence, as against any attack (None: base Power; R-T-3)."""
+    assert table.conflict is not None  # a team attack is called in a conflict
+    return table.conflict.defence(target)
 
 
 @handles(RollTeam, LTL)
