@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from herotable.errors import RulesError
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService, replay_events
-from herotable.table.ltl.commands import CreateLtlCharacter
+from herotable.table.game import TextDomain
+from herotable.table.ltl.commands import CreateLtlCharacter, RecordDefeat
 from herotable.table.ltl.contests import CallContest, CancelContest, EnterContest
 from herotable.table.state import Forbidden, Role, Ruleset, TableError
 from herotable.table.structure import EndScene, Join, StartAdventure, StartScene, StartSession
@@ -113,3 +115,20 @@ def test_only_able_characters_take_part(table):
         table.execute(CID, "gm", CallContest(("comet", "nobody")))
     with pytest.raises(TableError, match="neither"):
         table.execute(CID, "gm", CallContest(("comet", "nova"), kind="duel"))
+
+
+def test_the_gm_records_what_losing_a_quick_contest_costs_the_losers(table, dice):
+    # R-LTL-13: everyone but the winner suffers defeat's consequences, which the GM records (R-LTL-5)
+    table.execute(CID, "gm", CallContest(("comet", "nova")))
+    table.execute(CID, "pat", EnterContest("comet"))
+    dice.faces += [9, 2]  # Comet d10 9, Nova d8 2: Nova loses
+    table.execute(CID, "sam", EnterContest("nova"))
+    offered = [a for a in table.legal_actions(CID, "gm") if a.type == "ltl.defeat" and a.fixed["character"] == "nova"]
+    assert offered and isinstance(offered[0].fields["consequence"], TextDomain)  # any consequence, not only giving up
+    table.execute(CID, "gm", RecordDefeat("nova", "captured"))
+    assert table.state(CID).game.hero("nova").defeat == "captured"
+    assert "captured" in text_seen(table, CID, "sly")
+    # the winner lost nothing: a defeat for Comet is still refused, save giving up
+    with pytest.raises(RulesError, match="not defeated"):
+        table.execute(CID, "gm", RecordDefeat("comet", "captured"))
+    assert replay_events(table.store.load(CID)) == table.state(CID)
