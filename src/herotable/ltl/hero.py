@@ -223,8 +223,12 @@ def lose_levels(
     return replace(hero, losses=(*hero.losses, Loss(levels, kind, lowers, note, serious)))
 
 
-def record_defeat(hero: Hero, consequence: Defeat | str, stakes: LossType | None = None) -> Hero:
-    """Record what defeat means for this hero (R-LTL-5). Raises IllegalAction if not defeated or no text."""
+def record_defeat(
+    hero: Hero, consequence: Defeat | str, stakes: LossType | None = None, *, lost_a_contest: bool = False
+) -> Hero:
+    """Record what defeat means for this hero (R-LTL-5): one whose base Power fell below d4, or who lost a quick
+    contest (`lost_a_contest`: every loser suffers defeat's consequences, R-LTL-13), or giving up. Raises
+    IllegalAction if not defeated or no text."""
     text = str(consequence).strip()
     if not text:
         raise IllegalAction(
@@ -233,13 +237,13 @@ def record_defeat(hero: Hero, consequence: Defeat | str, stakes: LossType | None
             ruling="R-LTL-5",
             fix="name one: unconscious, captured, mind_controlled, gives_up, flees, or describe it",
         )
-    if not hero.base_now(stakes).usable or text == Defeat.GIVES_UP:
+    if not hero.base_now(stakes).usable or lost_a_contest or text == Defeat.GIVES_UP:
         return replace(hero, defeat=text, unconscious=hero.unconscious or text == Defeat.UNCONSCIOUS)
     raise IllegalAction(
         "defeat/not_defeated",
         f"{hero.name} still has {hero.base_now(stakes)} base Power and is not defeated",
         ruling="R-LTL-5",
-        fix="a hero is defeated when base Power falls below d4, or gives up",
+        fix="a hero is defeated when base Power falls below d4, by losing a quick contest, or by giving up",
     )
 
 

@@ -226,7 +226,8 @@ def _enter(state: TableState, cmd: EnterContest, ctx: Ctx) -> Decision:
     dice = tuple(tuple((cid, roll.sides, roll.faces) for cid, roll in r.rolls) for r in rounds)
     facts.append(Emitted(ContestRolled(contest.id, dice), Visibility.GM if hidden else Visibility.PUBLIC))
     facts.append(Emitted(ContestDecided(contest.id, contest.race, places)))
-    return Decision(facts, replace(table, contest=None))
+    losers = () if contest.race else tuple(cid for place in places[1:] for cid in place)
+    return Decision(facts, replace(table, contest=None, contest_losers=losers))
 
 
 @handles(CancelContest, Ruleset.LTL)
@@ -265,6 +266,11 @@ def _declared(table: LtlTable, f: ContestDeclared) -> LtlTable:
 
 
 @_on(ContestDecided)
+def _decided(table: LtlTable, f: ContestDecided) -> LtlTable:
+    losers = () if f.race else tuple(cid for place in f.places[1:] for cid in place)  # R-LTL-13
+    return evolved(table, contest=None, contest_losers=losers)
+
+
 @_on(ContestCancelled)
 def _closed(table: LtlTable, f: Fact) -> LtlTable:
     return evolved(table, contest=None)

@@ -1196,7 +1196,8 @@ def _allow_recovery(state: TableState, cmd: AllowRecovery, ctx: Ctx) -> Decision
 def _defeat(state: TableState, cmd: RecordDefeat, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     table = table_of(state)
-    hero = record_defeat(table.hero(cmd.character), cmd.consequence, table.stakes)
+    lost = cmd.character in table.contest_losers  # R-LTL-13
+    hero = record_defeat(table.hero(cmd.character), cmd.consequence, table.stakes, lost_a_contest=lost)
     if hero == table.hero(cmd.character):
         raise TableError(
             "ltl/same_defeat", "that defeat is already recorded", fix="nothing to change", ruling="R-LTL-5"

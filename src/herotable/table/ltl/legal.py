@@ -537,7 +537,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                     "R-LTL-10",
                 )
             )
-        defeat = _defeat_domain(hero, stakes)
+        defeat = _defeat_domain(hero, stakes, lost_a_contest=c.id in table.contest_losers)
         if defeat is not None:
             out.append(
                 LegalAction(
@@ -601,11 +601,12 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
     return out
 
 
-def _defeat_domain(hero: Hero, stakes: LossType | None) -> Domain | None:
-    """What the GM may record as a defeat: anything once base Power is below d4, else giving up (R-LTL-5); never
-    what would change nothing (the consequence already recorded)."""
+def _defeat_domain(hero: Hero, stakes: LossType | None, *, lost_a_contest: bool = False) -> Domain | None:
+    """What the GM may record as a defeat: anything once base Power is below d4 or the hero lost the last quick
+    contest (R-LTL-13), else giving up (R-LTL-5); never what would change nothing (the consequence already
+    recorded)."""
     unchanged = hero.defeat is not None and not (hero.defeat == Defeat.UNCONSCIOUS.value and not hero.unconscious)
-    if not hero.base_now(stakes).usable:
+    if not hero.base_now(stakes).usable or lost_a_contest:
         return TextDomain(NAME_LENGTH, True, (hero.defeat,) if unchanged and hero.defeat else ())
     if hero.defeat == Defeat.GIVES_UP.value:
         return None

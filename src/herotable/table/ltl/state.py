@@ -176,6 +176,8 @@ class LtlTable(Roster[Hero]):
     tasks: tuple[OpenTask, ...] = ()
     failed: tuple[FailedTask, ...] = ()
     contest: OpenContest | None = None
+    # the losers of the last quick contest decided: each suffers defeat's consequences, which the GM records (R-LTL-13)
+    contest_losers: tuple[str, ...] = ()
     team: OpenTeam | None = None  # a team task called and not yet rolled (R-LTL-14)
     calls: tuple[CalledRoll, ...] = ()  # rolls the GM called for, not yet rolled (R-T-3)
     recovery: tuple[RecoveryLeave, ...] = ()  # the GM's leave to try Recovery (R-LTL-11 amended)
