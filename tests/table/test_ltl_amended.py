@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from herotable.dice import Rating
 from herotable.errors import RulesError
 from herotable.ltl.hero import LossType, TimePassed
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
@@ -186,3 +187,24 @@ def test_the_gm_chooses_per_conflict_whether_failed_challenges_cost_fatigue(serv
     assert hero(service, CID, "comet").losses == ()
     # a conflict recorded before the choice existed cost fatigue, as the default still does
     assert upcast("ltl.conflict_started", 2, {"fighters": [], "stakes": "physical"})["fatigue"] is True
+
+
+def test_the_gm_marks_a_mind_control_or_bonds_loss_as_lowering_rolls(service: TableService, dice):
+    # R-LTL-6: bonds and mind control lower the die for other challenges as the GM decides; other kinds as the rules say
+    setup(service)
+    service.execute(CID, "gm", Override("comet", "the villain's thrall", lose=2, lose_kind=LossType.MIND_CONTROL))
+    assert hero(service, CID, "comet").base_now() == Rating.of("d10")  # mind control: by default not lowering
+    service.execute(
+        CID,
+        "gm",
+        Override("comet", "the thrall deepens", lose=1, lose_kind=LossType.MIND_CONTROL, lowers_rolls=True),
+    )
+    assert hero(service, CID, "comet").base_now() == Rating.of("d8")  # the marked level lowers every roll
+    offered = [
+        a for a in legal_actions(service.state(CID), "gm") if a.type == "ltl.override" and "lowers_rolls" in a.fields
+    ]
+    assert offered and {"bonds", "mind_control"} == set(offered[0].fields["lose_kind"].choices)
+    with pytest.raises(RulesError, match="R-LTL-6"):  # a physical loss lowers rolls by the rules, not the GM's word
+        service.execute(CID, "gm", Override("comet", "a graze", lose=1, lowers_rolls=False))
+    with pytest.raises(RulesError, match="R-LTL-6"):  # nothing lost, nothing to mark
+        service.execute(CID, "gm", Override("comet", "no change", lose_kind=LossType.BONDS, lowers_rolls=True))
