@@ -36,6 +36,8 @@ LOWERS_ROLLS_BY_DEFAULT: dict[LossType, bool] = {
     LossType.BONDS: True,
     LossType.MIND_CONTROL: False,
 }
+# the kinds whose effect on other rolls the GM decides (R-LTL-6)
+GM_CHOSEN_LOSSES = frozenset({LossType.BONDS, LossType.MIND_CONTROL})
 
 
 class TimePassed(StrEnum):

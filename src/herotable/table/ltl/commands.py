@@ -362,6 +362,8 @@ class Override(Command):
     lose_kind: LossType = LossType.PHYSICAL
     clear_losses: bool = False
     serious: bool = False  # the levels lost are physical damage that needs days (R-LTL-6 amended)
+    # whether the levels lost (bonds or mind control: the GM's call) lower the hero's other rolls; None: the default
+    lowers_rolls: bool | None = None
     unconscious: bool | None = None
     defeat: Annotated[str | None, Text(NAME_LENGTH)] = None
     try_again_tokens: Annotated[int | None, TOKENS] = None

@@ -31,7 +31,7 @@ from herotable.ltl.advancement import (
 from herotable.ltl.advancement import Improvement as RulesImprovement
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.healing import heal, healing_power, power_style
-from herotable.ltl.hero import Hero, finish_action, lose_levels, record_defeat, time_passes
+from herotable.ltl.hero import GM_CHOSEN_LOSSES, Hero, finish_action, lose_levels, record_defeat, time_passes
 from herotable.ltl.heroism import HeroismResult, push, recover
 from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
@@ -1332,8 +1332,24 @@ def _override(state: TableState, cmd: Override, ctx: Ctx) -> Decision:
             fix="give the levels lost with the mark",
             ruling="R-LTL-6",
         )
+    if cmd.lowers_rolls is not None and not cmd.lose:
+        raise TableError(
+            "ltl/lowers_nothing",
+            "only levels that are lost now can be marked as lowering rolls",
+            fix="give the levels lost with the mark",
+            ruling="R-LTL-6",
+        )
+    if cmd.lowers_rolls is not None and cmd.lose_kind not in GM_CHOSEN_LOSSES:
+        raise TableError(
+            "ltl/lowers_by_the_rules",
+            f"whether a {cmd.lose_kind.value.replace('_', ' ')} loss lowers other rolls is the rules' to say",
+            fix="leave it out; only bonds and mind control are the GM's to mark",
+            ruling="R-LTL-6",
+        )
     if cmd.lose:
-        hero = lose_levels(hero, cmd.lose, cmd.lose_kind, note="GM override", serious=cmd.serious)
+        hero = lose_levels(
+            hero, cmd.lose, cmd.lose_kind, lowers_rolls=cmd.lowers_rolls, note="GM override", serious=cmd.serious
+        )
     if cmd.unconscious is not None:
         hero = replace(hero, unconscious=cmd.unconscious)
     if cmd.defeat is not None:

@@ -10,7 +10,7 @@ from herotable.dice import MAX_POSITION, Rating, step_up
 from herotable.ltl import advancement as adv
 from herotable.ltl import conflict as cf
 from herotable.ltl.healing import WOUNDS, healing_powers
-from herotable.ltl.hero import Defeat, Hero, LossType, NextRound, TimePassed
+from herotable.ltl.hero import GM_CHOSEN_LOSSES, Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
 from herotable.ltl.roll import RerollSource
 from herotable.ltl.task import CritBonus, CritPenalty
@@ -580,6 +580,21 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                 f"{c.name}: a serious wound (heals in days)",
                 {**fixed, "serious": True, "lose_kind": LossType.PHYSICAL.value},
                 {"reason": TextDomain(LABEL_LENGTH, required=True), "lose": IntRange(1, OVERRIDE_LEVELS.hi)},
+                "Override",
+                "R-LTL-6, R-T-2",
+            )
+        )
+        out.append(
+            LegalAction(
+                "ltl.override",
+                f"{c.name}: bonds or mind control, lowering rolls or not",
+                fixed,
+                {
+                    "reason": TextDomain(LABEL_LENGTH, required=True),
+                    "lose": IntRange(1, OVERRIDE_LEVELS.hi),
+                    "lose_kind": word_choice(tuple(k.value for k in LossType if k in GM_CHOSEN_LOSSES)),
+                    "lowers_rolls": Flag(),
+                },
                 "Override",
                 "R-LTL-6, R-T-2",
             )
