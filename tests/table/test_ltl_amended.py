@@ -26,6 +26,7 @@ from herotable.table.ltl.commands import (
     Heal,
     KarmaRoll,
     Override,
+    Push,
     Recover,
     SetDefence,
     Settle,
@@ -33,7 +34,7 @@ from herotable.table.ltl.commands import (
     TimePasses,
 )
 from herotable.table.state import Forbidden, Ruleset
-from herotable.table.structure import Join, StartAdventure, StartScene, StartSession
+from herotable.table.structure import EndScene, Join, StartAdventure, StartScene, StartSession
 
 from .helpers import facts, hero, seen
 from .test_ltl_table import CID, setup
@@ -208,3 +209,18 @@ def test_the_gm_marks_a_mind_control_or_bonds_loss_as_lowering_rolls(service: Ta
         service.execute(CID, "gm", Override("comet", "a graze", lose=1, lowers_rolls=False))
     with pytest.raises(RulesError, match="R-LTL-6"):  # nothing lost, nothing to mark
         service.execute(CID, "gm", Override("comet", "no change", lose_kind=LossType.BONDS, lowers_rolls=True))
+
+
+def test_a_push_bought_and_never_used_lapses_at_the_scene_s_end_without_refund(service: TableService, dice):
+    # R-LTL-11 (amended 2026-12-02): a Push for a challenge or round that never comes lapses at the end of the scene
+    setup(service)
+    before = hero(service, CID, "comet").heroism
+    service.execute(CID, "pat", Push("comet", burn=True))
+    pushed = hero(service, CID, "comet")
+    assert pushed.pushed and pushed.heroism.position < before.position  # burned (two levels: to d20, R-LTL-11)
+    ended = service.execute(CID, "gm", EndScene())
+    comet = hero(service, CID, "comet")
+    assert not comet.pushed and comet.heroism == pushed.heroism  # lapsed, and the burned level stays burned
+    assert ("ltl.status_changed", "pushed") in [(t, p.get("status")) for t, _, p in facts(ended)]
+    service.execute(CID, "gm", StartScene())
+    assert not hero(service, CID, "comet").pushed
