@@ -276,9 +276,14 @@ def time_passes(hero: Hero, period: TimePassed) -> Hero:
 
 def end_scene(hero: Hero) -> Hero:
     """End of scene (R-LTL-6, R-LTL-17, R-T-1): non-damaging losses recover in full; Motivation's
-    re-roll is available again; critical effects waiting for the hero's next roll are cleared (R-LTL-8 amended)."""
+    re-roll is available again; critical effects waiting for the hero's next roll are cleared (R-LTL-8 amended); a
+    Push bought for a challenge or round that never came lapses, unrefunded (R-LTL-11 amended 2026-12-02)."""
     return replace(
-        clear_losses(hero, frozenset({LossType.NON_DAMAGING})), motivation_used=False, next_round=(), this_round=()
+        clear_losses(hero, frozenset({LossType.NON_DAMAGING})),
+        motivation_used=False,
+        next_round=(),
+        this_round=(),
+        pushed=False,
     )
 
 
