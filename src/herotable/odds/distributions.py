@@ -52,18 +52,6 @@ class ExchangeOdds:
         }
 
 
-def mix(weight: Fraction, first: ExchangeOdds, second: ExchangeOdds) -> ExchangeOdds:
-    """`first` with probability `weight`, else `second` (a Push that may or may not hold, R-LTL-11)."""
-    rest = ONE - weight
-    return ExchangeOdds(
-        weight * first.win + rest * second.win,
-        weight * first.tie + rest * second.tie,
-        weight * first.lose + rest * second.lose,
-        weight * first.crit_success + rest * second.crit_success,
-        weight * first.crit_failure + rest * second.crit_failure,
-    )
-
-
 def tail(sides: int, t: int, exploding: bool) -> Fraction:
     """P(one roll of a d`sides` totals more than t), t >= 0 (R-LTL-18 when exploding)."""
     if not exploding:

@@ -1,4 +1,5 @@
-"""Passwords (argon2), signed session cookies and CSRF tokens. Limits and session records: see `auth`."""
+"""Signed session cookies, CSRF tokens and the digest kept of secrets. Passwords (argon2), limits and session records:
+see `auth`."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 SESSION_COOKIE = "herotable_session"
@@ -16,23 +15,10 @@ SESSION_MAX_AGE_S = 30 * 24 * 3600
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 
-_hasher = PasswordHasher()
-
 
 def digest(secret: str) -> str:
     """What the database keeps of a session id or a reset token: its SHA-256, never the secret itself."""
     return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def hash_password(password: str) -> str:
-    return _hasher.hash(password)
-
-
-def check_password(hashed: str, password: str) -> bool:
-    try:
-        return _hasher.verify(hashed, password)
-    except (VerificationError, InvalidHashError):
-        return False
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Conviction facts: what happened to characters, checks, the Wit ledger and exits, with every raw d20 face.
 
 The rules know characters by name (a check's roller, a Wit's listeners, an exit's leaver), so facts that feed
-those values carry the names too. `hero_facts` describes how a character changed and `apply_hero_fact` replays it.
+those values carry the names too. `hero_facts` describes how a character changed and `HERO_STEPS` replays it.
 """
 
 from __future__ import annotations
@@ -532,29 +532,6 @@ HERO_STEPS: dict[str, Callable[[Hero, Any], Hero]] = {
     EffectsEnded.type: _effects_ended,
     RegainOffered.type: lambda hero, f: evolved(hero, regain_check_due=f.due),
 }
-
-
-def apply_hero_fact(hero: Hero, f: Fact) -> Hero:
-    """The character after one of the facts `hero_facts` describes."""
-    step = HERO_STEPS.get(f.type)
-    if step is None:
-        raise AssertionError(f"{f.type} is not a fact about a character")
-    return step(hero, f)
-
-
-HERO_FACTS = frozenset(
-    cls.type
-    for cls in (
-        LevelRaised,
-        ConvictionSpent,
-        ConvictionGained,
-        ConditionsChanged,
-        TurnChanged,
-        EffectGained,
-        EffectsEnded,
-        RegainOffered,
-    )
-)
 
 
 def sheet_record(sheet: Character) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Larger Than Life facts: what happened to heroes, rolls and conflicts, with every raw die face.
 
 Ratings are ladder positions (R-LTL-1: 1 = d4 … 5 = d12, 6 = a d20 that lost a level, 7 = d20, 0 = below d4).
-`hero_facts` describes how a hero changed as facts and `apply_hero_fact` replays one: the pair is how a rule's
+`hero_facts` describes how a hero changed as facts and `HERO_STEPS` replays one: the pair is how a rule's
 result becomes facts without the fold ever running the rule.
 """
 
@@ -786,32 +786,3 @@ HERO_STEPS: dict[str, Callable[[Hero, Any], Hero]] = {
     HeroPointsAwarded.type: lambda hero, f: evolved(hero, sheet=evolved(hero.sheet, hero_points=f.total)),
     HeroPointsSpent.type: lambda hero, f: evolved(hero, sheet=stored_sheet(f.sheet)),
 }
-
-
-def apply_hero_fact(hero: Hero, f: Fact) -> Hero:
-    """The hero after one of the facts `hero_facts` describes."""
-    step = HERO_STEPS.get(f.type)
-    if step is None:
-        raise AssertionError(f"{f.type} is not a fact about a hero")
-    return step(hero, f)
-
-
-HERO_FACTS = frozenset(
-    cls.type
-    for cls in (
-        KarmaBurned,
-        KarmaRestored,
-        HeroismBurned,
-        HeroismRestored,
-        LevelsLost,
-        LossMarkedSerious,
-        LossesRecovered,
-        TokensChanged,
-        StatusChanged,
-        DefeatRecorded,
-        RoundEffects,
-        StuntPulledOff,
-        HeroPointsAwarded,
-        HeroPointsSpent,
-    )
-)
