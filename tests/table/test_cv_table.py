@@ -55,6 +55,7 @@ from herotable.table.conviction.commands import (
     UseTalentPower,
     UseWit,
 )
+from herotable.table.legal import legal_actions
 from herotable.table.state import Forbidden, Role, Ruleset, TableError, TableState
 from herotable.table.structure import (
     EndAdventure,
@@ -690,6 +691,25 @@ def test_nothing_to_spend_is_refused(svc: TableService) -> None:
     # R-CV-2: no points left, no spend
     run(svc, GM, CvOverride("kes", "spent on the voyage", conviction=0))
     refused(svc, ANA, Surge("kes"), NotEnough)
+
+
+def test_a_gm_undo_of_a_reroll_its_roller_saw_leaves_the_check_re_rolled(svc: TableService) -> None:
+    # R-T-4 (amended 2026-12-02): a re-roll's result, once its roller has seen it, is knowledge: the GM's undo refunds
+    # the point and returns the check marked, so it cannot be re-rolled again
+    roll(svc, ANA, RollCheck("kes", 15), 7)
+    check_id = pending(svc, ANA)[0]["id"]
+    spent = conviction(svc, "kes")
+    run(svc, ANA, Reroll(check_id), 4)
+    assert conviction(svc, "kes") == spent - 1
+    run(svc, GM, Undo())
+    assert conviction(svc, "kes") == spent  # refunded
+    [again] = pending(svc, ANA)
+    assert again["id"] == check_id and again["revealed"] and again["reroll"] is None
+    assert refused(svc, ANA, Reroll(check_id)).code == "roll/revealed"
+    assert conviction(svc, "kes") == spent  # the refused re-roll spent nothing
+    assert not [a for a in legal_actions(state(svc), ANA) if a.type == Reroll.type]
+    run(svc, ANA, Announce(check_id))
+    assert_replays(svc)
 
 
 def test_a_revealed_mark_outlives_an_older_undo(svc: TableService) -> None:
