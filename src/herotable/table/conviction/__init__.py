@@ -26,7 +26,7 @@ _CAUSES = {
 # and damage, players roll what the GM calls for (R-T-3); rounds end with scenes (R-CV-3); pending dying checks are
 # voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11); rounds roll
 # initiative, only characters in the scene act, and the GM's sides decide who is an enemy (R-CV-14)
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 
 def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:

@@ -155,11 +155,14 @@ def _first_face(payload: dict[str, Any]) -> dict[str, Any]:
 @fact
 @dataclass(frozen=True)
 class CheckRerolled(Fact):
-    """The Conviction re-roll's raw face; 1–10 count 11–20 (R-CV-4)."""
+    """The Conviction re-roll's raw face; 1–10 count 11–20 (R-CV-4). Its roller sees it, and what a roller has seen
+    of a re-roll is knowledge: a GM undo returns the check marked as seen, never to be re-rolled again (R-T-4
+    amended 2026-12-02)."""
 
     type = "cv.check_rerolled"
     commit = True
     rolled = True
+    reveals = "check"
     check: str
     face: int
 
