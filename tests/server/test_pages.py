@@ -528,3 +528,27 @@ def test_a_players_turn_is_news_once_a_round_whoever_else_acts_meanwhile():
     assert everyone == after_squall == "turn:1:breaker"  # the page toasts "your turn" once, not as others act
     assert _alerts(shown(["breaker", "squall"], round_=2), laid, gm=False) == "turn:2:breaker"  # a new round is
     assert _alerts(shown(["squall"]), laid, gm=False) == ""  # not the viewer's turn
+
+
+def test_the_gm_s_forms_offer_lowering_rolls_and_a_contest_loser_s_defeat(make_table, dice):
+    # R-LTL-6: the GM marks bonds or mind control as lowering rolls; R-LTL-13: the GM records a contest loser's
+    # defeat in words. Both are plain fields of the GM's action panel, and a posted form does what it says
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    play = html_text(t.gm.client.get(f"/campaigns/{cid}/table/play").text)
+    assert "Bonds or mind control, lowering rolls or not" in play and 'name="lowers_rolls"' in play
+    form = {"type": "ltl.override", "character": "comet", "reason": "enthralled", "lose": "1"}
+    answer = act(t.gm, cid, **form, lose_kind="mind_control", lowers_rolls="true")
+    assert answer.status_code == 200 and answer.headers.get("HX-Trigger") == "acted"
+    comet = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"]["comet"]
+    assert [(x["levels"], x["kind"], x["lowers_rolls"]) for x in comet["losses"]] == [(1, "mind_control", True)]
+    assert t.gm.command(cid, {"type": "ltl.contest.call", "participants": ["comet", "nova"]}).is_success
+    dice.faces = [2, 9]  # Comet d8 2, Nova d10 9: Comet loses
+    assert t.pat.command(cid, {"type": "ltl.contest.enter", "character": "comet"}).is_success
+    assert t.sam.command(cid, {"type": "ltl.contest.enter", "character": "nova"}).is_success
+    play = t.gm.client.get(f"/campaigns/{cid}/table/play").text
+    forms = re.findall(r'<form[^>]*data-action="ltl.defeat".*?</form>', play, re.S)
+    comet_s = [f for f in forms if 'name="character" value="comet"' in f]
+    assert comet_s and 'name="consequence" type="text"' in comet_s[0]  # words, not only "gives up"
+    assert act(t.gm, cid, type="ltl.defeat", character="comet", consequence="captured").status_code == 200
+    assert "captured" in t.sam.client.get(f"/campaigns/{cid}/table/log").text
