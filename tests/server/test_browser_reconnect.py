@@ -4,6 +4,7 @@ ordinary frames (no "hello"), and nothing it may not see."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from dataclasses import dataclass
@@ -103,5 +104,33 @@ def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp
         pat.close()
     finally:
         second.stop()
+        listening.close()
+        store.close()
+
+
+def test_what_happened_between_the_page_and_its_socket_reaches_the_log(browser, tmp_path):  # noqa: F811
+    """A page is drawn, then its socket opens: what landed in between (a busy machine, a slow network) comes with the
+    socket's first frame, the "hello", and the log shows it too, not only the panels."""
+    store = open_store(f"sqlite:///{tmp_path / 'gap.db'}")
+    listening = listening_socket()
+    running = serve(store, listening)
+    try:
+        cid, m = table(running.app)
+        gm = m["gm"].user_id
+        pat = Player(browser, Server(f"http://127.0.0.1:{port_of(listening)}"), "Pat")
+        held: list[Any] = []  # the page's socket, held before it reaches the server
+        pat.page.route_web_socket(re.compile(r"/ws/campaigns/"), lambda ws: held.append(ws))
+        pat.goto(f"/login?next=/campaigns/{cid}/table")
+        pat.page.fill("#login-username", "pat")
+        pat.page.fill("#login-password", "correct horse")
+        pat.page.click("form[action='/login'] button[type=submit]")
+        expect(pat.page.locator("#live-status")).to_have_text("live")  # the held socket counts as open
+        assert held, "the page opened no live socket"
+        running.app.state.services.table.execute(cid, gm, FreeRoll("1d20", label="while it connected"))
+        held[0].connect_to_server()
+        pat.log_has("while it connected")
+        pat.close()
+    finally:
+        running.stop()
         listening.close()
         store.close()
