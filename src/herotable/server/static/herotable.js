@@ -168,7 +168,11 @@
       if (frame.cursor && frame.role) { resume = { cursor: frame.cursor, role: frame.role }; }
       if (frame.html) { swapFragments(frame.html); }
       document.body.dispatchEvent(new CustomEvent("herotable:frame", { detail: frame }));
-      if (window.htmx && frame.type === "events") { window.htmx.trigger(document.body, "live"); }
+      // the log reads its page afresh: after new events, and after a hello, which may follow events the page was
+      // drawn before (it carries the panels, not the log)
+      if (window.htmx && (frame.type === "events" || frame.type === "hello")) {
+        window.htmx.trigger(document.body, "live");
+      }
     };
     socket.onclose = function (event) {
       if (event.code < 4000) {
