@@ -34,11 +34,40 @@ from herotable.table.ltl.commands import (
     OVERRIDE_LEVELS,
     TOKENS,
     TRIES,
+    AllowRecovery,
+    Attack,
+    Attempt,
+    AwardHeroPoints,
+    BuySuccess,
     CallKind,
+    CallRoll,
+    Challenge,
+    CreateLtlCharacter,
     DieSetting,
     DifficultyName,
+    EndConflict,
+    EndRound,
+    FortuneBurn,
+    GiveUp,
+    Heal,
     Improvement,
+    InitiativeFirst,
+    InitiativeReroll,
+    KarmaRoll,
+    LastChance,
+    Override,
+    PassTurn,
+    Push,
+    RecordDefeat,
+    Recover,
     RecoveryScope,
+    Reroll,
+    SetDefence,
+    Settle,
+    SpendHeroPoints,
+    StartConflict,
+    TimePasses,
+    TryAgain,
 )
 from herotable.table.ltl.decide import failed_task, table_of
 from herotable.table.ltl.state import LtlTable, OpenAction, OpenTask, rules_conflict
@@ -61,7 +90,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if mine is None:
         return []
     gm = state.is_gm(user)
-    out = new_character_actions(state, user, "character.create_ltl", "ltl", "R-LTL-19")
+    out = new_character_actions(state, user, CreateLtlCharacter.type, "ltl", "R-LTL-19")
     for c in mine:
         out += _solo(state, table, c, gm)
     out += called_rolls(state, table, user)
@@ -92,16 +121,16 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
             fields["must_succeed"] = Flag()
         if gm and c.hidden:
             fields["secret"] = Flag()
-        out.append(LegalAction("ltl.challenge", f"{name}: a challenge", fixed, fields, "Rolls", "R-LTL-2, R-LTL-3"))
+        out.append(LegalAction(Challenge.type, f"{name}: a challenge", fixed, fields, "Rolls", "R-LTL-2, R-LTL-3"))
         if gm and not c.hidden:  # a secret roll spends nothing of a character the players see (R-T-3)
             secret = {k: d for k, d in fields.items() if k != "auto_success"}
             label = f"{name}: a secret challenge"
             secret_fixed: dict[str, Json] = {**fixed, "secret": True}
-            out.append(LegalAction("ltl.challenge", label, secret_fixed, secret, "Rolls", "R-LTL-2, R-T-2"))
+            out.append(LegalAction(Challenge.type, label, secret_fixed, secret, "Rolls", "R-LTL-2, R-T-2"))
     if karma:
         out.append(
             LegalAction(
-                "ltl.karma.try_again",
+                TryAgain.type,
                 f"{name}: Try Again (burn 1 Karma for 2 re-rolls)",
                 fixed,
                 group="Karma",
@@ -111,14 +140,14 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
     if karma and gm:
         out.append(
             LegalAction(
-                "ltl.karma.roll", f"{name}: a Karma roll", fixed, {"difficulty": DIFFICULTIES}, "Karma", "R-LTL-10"
+                KarmaRoll.type, f"{name}: a Karma roll", fixed, {"difficulty": DIFFICULTIES}, "Karma", "R-LTL-10"
             )
         )
         powers = hero.sheet.superpowers
         if hero.can_act() and powers:
             out.append(
                 LegalAction(
-                    "ltl.karma.roll",
+                    KarmaRoll.type,
                     f"{name}: a Power Stunt",
                     {**fixed, "purpose": "stunt"},
                     {
@@ -133,12 +162,10 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
     stakes = table.stakes
     if hero.heroism.usable:
         if hero.can_act(stakes) and not hero.pushed and hero.base_now(stakes).sides != 20:
-            out.append(LegalAction("ltl.heroism.push", f"{name}: Push", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11"))
+            out.append(LegalAction(Push.type, f"{name}: Push", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11"))
         leave = table.leave(c.id)
         if hero.losses and (gm or (leave is not None and leave.left != 0)):  # the GM's leave (R-LTL-11 amended)
-            out.append(
-                LegalAction("ltl.heroism.recover", f"{name}: Recovery", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11")
-            )
+            out.append(LegalAction(Recover.type, f"{name}: Recovery", fixed, {"burn": Flag()}, "Heroism", "R-LTL-11"))
     healers = tuple(p.name for p in healing_powers(hero))
     if hero.can_act() and healers:
         patients = [cid for cid, h in table.heroes.items() if any(loss.kind in WOUNDS for loss in h.losses)]
@@ -150,7 +177,7 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
             }
             if gm:
                 heal["lowered"] = Flag()
-            out.append(LegalAction("ltl.heal", f"{name}: heal", {"healer": c.id}, heal, "Healing", "R-LTL-15"))
+            out.append(LegalAction(Heal.type, f"{name}: heal", {"healer": c.id}, heal, "Healing", "R-LTL-15"))
     if table.conflict is None:
         out += _spends(hero, c)
     return out
@@ -169,7 +196,7 @@ def _spends(hero: Hero, c: CharacterRef) -> list[LegalAction]:
 
     def spend(kind: Improvement, label: str, fields: dict[str, Domain] | None = None, **fixed: str) -> LegalAction:
         return LegalAction(
-            "ltl.hero_points.spend",
+            SpendHeroPoints.type,
             f"{c.name}: {label}",
             {"character": c.id, "kind": kind.value, **fixed},
             fields or {},
@@ -246,14 +273,14 @@ def called_rolls(state: TableState, table: LtlTable, user: str) -> list[LegalAct
             fields: dict[str, Domain] = {"style": _styles(hero)}
             if hero.karma.usable:
                 fields["auto_success"] = Flag()
-            out.append(LegalAction("ltl.challenge", what, fixed, fields, "Rolls", "R-LTL-2, R-T-3"))
+            out.append(LegalAction(Challenge.type, what, fixed, fields, "Rolls", "R-LTL-2, R-T-3"))
         elif kind is CallKind.ATTEMPT and c is not None and any(f.id == cid for f in c.fighters) and cf.may_act(c, cid):
             attempt = {"actor": cid, "call": call.id}
-            out.append(LegalAction("ltl.attempt", what, attempt, {"style": _styles(hero)}, "Conflict", "R-LTL-12"))
+            out.append(LegalAction(Attempt.type, what, attempt, {"style": _styles(hero)}, "Conflict", "R-LTL-12"))
         elif kind in (CallKind.KARMA, CallKind.STUNT) and hero.karma.usable and (kind.value == "karma" or able):
-            out.append(LegalAction("ltl.karma.roll", what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
+            out.append(LegalAction(KarmaRoll.type, what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
         elif kind is CallKind.LAST_CHANCE and _last_chance_open(state, table, user, cid):
-            out.append(LegalAction("ltl.karma.last_chance", what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
+            out.append(LegalAction(LastChance.type, what, fixed, group="Karma", rule="R-LTL-10, R-T-3"))
     return out
 
 
@@ -301,11 +328,11 @@ def _roll_actions(
                     continue
                 label = f"{name}: re-roll ({source.value.replace('_', ' ')})"
                 out.append(
-                    LegalAction("ltl.reroll", label, {**fixed, "source": source.value}, fields, "Rolls", "R-LTL-9")
+                    LegalAction(Reroll.type, label, {**fixed, "source": source.value}, fields, "Rolls", "R-LTL-9")
                 )
         if not side.auto_success and not task.power_stunt and hero.karma.position >= 2 and spends:
             label = f"{name}: buy success (burn 2 Karma)"
-            out.append(LegalAction("ltl.buy_success", label, fixed, group="Rolls", rule="R-LTL-10"))
+            out.append(LegalAction(BuySuccess.type, label, fixed, group="Rolls", rule="R-LTL-10"))
     if controls(state, user, settler):
         out.append(_settle(state, table, user, roll))
     return out
@@ -318,14 +345,14 @@ def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | Open
         "crit_bonus": word_choice(tuple(b.value for b in CritBonus)),
         "crit_penalty": word_choice(tuple(p.value for p in CritPenalty)),
     }
-    return LegalAction("ltl.settle", "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
+    return LegalAction(Settle.type, "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
 
 
 def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
     ids = tuple(table.heroes)
     names = tuple(state.character(cid).name for cid in ids)
     return LegalAction(
-        "ltl.conflict.start",
+        StartConflict.type,
         "Start a conflict",
         fields={
             "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
@@ -364,7 +391,7 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
             if targets:  # the defender rolls its standing defence Style (R-T-3)
                 out.append(
                     LegalAction(
-                        "ltl.attack",
+                        Attack.type,
                         f"{ref.name}: attack",
                         {"actor": ref.id},
                         {"target": Choice(tuple(f.id for f in targets), tuple(f.hero.name for f in targets)), **fields},
@@ -375,7 +402,7 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
             if state.is_gm(user):  # a player's challenge in the conflict is one the GM calls for (R-T-3)
                 out.append(
                     LegalAction(
-                        "ltl.attempt",
+                        Attempt.type,
                         f"{ref.name}: a challenge in the conflict",
                         {"actor": ref.id},
                         {"difficulty": DIFFICULTIES, "style": _styles(hero)},
@@ -383,19 +410,19 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
                         rule,
                     )
                 )
-            out.append(LegalAction("ltl.conflict.pass", f"{ref.name}: wait this round", fixed, group=group, rule=rule))
+            out.append(LegalAction(PassTurn.type, f"{ref.name}: wait this round", fixed, group=group, rule=rule))
         out += _initiative(c, ref)
         in_open = c.open is not None and ref.id in (c.open.actor, c.open.target)
         if not me.gave_up and not in_open:
-            out.append(LegalAction("ltl.conflict.give_up", f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
+            out.append(LegalAction(GiveUp.type, f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
         out += _defence(state, table, user, ref)
     if state.is_gm(user) and c.open is None:
         wounded = cf.wounded_this_round(c)
         end: dict[str, Domain] = {}
         if wounded:  # physical damage the GM may mark serious as it lands (R-LTL-6)
             end["serious"] = Subset(wounded, tuple(state.character(fid).name for fid in wounded))
-        out.append(LegalAction("ltl.conflict.end_round", "End the round", fields=end, group=group, rule=rule))
-        out.append(LegalAction("ltl.conflict.end", "End the conflict", group=group, rule=rule))
+        out.append(LegalAction(EndRound.type, "End the round", fields=end, group=group, rule=rule))
+        out.append(LegalAction(EndConflict.type, "End the conflict", group=group, rule=rule))
     return out
 
 
@@ -418,7 +445,7 @@ def _defence(state: TableState, table: LtlTable, user: str, ref: CharacterRef) -
     if veto:
         fields["reason"] = TextDomain(LABEL_LENGTH, required=True)
     label = f"{ref.name}: " + ("rule the defence Style (veto)" if veto else "defence Style")
-    return [LegalAction("ltl.defence", label, {"character": ref.id}, fields, "Conflict", "R-T-3")]
+    return [LegalAction(SetDefence.type, label, {"character": ref.id}, fields, "Conflict", "R-T-3")]
 
 
 def _calls(state: TableState, table: LtlTable, c: CharacterRef, hero: Hero) -> list[LegalAction]:
@@ -428,7 +455,9 @@ def _calls(state: TableState, table: LtlTable, c: CharacterRef, hero: Hero) -> l
     group, rule = "Calls", "R-T-3"
 
     def call(kind: CallKind, what: str, fields: dict[str, Domain]) -> LegalAction:
-        return LegalAction("ltl.call", f"{c.name}: call for {what}", {**fixed, "kind": kind.value}, fields, group, rule)
+        return LegalAction(
+            CallRoll.type, f"{c.name}: call for {what}", {**fixed, "kind": kind.value}, fields, group, rule
+        )
 
     challenge: dict[str, Domain] = {"difficulty": DIFFICULTIES, "label": label, "must_succeed": Flag()}
     out = [call(CallKind.CHALLENGE, "a challenge", challenge)]
@@ -477,7 +506,7 @@ def _initiative(c: cf.Conflict, ref: CharacterRef) -> list[LegalAction]:
         sources.append((RerollSource.TRY_AGAIN, {}))
     out = [
         LegalAction(
-            "ltl.initiative.reroll",
+            InitiativeReroll.type,
             f"{ref.name}: re-roll initiative ({source.value.replace('_', ' ')})",
             {**fixed, "source": source.value},
             fields,
@@ -488,7 +517,7 @@ def _initiative(c: cf.Conflict, ref: CharacterRef) -> list[LegalAction]:
     ]
     if ref.id not in c.initiative_first and hero.karma.position >= 2:
         label = f"{ref.name}: act first (burn 2 Karma)"
-        out.append(LegalAction("ltl.initiative.first", label, fixed, group=group, rule="R-LTL-12, R-LTL-10"))
+        out.append(LegalAction(InitiativeFirst.type, label, fixed, group=group, rule="R-LTL-12, R-LTL-10"))
     return out
 
 
@@ -505,7 +534,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         leave: dict[str, Domain] = {"scope": word_choice(tuple(s.value for s in scopes))}
         out.append(
             LegalAction(
-                "ltl.recovery.allow",
+                AllowRecovery.type,
                 f"{c.name}: allow Recovery tries",
                 fixed,
                 {**leave, "tries": IntRange(TRIES.lo, TRIES.hi)},
@@ -515,7 +544,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         )
         out.append(
             LegalAction(
-                "ltl.recovery.allow",
+                AllowRecovery.type,
                 f"{c.name}: allow Recovery as often as they like",
                 {**fixed, "tries": None},
                 leave,
@@ -526,7 +555,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         if hero.karma.usable:
             out.append(
                 LegalAction(
-                    "ltl.karma.fortune",
+                    FortuneBurn.type,
                     f"{c.name}: Karma burned for the story",
                     fixed,
                     {
@@ -541,12 +570,17 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         if defeat is not None:
             out.append(
                 LegalAction(
-                    "ltl.defeat", f"{c.name}: record a defeat", fixed, {"consequence": defeat}, "Judgement", "R-LTL-5"
+                    RecordDefeat.type,
+                    f"{c.name}: record a defeat",
+                    fixed,
+                    {"consequence": defeat},
+                    "Judgement",
+                    "R-LTL-5",
                 )
             )
         out.append(
             LegalAction(
-                "ltl.hero_points.award",
+                AwardHeroPoints.type,
                 f"{c.name}: award Hero Points",
                 fixed,
                 {"points": IntRange(1, AWARD.hi)},
@@ -556,7 +590,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         )
         out.append(
             LegalAction(
-                "ltl.override",
+                Override.type,
                 f"{c.name}: override",
                 fixed,
                 {
@@ -576,7 +610,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         )
         out.append(
             LegalAction(
-                "ltl.override",
+                Override.type,
                 f"{c.name}: a serious wound (heals in days)",
                 {**fixed, "serious": True, "lose_kind": LossType.PHYSICAL.value},
                 {"reason": TextDomain(LABEL_LENGTH, required=True), "lose": IntRange(1, OVERRIDE_LEVELS.hi)},
@@ -586,7 +620,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         )
         out.append(
             LegalAction(
-                "ltl.override",
+                Override.type,
                 f"{c.name}: bonds or mind control, lowering rolls or not",
                 fixed,
                 {
@@ -603,7 +637,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
         ids = tuple(table.heroes)
         out.append(
             LegalAction(
-                "ltl.time_passes",
+                TimePasses.type,
                 "Time passes",
                 fields={
                     "period": word_choice(tuple(p.value for p in TimePassed)),
@@ -640,14 +674,12 @@ def last_chances(state: TableState, table: LtlTable, user: str) -> list[LegalAct
         if state.is_gm(user):  # the GM rolls it directly, and says whether it is harder (R-T-3)
             fields: dict[str, Domain] = {"burn": Flag(), "harder": Flag()}
             out.append(
-                LegalAction(
-                    "ltl.karma.last_chance", f"{c.name}: Last Chance", {"character": c.id}, fields, "Karma", "R-LTL-10"
-                )
+                LegalAction(LastChance.type, f"{c.name}: Last Chance", {"character": c.id}, fields, "Karma", "R-LTL-10")
             )
         else:  # a player burns it, or rolls the Last Chance the GM calls for
             burn: dict[str, Json] = {"character": c.id, "burn": True}
             label = f"{c.name}: Last Chance (burn 1 Karma to succeed)"
-            out.append(LegalAction("ltl.karma.last_chance", label, burn, group="Karma", rule="R-LTL-10"))
+            out.append(LegalAction(LastChance.type, label, burn, group="Karma", rule="R-LTL-10"))
     return out
 
 
