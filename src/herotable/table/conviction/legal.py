@@ -28,6 +28,43 @@ from herotable.table.conviction.commands import (
     MODIFIER,
     ROUNDS,
     STEPS,
+    AddFatigue,
+    Announce,
+    AwardNature,
+    CallCheck,
+    CreateCvCharacter,
+    CvOverride,
+    DesignateWit,
+    Determination,
+    DyingCheck,
+    EscapeDeath,
+    Expertise,
+    GainFromSetback,
+    HeroicFeat,
+    InterfereExit,
+    OverrideCheck,
+    PassExit,
+    PressExit,
+    RaiseLevel,
+    RecoverNow,
+    RecoveryCheck,
+    RegainCheck,
+    Reroll,
+    Rest,
+    RollCheck,
+    SetPresence,
+    SetSides,
+    ShakeOffCondition,
+    StartExit,
+    StartRound,
+    StrenuousGuard,
+    Stun,
+    Surge,
+    TakeAction,
+    TheTalent,
+    ToughnessSave,
+    UseTalentPower,
+    UseWit,
 )
 from herotable.table.conviction.decide import acting_refusal, catalogue, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
@@ -53,7 +90,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     if mine is None:
         return []
     gm = state.is_gm(user)
-    out = new_character_actions(state, user, "character.create_cv", "conviction", "R-CV-2")
+    out = new_character_actions(state, user, CreateCvCharacter.type, "conviction", "R-CV-2")
     for c in mine:
         out += _own(state, table, c, gm)
     out += _checks(state, table, user)
@@ -93,11 +130,16 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
     if gm:  # the GM sets Difficulties (R-T-3) and rolls in secret (R-CV-4)
         out.append(
             LegalAction(
-                "cv.check", f"{name}: a check", fixed, {**check_fields, "secret": Flag()}, "Checks", "R-CV-1, R-CV-4"
+                RollCheck.type,
+                f"{name}: a check",
+                fixed,
+                {**check_fields, "secret": Flag()},
+                "Checks",
+                "R-CV-1, R-CV-4",
             )
         )
         out.append(
-            LegalAction("cv.check.call", f"{name}: call for a check", fixed, check_fields, "Checks", "R-T-3, R-CV-1")
+            LegalAction(CallCheck.type, f"{name}: call for a check", fixed, check_fields, "Checks", "R-T-3, R-CV-1")
         )
     for call in table.calls:
         if call.character != c.id:
@@ -110,7 +152,7 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         what = call.label or "the check"
         out.append(
             LegalAction(
-                "cv.check",
+                RollCheck.type,
                 f"{name}: roll {what} the GM called for (against {call.difficulty})",
                 {**fixed, "call": call.id},
                 open_fields,
@@ -119,18 +161,18 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
             )
         )
     if hero.conditions.dying and not hero.turn.dying_checked:
-        out.append(LegalAction("cv.dying_check", f"{name}: dying check", fixed, group="Checks", rule="R-CV-8"))
+        out.append(LegalAction(DyingCheck.type, f"{name}: dying check", fixed, group="Checks", rule="R-CV-8"))
     if recovery_refusal(hero) is None:
-        out.append(LegalAction("cv.recovery_check", f"{name}: recovery check", fixed, group="Checks", rule="R-CV-8"))
+        out.append(LegalAction(RecoveryCheck.type, f"{name}: recovery check", fixed, group="Checks", rule="R-CV-8"))
     if hero.regain_check_due and hero.conviction < hero.conviction_max:
         out.append(
-            LegalAction("cv.regain_check", f"{name}: Conviction regain check", fixed, group="Checks", rule="R-CV-13")
+            LegalAction(RegainCheck.type, f"{name}: Conviction regain check", fixed, group="Checks", rule="R-CV-13")
         )
     kinds = _acts(hero, table) if acting_refusal(state, table, c.id) is None else ()
     if kinds:
         out.append(
             LegalAction(
-                "cv.act",
+                TakeAction.type,
                 f"{name}: take an action",
                 fixed,
                 {"action": word_choice(kinds), "strenuous": Flag(), "what": TextDomain(LABEL_LENGTH)},
@@ -142,7 +184,7 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
     if uses:
         out.append(
             LegalAction(
-                "cv.talent.use",
+                UseTalentPower.type,
                 f"{name}: use the Talent's power",
                 fixed,
                 {"power": Choice(tuple(dict.fromkeys(uses)))},
@@ -165,7 +207,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     if able and acting_refusal(state, table, c.id) is None:
         out.append(
             LegalAction(
-                "cv.surge", f"{name}: surge", fixed, {"action": word_choice(("standard", "move"))}, group, "R-CV-5"
+                Surge.type, f"{name}: surge", fixed, {"action": word_choice(("standard", "move"))}, group, "R-CV-5"
             )
         )
     feats = [
@@ -175,19 +217,17 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     ]
     if feats:
         out.append(
-            LegalAction(
-                "cv.heroic_feat", f"{name}: heroic feat", fixed, {"feat": Choice(tuple(feats))}, group, "R-CV-6"
-            )
+            LegalAction(HeroicFeat.type, f"{name}: heroic feat", fixed, {"feat": Choice(tuple(feats))}, group, "R-CV-6")
         )
     first = hero.sheet.first_role
     if first is CvRole.ADEPT:
         if cond.fatigue is not Fatigue.NONE:
             out.append(
-                LegalAction("cv.talent", f"{name}: The Talent, clear fatigue", fixed, group=group, rule="R-CV-7")
+                LegalAction(TheTalent.type, f"{name}: The Talent, clear fatigue", fixed, group=group, rule="R-CV-7")
             )
         out.append(
             LegalAction(
-                "cv.talent",
+                TheTalent.type,
                 f"{name}: The Talent, one use of a power",
                 fixed,
                 {"power": TextDomain(NAME_LENGTH, True, hero.sheet.feats)},
@@ -199,7 +239,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
         held = tuple(e.name for e in hero.effects if e.kind is EffectKind.SKILL_RANKS)
         out.append(
             LegalAction(
-                "cv.expertise",
+                Expertise.type,
                 f"{name}: Expertise",
                 fixed,
                 {"skill": TextDomain(NAME_LENGTH, True, held)},
@@ -208,7 +248,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
             )
         )
     if first is CvRole.WARRIOR and (cond.bruised or cond.hurt):
-        out.append(LegalAction("cv.determination", f"{name}: Determination", fixed, group=group, rule="R-CV-7"))
+        out.append(LegalAction(Determination.type, f"{name}: Determination", fixed, group=group, rule="R-CV-7"))
     shake = [
         s.value
         for s in ShakeOff
@@ -217,20 +257,25 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     if shake:
         out.append(
             LegalAction(
-                "cv.shake_off", f"{name}: shake off", fixed, {"condition": word_choice(tuple(shake))}, group, "R-CV-9"
+                ShakeOffCondition.type,
+                f"{name}: shake off",
+                fixed,
+                {"condition": word_choice(tuple(shake))},
+                group,
+                "R-CV-9",
             )
         )
     if recovery_refusal(hero) is None:
-        out.append(LegalAction("cv.recover_now", f"{name}: a recovery check now", fixed, group=group, rule="R-CV-9"))
+        out.append(LegalAction(RecoverNow.type, f"{name}: a recovery check now", fixed, group=group, rule="R-CV-9"))
     if cond.disabled and not hero.turn.strenuous_guard:
-        out.append(LegalAction("cv.strenuous_guard", f"{name}: strenuous guard", fixed, group=group, rule="R-CV-9"))
+        out.append(LegalAction(StrenuousGuard.type, f"{name}: strenuous guard", fixed, group=group, rule="R-CV-9"))
     if cond.dying:
-        out.append(LegalAction("cv.escape_death", f"{name}: escape death", fixed, group=group, rule="R-CV-10"))
+        out.append(LegalAction(EscapeDeath.type, f"{name}: escape death", fixed, group=group, rule="R-CV-10"))
     others = [cid for cid, h in table.heroes.items() if cid != c.id and h.conditions.dying]
     if others:
         out.append(
             LegalAction(
-                "cv.escape_death",
+                EscapeDeath.type,
                 f"{name}: pull someone back from death",
                 {**fixed, "assisting": True},
                 {"target": Choice(tuple(others), tuple(state.character(o).name for o in others))},
@@ -243,7 +288,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
     if state.structure.in_session:  # Quotable Wit counts per game session (R-CV-12)
         out.append(
             LegalAction(
-                "cv.wit.designate",
+                DesignateWit.type,
                 f"{name}: mark a Quotable Wit",
                 fixed,
                 {"text": TextDomain(PROSE_LENGTH, True), "speaker": Choice(ids, names), "heard_by": Subset(ids, names)},
@@ -253,7 +298,7 @@ def _spends(state: TableState, table: CvTable, c: CharacterRef, hero: Hero) -> l
         )
     if table.exit_bid is None and state.structure.in_scene and table.present(c.id):
         out.append(
-            LegalAction("cv.exit.start", f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
+            LegalAction(StartExit.type, f"{name}: leave the scene", fixed, group="Leaving the scene", rule="R-CV-11")
         )
     return out
 
@@ -279,14 +324,14 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
             bought = check.kind is CheckKind.RECOVERY and check.bought_with_conviction
             if check.second is None and check.override is None and can_spend(hero, recovery_reroll=bought) and spends:
                 out.append(
-                    LegalAction("cv.reroll", f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
+                    LegalAction(Reroll.type, f"{title}: Conviction re-roll", fixed, group="Checks", rule="R-CV-4")
                 )
             if table.wits.session_uses < USES_PER_SESSION and not opened.secret and state.structure.in_session:
                 wits = [w.number for w in table.wits.wits if w.used_by is None and check.roller in w.heard_by]
                 if wits:
                     out.append(
                         LegalAction(
-                            "cv.wit.use",
+                            UseWit.type,
                             f"{title}: use a Quotable Wit (+2)",
                             fixed,
                             {"wit": Choice(tuple(wits), tuple(f"#{n}" for n in wits)), "hijack": Flag()},
@@ -295,11 +340,11 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
                         )
                     )
         if check.kind is not CheckKind.DYING or hero.conditions.dying:
-            out.append(LegalAction("cv.announce", f"{title}: announce", fixed, group="Checks", rule="R-CV-4"))
+            out.append(LegalAction(Announce.type, f"{title}: announce", fixed, group="Checks", rule="R-CV-4"))
         if gm:
             out.append(
                 LegalAction(
-                    "cv.check.override",
+                    OverrideCheck.type,
                     f"{title}: override",
                     fixed,
                     {"succeeded": Flag(), "reason": TextDomain(LABEL_LENGTH, True)},
@@ -322,18 +367,18 @@ def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]
         hero = table.hero(c.id)
         if c.id != leaver and can_spend(hero) and table.present(c.id):
             out.append(
-                LegalAction("cv.exit.interfere", f"{c.name}: interfere", {"character": c.id}, group=group, rule=rule)
+                LegalAction(InterfereExit.type, f"{c.name}: interfere", {"character": c.id}, group=group, rule=rule)
             )
     if controls(state, user, leaver):
         if can_spend(table.hero(leaver)):
-            out.append(LegalAction("cv.exit.press", "Press the exit", group=group, rule=rule))
+            out.append(LegalAction(PressExit.type, "Press the exit", group=group, rule=rule))
         out.append(
-            LegalAction("cv.exit.pass", "Pass (the leaving side)", {"side": Side.EXIT.value}, group=group, rule=rule)
+            LegalAction(PassExit.type, "Pass (the leaving side)", {"side": Side.EXIT.value}, group=group, rule=rule)
         )
     if state.is_gm(user):
         out.append(
             LegalAction(
-                "cv.exit.pass", "Pass (the interfering side)", {"side": Side.INTERFERE.value}, group=group, rule=rule
+                PassExit.type, "Pass (the interfering side)", {"side": Side.INTERFERE.value}, group=group, rule=rule
             )
         )
     else:
@@ -341,7 +386,7 @@ def _exit(state: TableState, table: CvTable, user: str, mine: list[CharacterRef]
         if mine_in:
             out.append(
                 LegalAction(
-                    "cv.exit.pass",
+                    PassExit.type,
                     "Pass (the interfering side)",
                     {"side": Side.INTERFERE.value},
                     {"character": Choice(tuple(mine_in))},
@@ -379,16 +424,16 @@ def _damage(state: TableState, table: CvTable, user: str, mine: list[CharacterRe
         }
     group = "Damage"
     return [
-        LegalAction("cv.toughness_save", "Toughness save", fields=save, group=group, rule="R-CV-8"),
+        LegalAction(ToughnessSave.type, "Toughness save", fields=save, group=group, rule="R-CV-8"),
         LegalAction(
-            "cv.stun",
+            Stun.type,
             "Stun",
             fields={"character": Choice(ids, names), "attacker": attacker},
             group=group,
             rule="R-CV-8",
         ),
         LegalAction(
-            "cv.fatigue",
+            AddFatigue.type,
             "Fatigue",
             fields={"character": Choice(ids, names), "steps": IntRange(STEPS.lo, STEPS.hi), "attacker": attacker},
             group=group,
@@ -406,7 +451,7 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
     out += _rounds(state, table)
     out.append(
         LegalAction(
-            "cv.sides.set",
+            SetSides.type,
             "Set the sides",
             fields={"sides": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, pairs=True)},
             group="Rounds",
@@ -420,7 +465,7 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
         if hero.conviction < hero.conviction_max:
             out.append(
                 LegalAction(
-                    "cv.award_nature",
+                    AwardNature.type,
                     f"{name}: award for Nature",
                     fixed,
                     {"trait": word_choice(tuple(t.value for t in NatureTrait)), "note": TextDomain(LABEL_LENGTH)},
@@ -429,11 +474,11 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                 )
             )
         if hero.sheet.level < MAX_LEVEL:
-            out.append(LegalAction("cv.level.raise", f"{name}: raise a level", fixed, group="Awards", rule="R-CV-2"))
+            out.append(LegalAction(RaiseLevel.type, f"{name}: raise a level", fixed, group="Awards", rule="R-CV-2"))
         if not hero.conditions.dead:
             out.append(
                 LegalAction(
-                    "cv.setback",
+                    GainFromSetback.type,
                     f"{name}: a setback gain",
                     fixed,
                     {"setback": word_choice(tuple(s.value for s in Setback))},
@@ -442,11 +487,11 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                 )
             )
         out.append(
-            LegalAction("cv.rest", f"{name}: rest", fixed, {"steps": IntRange(STEPS.lo, STEPS.hi)}, "Damage", "R-CV-8")
+            LegalAction(Rest.type, f"{name}: rest", fixed, {"steps": IntRange(STEPS.lo, STEPS.hi)}, "Damage", "R-CV-8")
         )
         out.append(
             LegalAction(
-                "cv.override",
+                CvOverride.type,
                 f"{name}: override",
                 fixed,
                 {
@@ -482,7 +527,7 @@ def _rounds(state: TableState, table: CvTable) -> list[LegalAction]:
         here = tuple(cid for cid in table.heroes if cid not in table.left)
         out.append(
             LegalAction(
-                "cv.presence.set",
+                SetPresence.type,
                 "Set who is in the scene",
                 fields={"present": Subset(here, tuple(state.character(cid).name for cid in here))},
                 group=group,
@@ -495,7 +540,7 @@ def _rounds(state: TableState, table: CvTable) -> list[LegalAction]:
     names = tuple(state.character(cid).name for cid in present)
     out.append(
         LegalAction(
-            "cv.round.start",
+            StartRound.type,
             "Start a new round",
             fields={"characters": Subset(present, names), "roll": Flag()},
             group=group,
@@ -504,7 +549,7 @@ def _rounds(state: TableState, table: CvTable) -> list[LegalAction]:
     )
     out.append(
         LegalAction(
-            "cv.round.start",
+            StartRound.type,
             "Start a new round in your initiative order",
             fields={"order": Subset(present, names, min_size=1)},
             group=group,
