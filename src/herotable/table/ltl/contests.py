@@ -135,6 +135,11 @@ class ContestDecided(Fact):
     race: bool
     places: tuple[tuple[str, ...], ...]
 
+    @property
+    def losers(self) -> tuple[str, ...]:
+        """Everyone after the first place: in a quick contest they suffer defeat's consequences (R-LTL-13)."""
+        return tuple(cid for place in self.places[1:] for cid in place)
+
 
 @fact
 @dataclass(frozen=True)
@@ -225,9 +230,9 @@ def _enter(state: TableState, cmd: EnterContest, ctx: Ctx) -> Decision:
     hidden = any(state.character(cid).hidden for cid, _ in entries)
     dice = tuple(tuple((cid, roll.sides, roll.faces) for cid, roll in r.rolls) for r in rounds)
     facts.append(Emitted(ContestRolled(contest.id, dice), Visibility.GM if hidden else Visibility.PUBLIC))
-    facts.append(Emitted(ContestDecided(contest.id, contest.race, places)))
-    losers = () if contest.race else tuple(cid for place in places[1:] for cid in place)
-    return Decision(facts, replace(table, contest=None, contest_losers=losers))
+    decided_fact = ContestDecided(contest.id, contest.race, places)
+    facts.append(Emitted(decided_fact))
+    return Decision(facts, _decided(table, decided_fact))
 
 
 @handles(CancelContest, Ruleset.LTL)
@@ -267,8 +272,7 @@ def _declared(table: LtlTable, f: ContestDeclared) -> LtlTable:
 
 @_on(ContestDecided)
 def _decided(table: LtlTable, f: ContestDecided) -> LtlTable:
-    losers = () if f.race else tuple(cid for place in f.places[1:] for cid in place)  # R-LTL-13
-    return evolved(table, contest=None, contest_losers=losers)
+    return evolved(table, contest=None, contest_losers=() if f.race else f.losers)  # R-LTL-13
 
 
 @_on(ContestCancelled)
@@ -323,7 +327,7 @@ def _say_decided(f: ContestDecided, n: Names) -> str:
             f"{i}. {WORDING.names(n, place)}" + (" (shared)" if len(place) > 1 else "")
             for i, place in enumerate(f.places, 1)
         )
-    winners, losers = f.places[0], tuple(cid for place in f.places[1:] for cid in place)
+    winners, losers = f.places[0], f.losers
     won = f"{WORDING.names(n, winners)} {'share the win' if len(winners) > 1 else 'wins'}"
     return f"{won}; {WORDING.names(n, losers)} {'suffers' if len(losers) == 1 else 'suffer'} defeat's consequences"
 
