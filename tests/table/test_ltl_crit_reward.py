@@ -1,0 +1,117 @@
+"""A critical success's reward is chosen by the winner's controller, whoever settles the exchange (R-LTL-8 amended)."""
+
+from __future__ import annotations
+
+import pytest
+
+from herotable.ltl.hero import NextRound
+from herotable.ltl.task import CritBonus
+from herotable.service import TableService
+from herotable.table.legal import legal_actions
+from herotable.table.ltl.commands import Attack, ChooseCritReward, EndConflict, EndRound, Settle, StartConflict
+from herotable.table.state import Forbidden, TableError
+from herotable.table.undo import Undo
+
+from .helpers import facts, hero, seen
+from .test_ltl_table import CID, setup
+
+
+def _villain_attacks_and_comet_crits(service: TableService, dice) -> str:
+    """Entropy attacks Comet with Decay (d12); Comet's standing defence is base Power (d10). Entropy rolls 1, Comet
+    10: Comet wins with a critical success, and Entropy fails critically. The GM settles. The exchange's id."""
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [1, 10]
+    opened = service.execute(CID, "gm", Attack("entropy", "comet", style="Decay"))
+    service.execute(CID, "gm", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
+    return opened.events[0].command_id
+
+
+def _pending_levels(service: TableService, cid: str) -> int:
+    c = service.state(CID).game.conflict
+    return sum(p.levels for p in c.pending if p.target == cid)
+
+
+def test_the_gm_settling_a_villain_s_attack_does_not_choose_the_hero_s_reward(service: TableService, dice):
+    # R-LTL-8 (amended 2026-12-02): the winner's controller chooses; the GM's "extra level" on the settle is not a
+    # choice for Pat's hero, and the exchange waits for Pat's choice
+    roll = _villain_attacks_and_comet_crits(service, dice)
+    assert _pending_levels(service, "entropy") == 1  # the exchange's level, no reward yet
+    due = [p for kind, p in seen(service, CID, "pat") if kind == "ltl.crit_reward_due"]
+    assert [(d["roll"], d["character"]) for d in due] == [(roll, "comet")]
+    offered = [a for a in legal_actions(service.state(CID), "pat") if a.type == ChooseCritReward.type]
+    assert [a.fixed["character"] for a in offered] == ["comet"]
+    service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.PLUS_ONE_NEXT))
+    assert _pending_levels(service, "entropy") == 1
+    service.execute(CID, "gm", EndRound())
+    assert hero(service, CID, "comet").this_round == (NextRound.PLUS_ONE,)
+    assert hero(service, CID, "entropy").this_round == (NextRound.MINUS_ONE,)  # its own critical failure
+
+
+def test_the_hero_s_player_may_take_the_extra_level(service: TableService, dice):
+    # R-LTL-8: the extra level of effect, within the cap, lands with the round's other losses
+    _villain_attacks_and_comet_crits(service, dice)
+    applied = service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.EXTRA_LEVEL))
+    assert [p["levels"] for kind, _, p in facts(applied) if kind == "ltl.loss_pending"] == [1]
+    assert _pending_levels(service, "entropy") == 2
+
+
+def test_a_player_settling_against_a_villain_leaves_the_villain_s_reward_to_the_gm(service: TableService, dice):
+    # R-LTL-8 (amended): in the reverse case the villain's reward is the GM's choice, not a default
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [1, 10]  # Comet's Fisticuffs d12 rolls 1, Entropy's base d10 rolls 10
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
+    assert _pending_levels(service, "comet") == 1
+    with pytest.raises(Forbidden):
+        service.execute(CID, "pat", ChooseCritReward("entropy", CritBonus.OPPONENT_MINUS_ONE))
+    service.execute(CID, "gm", ChooseCritReward("entropy", CritBonus.EXTRA_LEVEL))
+    assert _pending_levels(service, "comet") == 2
+
+
+def test_the_round_waits_for_the_reward_and_the_gm_may_choose_for_an_absent_player(service: TableService, dice):
+    # R-LTL-8 and R-T-3: the round cannot end while a reward is unchosen; the GM may act for any character
+    _villain_attacks_and_comet_crits(service, dice)
+    head = service.store.head(CID)
+    for cmd in (EndRound(), EndConflict()):
+        with pytest.raises(TableError) as err:
+            service.execute(CID, "gm", cmd)
+        assert err.value.code == "ltl/crit_due" and "Captain Comet" in str(err.value)
+    assert service.store.head(CID) == head
+    service.execute(CID, "gm", ChooseCritReward("comet", CritBonus.REROLL_NEXT))
+    service.execute(CID, "gm", EndRound())
+    assert hero(service, CID, "comet").this_round == (NextRound.REROLL,)
+
+
+def test_a_choice_the_rules_refuse_says_why_and_changes_nothing(service: TableService, dice):
+    # R-LTL-8 (amended): Entropy already carries one -1 from its own critical failure, so "opponent -1" adds nothing
+    _villain_attacks_and_comet_crits(service, dice)
+    head = service.store.head(CID)
+    with pytest.raises(TableError) as err:
+        service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.OPPONENT_MINUS_ONE))
+    assert err.value.code == "critical/nothing_extra"
+    with pytest.raises(TableError) as err:
+        service.execute(CID, "pat", ChooseCritReward("entropy", CritBonus.EXTRA_LEVEL))
+    assert err.value.code in ("table/not_your_character", "ltl/no_crit_due")
+    assert service.store.head(CID) == head
+
+
+def test_undoing_the_choice_gives_the_choice_back(service: TableService, dice):
+    # R-T-4: the GM undoes the choice; the reward is due again and nothing of it stays
+    _villain_attacks_and_comet_crits(service, dice)
+    service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.EXTRA_LEVEL))
+    service.execute(CID, "gm", Undo())
+    assert _pending_levels(service, "entropy") == 1
+    assert [d.character for d in service.state(CID).game.crit_due] == ["comet"]
+
+
+def test_the_settler_who_controls_the_winner_still_chooses_at_once(service: TableService, dice):
+    # R-LTL-8: Pat settles Comet's own winning attack; the choice on the settle applies, nothing waits
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [12, 1]
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    service.execute(CID, "pat", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
+    assert _pending_levels(service, "entropy") == 2
+    assert service.state(CID).game.crit_due == ()
