@@ -552,3 +552,25 @@ def test_the_gm_s_forms_offer_lowering_rolls_and_a_contest_loser_s_defeat(make_t
     assert comet_s and 'name="consequence" type="text"' in comet_s[0]  # words, not only "gives up"
     assert act(t.gm, cid, type="ltl.defeat", character="comet", consequence="captured").status_code == 200
     assert "captured" in t.sam.client.get(f"/campaigns/{cid}/table/log").text
+
+
+def test_the_hero_s_player_is_offered_the_critical_reward_the_gm_s_settle_left_due(make_table, dice):
+    # R-LTL-8 (amended 2026-12-02): the GM settles Entropy's attack that Comet's defence won critically; Pat's action
+    # panel offers the reward as a plain choice, and the posted form takes it
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    start = {"type": "ltl.conflict.start", "fighters": [["comet", "heroes"], ["entropy", "villains"]]}
+    assert t.gm.command(cid, start).is_success
+    dice.faces = [1, 10]
+    assert t.gm.command(cid, {"type": "ltl.attack", "actor": "entropy", "target": "comet", "style": "Decay"}).is_success
+    assert t.gm.command(cid, {"type": "ltl.settle"}).is_success
+    play = t.pat.client.get(f"/campaigns/{cid}/table/play").text
+    forms = re.findall(r'<form[^>]*data-action="ltl.crit.choose".*?</form>', play, re.S)
+    assert len(forms) == 1 and "Reward" in html_text(forms[0]) and 'value="plus_one_next"' in forms[0]
+    assert 'value="opponent_minus_one"' not in forms[0]  # Entropy already carries -1 from its critical failure
+    roll = re.search(r'name="roll" value="([^"]+)"', forms[0])
+    assert roll is not None
+    answer = act(t.pat, cid, type="ltl.crit.choose", character="comet", roll=roll.group(1), bonus="plus_one_next")
+    assert answer.status_code == 200 and answer.headers.get("HX-Trigger") == "acted"
+    log = html_text(t.sam.client.get(f"/campaigns/{cid}/table/log").text)
+    assert "Captain Comet takes the critical success's reward: +1 die type next round" in log

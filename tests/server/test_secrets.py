@@ -100,7 +100,7 @@ def test_odds_are_for_your_own_fighters_and_never_for_a_hidden_one():
 
 
 def test_the_loser_cannot_choose_the_winners_critical_reward():
-    # R-LTL-8: the roller who scores the critical chooses; the settler gets the defaults for the other side
+    # R-LTL-8 (amended 2026-12-02): the winner's controller chooses; a settler's choice for the other side is no choice
     cid, m = villain_table(rng=ScriptedRng([(12, 1), (12, 12)]))
     m["gm"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"], ["entropy", "v"]])
     chosen = m["pat"].command(
@@ -112,9 +112,14 @@ def test_the_loser_cannot_choose_the_winners_critical_reward():
     m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
     settled = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap").json()
     summary = settled["events"][0]["fact"]
-    assert summary["winner"] == "entropy" and summary["effect"] == 2  # the villain's extra level stands
+    assert (summary["winner"], summary["effect"], summary["crit_bonus"]) == ("entropy", 1, "due")
     comet = m["gm"].get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"]["comet"]
     assert comet["next_round"] == ["minus_one"]  # a mishap instead is the GM's call
+    taken = m["pat"].command(cid, type="ltl.crit.choose", character="entropy", bonus="other")
+    assert taken.status_code == 403
+    assert m["gm"].command(cid, type="ltl.crit.choose", character="entropy", bonus="extra_level").status_code == 200
+    pending = m["gm"].get(f"/api/v1/campaigns/{cid}").json()["game"]["conflict"]["pending"]
+    assert [(p["target"], p["levels"]) for p in pending] == [("comet", 1), ("comet", 1)]
 
 
 def test_login_never_redirects_off_the_site():

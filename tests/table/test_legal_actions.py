@@ -212,7 +212,26 @@ PATHS = {
     "ltl.karma.last_chance": ("ltl.challenge", "ltl.settle"),
     # a team attack needs a fresh conflict: two fighters of one side free to act (R-LTL-14)
     "ltl.team.attack": ("ltl.conflict.end", "ltl.conflict.start"),
+    # a critical success someone else settles: an exchange with the other side's dice (R-LTL-8 amended)
+    "ltl.crit.choose": ("ltl.conflict.start", "ltl.attack", "ltl.settle"),
 }
+
+
+class SwingyRng:
+    """Seeded faces, but half the rolls come up a 1 or the die's maximum: criticals, which the rules treat apart
+    (R-LTL-8), become common enough for random play to reach what only they open."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = SeededRng(seed)
+        self._swing = SeededRng(f"swing-{seed}")
+
+    def roll(self, sides: int) -> int:
+        swing = self._swing.roll(4)
+        if swing == 1:
+            return 1
+        if swing == 2:
+            return sides
+        return self._rng.roll(sides)
 
 
 def test_random_play_reaches_every_kind_of_command():
@@ -226,7 +245,7 @@ def test_random_play_reaches_every_kind_of_command():
     for ruleset in Ruleset:
         for seed in range(6):
             r = random.Random(seed)
-            table = new_table(SeededRng(seed), ruleset)
+            table = new_table(SeededRng(seed) if seed < 3 else SwingyRng(seed), ruleset)
             play(table, r, steps=400, prefer=prefer, seen=seen)
     missing = set(COMMANDS) - NOT_PLAYED - seen
     assert not missing, f"never offered in random play: {sorted(missing)}"

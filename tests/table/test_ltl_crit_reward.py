@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from herotable.errors import RulesError
 from herotable.ltl.hero import NextRound
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService
@@ -88,10 +89,10 @@ def test_a_choice_the_rules_refuse_says_why_and_changes_nothing(service: TableSe
     # R-LTL-8 (amended): Entropy already carries one -1 from its own critical failure, so "opponent -1" adds nothing
     _villain_attacks_and_comet_crits(service, dice)
     head = service.store.head(CID)
-    with pytest.raises(TableError) as err:
+    with pytest.raises(RulesError) as err:
         service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.OPPONENT_MINUS_ONE))
     assert err.value.code == "critical/nothing_extra"
-    with pytest.raises(TableError) as err:
+    with pytest.raises(RulesError) as err:
         service.execute(CID, "pat", ChooseCritReward("entropy", CritBonus.EXTRA_LEVEL))
     assert err.value.code in ("table/not_your_character", "ltl/no_crit_due")
     assert service.store.head(CID) == head

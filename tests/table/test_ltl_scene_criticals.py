@@ -14,12 +14,12 @@ from .test_ltl_table import CID
 HARD = DifficultyName.HARD
 
 
-def _challenge(service: TableService, dice, faces: list[int], **settle: object) -> int:
+def _challenge(service: TableService, dice, faces: list[int], settler: str = "gm", **settle: object) -> int:
     """The GM has Captain Comet roll Fisticuffs (sheet d12) against Hard (d10); the die he rolled."""
     dice.faces = faces
     opened = service.execute(CID, "gm", Challenge("comet", HARD, style="Fisticuffs"))
     [die] = [p["die"] for t, _, p in facts(opened) if t == "dice.rolled" and p["roller"] == "comet"]
-    service.execute(CID, "gm", Settle(opened.events[0].command_id, **settle))  # type: ignore[arg-type]
+    service.execute(CID, settler, Settle(opened.events[0].command_id, **settle))  # type: ignore[arg-type]
     return int(die)
 
 
@@ -32,9 +32,9 @@ def test_a_critical_failure_outside_a_conflict_lowers_the_next_roll_in_the_scene
 
 
 def test_a_critical_success_outside_a_conflict_gives_its_advantage_to_the_next_roll(service: TableService, dice):
-    # R-LTL-8 (amended): the roller chooses the advantage; +1 die type on a d12 rolls d20
+    # R-LTL-8 (amended): the roller's player chooses the advantage on their settle; +1 die type on a d12 rolls d20
     setup_with(service)
-    assert _challenge(service, dice, [12, 1], crit_bonus=CritBonus.PLUS_ONE_NEXT) == 12
+    assert _challenge(service, dice, [12, 1], "pat", crit_bonus=CritBonus.PLUS_ONE_NEXT) == 12
     assert _challenge(service, dice, [15, 3]) == 20
 
 

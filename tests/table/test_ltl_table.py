@@ -16,6 +16,7 @@ from herotable.table.ltl.commands import (
     Attack,
     CallRoll,
     Challenge,
+    ChooseCritReward,
     CreateLtlCharacter,
     DifficultyName,
     EndConflict,
@@ -345,6 +346,7 @@ def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_fol
     dice.faces = [1, 12]  # Comet's d8 base against Entropy's d12 Decay
     service.execute(CID, "pat", Attack("comet", "entropy"))
     service.execute(CID, "pat", Settle())
+    service.execute(CID, "gm", ChooseCritReward("entropy", CritBonus.EXTRA_LEVEL))  # Entropy's, the GM's (R-LTL-8)
     service.execute(CID, "gm", EndRound())
     comet = hero(service, CID, "comet")
     assert comet.base_now().sides == 4 and comet.this_round == (NextRoundEffect.MINUS_ONE,)

@@ -383,6 +383,48 @@ def outcome_of(task: Task) -> Outcome:
     return compare(a.throw, o.throw).outcome
 
 
+def crit_reward(
+    bonus: CritBonus,
+    *,
+    winner: str,
+    loser: str | None,
+    effect: int,
+    cap: int,
+    opposed: bool = True,
+    loser_minus_one: bool = False,
+) -> tuple[int, tuple[tuple[str, NextRound], ...]]:
+    """What a critical success's reward adds (R-LTL-8): levels of effect on the loser, and next-round effects. A roll
+    against a difficulty (not `opposed`) has no one to lose a level or roll -1, so only the winner's own advantages
+    count there. Raises IllegalAction for an extra level past the cap, or "opponent -1" on a loser who
+    already takes -1 for the same exchange's critical failure (`loser_minus_one`: it would give nothing extra)."""
+    if bonus is CritBonus.REROLL_NEXT:
+        return 0, ((winner, NextRound.REROLL),)
+    if bonus is CritBonus.PLUS_ONE_NEXT:
+        return 0, ((winner, NextRound.PLUS_ONE),)
+    if not opposed:
+        return 0, ()
+    if bonus is CritBonus.EXTRA_LEVEL:
+        if effect >= cap:
+            raise IllegalAction(
+                "critical/over_cap",
+                f"the exchange already deals {effect} levels, the cap",
+                ruling="R-LTL-8",
+                fix="choose an advantage for next round instead of the extra level",
+            )
+        return 1, ()
+    if bonus is CritBonus.OPPONENT_MINUS_ONE:
+        if loser_minus_one:
+            raise IllegalAction(
+                "critical/nothing_extra",
+                f"{loser} already takes -1 die type next round for the same critical failure; "
+                "the loser carries one -1 from an exchange, so 'opponent -1' gives nothing extra",
+                ruling="R-LTL-8",
+                fix="choose another advantage: the extra level, +1 die type or a re-roll next round",
+            )
+        return 0, ((str(loser), NextRound.MINUS_ONE),)
+    return 0, ()  # free text: the GM adjudicates
+
+
 def settle(
     task: Task,
     options: LtlOptions,
@@ -417,36 +459,22 @@ def settle(
             effect = min(options.effect_cap, 1 + win_side.broke)
             win_crit = mine.critical if win_side is a else theirs
             if win_crit is Critical.SUCCESS:
-                if crit_bonus is CritBonus.EXTRA_LEVEL:
-                    if effect >= options.effect_cap:
-                        raise IllegalAction(
-                            "critical/over_cap",
-                            f"the exchange already deals {effect} levels, the cap",
-                            ruling="R-LTL-8",
-                            fix="choose an advantage for next round instead of the extra level",
-                        )
-                    effect += 1
-                elif crit_bonus is CritBonus.REROLL_NEXT:
-                    carried.append((str(win_side.who), NextRound.REROLL))
-                elif crit_bonus is CritBonus.PLUS_ONE_NEXT:
-                    carried.append((str(win_side.who), NextRound.PLUS_ONE))
-                elif crit_bonus is CritBonus.OPPONENT_MINUS_ONE:
-                    lose_crit = theirs if win_side is a else mine.critical
-                    if lose_crit is Critical.FAILURE and crit_penalty is CritPenalty.MINUS_ONE_NEXT:
-                        raise IllegalAction(
-                            "critical/nothing_extra",
-                            f"{lose_side.who} already takes -1 die type next round for the same critical failure; "
-                            "the loser carries one -1 from an exchange, so 'opponent -1' gives nothing extra",
-                            ruling="R-LTL-8",
-                            fix="choose another advantage: the extra level, +1 die type or a re-roll next round",
-                        )
-                    carried.append((str(lose_side.who), NextRound.MINUS_ONE))
+                lose_crit = theirs if win_side is a else mine.critical
+                extra, more = crit_reward(
+                    crit_bonus,
+                    winner=str(win_side.who),
+                    loser=lose_side.who,
+                    effect=effect,
+                    cap=options.effect_cap,
+                    loser_minus_one=lose_crit is Critical.FAILURE and crit_penalty is CritPenalty.MINUS_ONE_NEXT,
+                )
+                effect += extra
+                carried += more
         elif win_side is a and mine.critical is Critical.SUCCESS and a.who is not None:
             # against a difficulty there is no opponent: the roller's advantage is for its next round (R-LTL-8)
-            if crit_bonus is CritBonus.REROLL_NEXT:
-                carried.append((a.who, NextRound.REROLL))
-            elif crit_bonus is CritBonus.PLUS_ONE_NEXT:
-                carried.append((a.who, NextRound.PLUS_ONE))
+            carried += crit_reward(
+                crit_bonus, winner=a.who, loser=None, effect=0, cap=options.effect_cap, opposed=False
+            )[1]
     for side, crit in ((a, mine.critical), (o, theirs)):
         if crit is Critical.FAILURE and side.who is not None and crit_penalty is CritPenalty.MINUS_ONE_NEXT:
             carried.append((side.who, NextRound.MINUS_ONE))

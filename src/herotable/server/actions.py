@@ -169,6 +169,7 @@ LABELS = {
 FIELD_LABELS = {
     ("ltl.buy_success", "character"): "Whose roll succeeds",
     ("ltl.reroll", "character"): "Who re-rolls",
+    ("ltl.crit.choose", "bonus"): "Reward",
     ("request.ask", "character"): "About",
     ("request.ask", "kind"): "What you ask for",
     ("request.answer", "granted"): "Grant it",

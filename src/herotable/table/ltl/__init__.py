@@ -15,11 +15,11 @@ from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, IntRange, KeyedValues, LegalAction, PackagedGame, register
 from herotable.table.ltl import contests, decide, evolve, legal, present, render, teamwork
 from herotable.table.ltl.commands import AWARD
-from herotable.table.ltl.facts import FailuresForgotten
+from herotable.table.ltl.facts import CritRewardLapsed, FailuresForgotten
 from herotable.table.ltl.state import LtlTable
 from herotable.table.state import Ruleset, TableError, TableState
 
-RULES_VERSION = 4  # bump when a rules correction changes what a command decides (see `herotable audit`)
+RULES_VERSION = 5  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
 class LtlGame(PackagedGame):
@@ -66,7 +66,9 @@ class LtlGame(PackagedGame):
             if table.failed:
                 facts.append(Emitted(FailuresForgotten()))
             # calls not rolled and the GM's leave to try Recovery end with the scene (R-T-3, R-LTL-11 amended)
-            calls = decide.calls_lapsed(state, replace(after, failed=()))
+            # a critical reward never chosen lapses with the advantages it could give (R-LTL-8 amended)
+            facts += [Emitted(CritRewardLapsed(d.roll, d.character)) for d in table.crit_due]
+            calls = decide.calls_lapsed(state, replace(after, failed=(), crit_due=()))
             leave = decide.leave_lapsed(state, calls.expected)
             return Decision([*facts, *calls.facts, *leave.facts], leave.expected)
         if boundary is Boundary.ADVENTURE_END:

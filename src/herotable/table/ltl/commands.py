@@ -157,6 +157,17 @@ class Settle(Command):
 
 
 @dataclass(frozen=True)
+class ChooseCritReward(Command):
+    """The winner's controller chooses the reward of a critical success someone else settled (R-LTL-8 amended); the
+    GM may choose for an absent player (R-T-3). `roll` names the settled roll when the character has two waiting."""
+
+    type = "ltl.crit.choose"
+    character: str
+    bonus: CritBonus
+    roll: str | None = None
+
+
+@dataclass(frozen=True)
 class StartConflict(Command):
     type = "ltl.conflict.start"
     fighters: Annotated[tuple[tuple[str, str], ...], Text(NAME_LENGTH)]  # (character, side)

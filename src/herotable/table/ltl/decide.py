@@ -35,8 +35,8 @@ from herotable.ltl.hero import GM_CHOSEN_LOSSES, Hero, finish_action, lose_level
 from herotable.ltl.heroism import HeroismResult, push, recover
 from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
+from herotable.ltl.roll import Critical, RerollSource, Throw
 from herotable.ltl.roll import Outcome as Result
-from herotable.ltl.roll import RerollSource, Throw
 from herotable.ltl.sheet import sheet_from_dict, sheet_to_dict
 from herotable.ltl.task import (
     CritBonus,
@@ -46,6 +46,7 @@ from herotable.ltl.task import (
     Task,
     buy_success_after,
     challenge,
+    crit_reward,
     reroll,
     scene_roll,
     scene_settled,
@@ -74,6 +75,7 @@ from herotable.table.ltl.commands import (
     CallKind,
     CallRoll,
     Challenge,
+    ChooseCritReward,
     CreateLtlCharacter,
     DifficultyName,
     EndConflict,
@@ -104,6 +106,8 @@ from herotable.table.ltl.facts import (
     CallClosed,
     ConflictEnded,
     ConflictStarted,
+    CritRewardChosen,
+    CritRewardDue,
     DefenceSet,
     DieRerolled,
     DieRevealed,
@@ -136,6 +140,7 @@ from herotable.table.ltl.facts import (
 )
 from herotable.table.ltl.state import (
     CalledRoll,
+    CritDue,
     FailedTask,
     LtlTable,
     OpenAction,
@@ -273,7 +278,7 @@ def _settled(
     roll_id: str,
     t: Task,
     result: Settlement,
-    bonus: CritBonus,
+    bonus: str,
     penalty: CritPenalty,
     *,
     failed_must_succeed: bool = False,
@@ -289,7 +294,7 @@ def _settled(
         result.automatic,
         result.actor_critical.value,
         result.opposition_critical.value,
-        bonus.value,
+        bonus,
         penalty.value,
         failed_must_succeed,
         in_conflict,
@@ -661,17 +666,41 @@ def _buy(state: TableState, cmd: BuySuccess, ctx: Ctx) -> Decision:
 
 
 def _crit_choices(
-    state: TableState, table: LtlTable, user: str, task: Task, cmd: Settle
-) -> tuple[CritBonus, CritPenalty]:
-    """The winner's side chooses a critical success's reward (R-LTL-8); a mishap instead of -1 next round is the
-    GM's call. Whoever settles for the other side gets the defaults, so nobody chooses for an opponent."""
+    state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction, cmd: Settle
+) -> tuple[CritBonus, CritPenalty, CritRewardDue | None]:
+    """The winner's controller chooses a critical success's reward (R-LTL-8 amended); a mishap instead of -1 next
+    round is the GM's call. A settler who does not control the winner chooses nothing for it: the reward is due, and
+    the winner's controller chooses it next (`ChooseCritReward`). A GM secret roll is the GM's alone to choose for."""
     gm = state.is_gm(user)
-    _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER)
+    task = roll.task
+    penalty = cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
+    in_conflict = isinstance(roll, OpenAction)
+    roller, secret = (roll.actor, False) if isinstance(roll, OpenAction) else (roll.character, roll.secret)
+    _, probe = settle(task, table.options, crit_bonus=CritBonus.OTHER, crit_penalty=penalty)
     winner = probe.winner
+    won, lost = (
+        (probe.actor_critical, probe.opposition_critical)
+        if probe.outcome is Result.WIN
+        else (probe.opposition_critical, probe.actor_critical)
+    )
+    if winner is not None and won is Critical.SUCCESS and not (secret and gm):
+        owner = state.character(winner).owner
+        chooses = owner == user if owner is not None else gm
+        matters = in_conflict or (winner == roller and _scene_effects(state, roller, secret))
+        if not chooses and matters:
+            due = CritRewardDue(
+                roll.id,
+                winner,
+                probe.loser,
+                probe.effect,
+                loser_minus_one=lost is Critical.FAILURE and penalty is CritPenalty.MINUS_ONE_NEXT,
+                in_conflict=in_conflict,
+                opposed=task.opposed,
+            )
+            return CritBonus.OTHER, penalty, due
     mine = winner is not None and controls(state, user, winner)
     at_cap = probe.effect >= table.options.effect_cap
     bonus = cmd.crit_bonus if gm or mine else CritBonus.EXTRA_LEVEL
-    penalty = cmd.crit_penalty if gm else CritPenalty.MINUS_ONE_NEXT
     if bonus is CritBonus.EXTRA_LEVEL and at_cap:
         # the extra level cannot pass the cap: the advantage next round instead. Never a refusal, which would tell a
         # settler who cannot see the other side's die that it rolled a critical
@@ -680,20 +709,21 @@ def _crit_choices(
         # the loser's critical failure already carries the one -1 of the exchange (R-LTL-8): another advantage, and
         # the settlement names the one taken, again without a refusal
         bonus = CritBonus.PLUS_ONE_NEXT
-    return bonus, penalty
+    return bonus, penalty, None
 
 
 @handles(Settle, LTL)
 def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     table = table_of(state)
     roll = _open_roll(state, table, cmd.task, ctx.user)
+    bonus, penalty, due = _crit_choices(state, table, ctx.user, roll, cmd)
+    chosen = "due" if due is not None else bonus.value
     if isinstance(roll, OpenAction):
         require_controls(state, ctx.user, roll.actor)
-        bonus, penalty = _crit_choices(state, table, ctx.user, roll.task, cmd)
         before = rules_conflict(table)
         c, result = cf.resolve(before, table.options, crit_bonus=bonus, crit_penalty=penalty)
         after = from_rules(table, c)
-        facts = [Emitted(_settled(state, roll.id, roll.task, result, bonus, penalty, in_conflict=True))]
+        facts = [Emitted(_settled(state, roll.id, roll.task, result, chosen, penalty, in_conflict=True))]
         facts += _reveals(state, roll.id, roll.task, False)
         facts += [
             Emitted(LossPending(p.target, p.levels, p.kind.value, p.dealt_by)) for p in c.pending[len(before.pending) :]
@@ -704,9 +734,11 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
             if f.acted and not old.acted
         ]
         facts += changes(state, table, after, "critical")
+        if due is not None:
+            facts.append(Emitted(due))
+            after = replace(after, crit_due=(*after.crit_due, _due_of(due)))
         return Decision(facts, after)
     require_controls(state, ctx.user, roll.character)
-    bonus, penalty = _crit_choices(state, table, ctx.user, roll.task, cmd)
     task, result = settle(roll.task, table.options, crit_bonus=bonus, crit_penalty=penalty)
     hero = table.hero(roll.character)
     if _scene_effects(state, roll.character, roll.secret):
@@ -723,12 +755,85 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
         failed=failed,
     )
     settled = _settled(
-        state, roll.id, roll.task, result, bonus, penalty, failed_must_succeed=failing, stunt=_stunt_shown(state, roll)
+        state, roll.id, roll.task, result, chosen, penalty, failed_must_succeed=failing, stunt=_stunt_shown(state, roll)
     )
     facts = [Emitted(settled, Visibility.GM if roll.secret else Visibility.PUBLIC)]
     facts += _reveals(state, roll.id, roll.task, roll.secret)
     facts += changes(state, table, after, "action_over")  # what the action's end does is no secret spend
+    if due is not None:
+        facts.append(Emitted(due))
+        after = replace(after, crit_due=(*after.crit_due, _due_of(due)))
     return Decision(facts, after)
+
+
+def _due_of(f: CritRewardDue) -> CritDue:
+    return CritDue(f.roll, f.character, f.loser, f.effect, f.loser_minus_one, f.in_conflict, f.opposed)
+
+
+def crit_due(state: TableState, table: LtlTable, cid: str, roll: str | None = None) -> CritDue:
+    """The reward the character has to choose: the one on `roll`, or its only one. Raises TableError naming them."""
+    mine = [d for d in table.crit_due if d.character == cid and roll in (None, d.roll)]
+    if len(mine) == 1:
+        return mine[0]
+    name = state.character(cid).name
+    if not mine:
+        raise TableError(
+            "ltl/no_crit_due",
+            f"{name} has no critical success's reward to choose" + (" on that roll" if roll else ""),
+            fix="a reward is chosen after a critical success someone else settled",
+            ruling="R-LTL-8",
+        )
+    raise TableError(
+        "ltl/which_crit",
+        f"{name} has {len(mine)} rewards to choose",
+        fix="say which roll: " + ", ".join(d.roll for d in mine),
+        ruling="R-LTL-8",
+    )
+
+
+@handles(ChooseCritReward, LTL)
+def _choose_crit(state: TableState, cmd: ChooseCritReward, ctx: Ctx) -> Decision:
+    """The winner's controller (or the GM for them) chooses a critical success's reward someone else settled
+    (R-LTL-8 amended, R-T-3): the extra level joins the round's losses; an advantage waits for the next round."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    due = crit_due(state, table, cmd.character, cmd.roll)
+    extra, carried = crit_reward(
+        cmd.bonus,
+        winner=due.character,
+        loser=due.loser,
+        effect=due.effect,
+        cap=table.options.effect_cap,
+        opposed=due.opposed,
+        loser_minus_one=due.loser_minus_one,
+    )
+    heroes: dict[str, Hero] = {}
+    for who, effect in carried:
+        h = heroes.get(who, table.hero(who))
+        heroes[who] = replace(h, next_round=(*h.next_round, effect))
+    after = replace(table.with_heroes(heroes), crit_due=tuple(d for d in table.crit_due if d is not due))
+    facts = [Emitted(CritRewardChosen(due.roll, due.character, cmd.bonus.value))]
+    if extra and due.in_conflict and due.loser is not None and after.conflict is not None:
+        c = after.conflict
+        loss = cf.PendingLoss(due.loser, extra, c.stakes, due.character)
+        after = replace(after, conflict=replace(c, pending=(*c.pending, loss)))
+        facts.append(Emitted(LossPending(loss.target, loss.levels, loss.kind.value, loss.dealt_by)))
+    facts += changes(state, table, after, "critical")
+    return Decision(facts, after)
+
+
+def _no_crit_due(state: TableState, table: LtlTable, what: str) -> None:
+    """A round or conflict does not end while a reward in it is unchosen (R-LTL-8): its levels and advantages belong to
+    this round."""
+    waiting = [d for d in table.crit_due if d.in_conflict]
+    if waiting:
+        names = ", ".join(state.character(d.character).name for d in waiting)
+        raise TableError(
+            "ltl/crit_due",
+            f"{names} still has a critical success's reward to choose before {what}",
+            fix="its player chooses it, or the GM chooses for them",
+            ruling="R-LTL-8",
+        )
 
 
 # --- conflicts (R-LTL-12) ---
@@ -954,6 +1059,7 @@ def heroism_rolled(cid: str, use: str, result: HeroismResult) -> HeroismRolled |
 def _end_round(state: TableState, cmd: EndRound, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     table = table_of(state)
+    _no_crit_due(state, table, "the round ends")
     c, report = cf.end_round(_need_conflict(table), ctx.rng, table.options, serious=cmd.serious)
     after = from_rules(table, c)
     # the GM's leave to try Recovery "every round" comes back with each round (R-LTL-11 amended)
@@ -998,6 +1104,7 @@ def _end_conflict(state: TableState, cmd: EndConflict, ctx: Ctx) -> Decision:
         raise TableError(
             "ltl/exchange_open", "an exchange is still being rolled", fix="settle it first", ruling="R-LTL-12"
         )
+    _no_crit_due(state, table, "the conflict ends")
     ended = replace(table, conflict=None)
     calls = calls_lapsed(state, ended, kinds=(CallKind.ATTEMPT.value,))
     leave = leave_lapsed(state, calls.expected, scopes=("conflict", "round"))

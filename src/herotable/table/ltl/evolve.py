@@ -18,6 +18,7 @@ from herotable.table.ltl import facts as lf
 from herotable.table.ltl.state import (
     CalledRoll,
     ConflictState,
+    CritDue,
     FailedTask,
     Fighter,
     LtlTable,
@@ -269,6 +270,20 @@ def _round_ended(table: LtlTable, f: lf.RoundEnded) -> LtlTable:
     # the GM's leave to try Recovery "every round" comes back with each round (R-LTL-11 amended)
     leave = tuple(evolved(r, used=0) if r.scope == "round" else r for r in table.recovery)
     return evolved(table, conflict=evolved(c, pending=(), round=c.round + 1), recovery=leave)
+
+
+@_on(lf.CritRewardDue)
+def _crit_due(table: LtlTable, f: lf.CritRewardDue) -> LtlTable:
+    due = CritDue(f.roll, f.character, f.loser, f.effect, f.loser_minus_one, f.in_conflict, f.opposed)
+    return evolved(table, crit_due=(*table.crit_due, due))
+
+
+@_on(lf.CritRewardChosen)
+def _crit_chosen(table: LtlTable, f: lf.CritRewardChosen | lf.CritRewardLapsed) -> LtlTable:
+    return evolved(table, crit_due=tuple(d for d in table.crit_due if d.roll != f.roll))
+
+
+_on(lf.CritRewardLapsed)(_crit_chosen)
 
 
 @_on(lf.ConflictEnded)

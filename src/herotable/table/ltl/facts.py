@@ -295,6 +295,44 @@ def _stunt_not_named(payload: dict[str, Any]) -> dict[str, Any]:
 
 @fact
 @dataclass(frozen=True)
+class CritRewardDue(Fact):
+    """A critical success's reward waits for its winner's controller, who did not settle the roll (R-LTL-8 amended):
+    the settle's `crit_bonus` says "due". What the choice needs of the exchange comes with it."""
+
+    type = "ltl.crit_reward_due"
+    roll: str
+    character: str
+    loser: str | None
+    effect: int
+    loser_minus_one: bool
+    in_conflict: bool
+    opposed: bool = True
+
+
+@fact
+@dataclass(frozen=True)
+class CritRewardChosen(Fact):
+    """The winner's controller chose the reward (R-LTL-8); an extra level follows as `LossPending`, an advantage as
+    the heroes' next-round effects."""
+
+    type = "ltl.crit_reward_chosen"
+    roll: str
+    character: str
+    bonus: str
+
+
+@fact
+@dataclass(frozen=True)
+class CritRewardLapsed(Fact):
+    """A reward never chosen lapses with the scene, as the advantages it could give would (R-LTL-8 amended)."""
+
+    type = "ltl.crit_reward_lapsed"
+    roll: str
+    character: str
+
+
+@fact
+@dataclass(frozen=True)
 class DieRevealed(Fact):
     """A side's whole throw shown to everyone who may see it once the roll is settled."""
 

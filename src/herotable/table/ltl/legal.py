@@ -7,13 +7,14 @@ stays sound and complete against `decide`; `tests/table/test_legal_actions.py` p
 from __future__ import annotations
 
 from herotable.dice import MAX_POSITION, Rating, step_up
+from herotable.errors import IllegalAction
 from herotable.ltl import advancement as adv
 from herotable.ltl import conflict as cf
 from herotable.ltl.healing import WOUNDS, healing_powers
 from herotable.ltl.hero import GM_CHOSEN_LOSSES, Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
 from herotable.ltl.roll import RerollSource
-from herotable.ltl.task import CritBonus, CritPenalty
+from herotable.ltl.task import CritBonus, CritPenalty, crit_reward
 from herotable.table.codec import Json
 from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, controls
 from herotable.table.game import (
@@ -42,6 +43,7 @@ from herotable.table.ltl.commands import (
     CallKind,
     CallRoll,
     Challenge,
+    ChooseCritReward,
     CreateLtlCharacter,
     DieSetting,
     DifficultyName,
@@ -70,7 +72,7 @@ from herotable.table.ltl.commands import (
     TryAgain,
 )
 from herotable.table.ltl.decide import failed_task, table_of
-from herotable.table.ltl.state import LtlTable, OpenAction, OpenTask, rules_conflict
+from herotable.table.ltl.state import CritDue, LtlTable, OpenAction, OpenTask, rules_conflict
 from herotable.table.state import CharacterRef, TableState
 
 DIFFICULTIES = Choice(
@@ -297,7 +299,32 @@ def _rolls(state: TableState, table: LtlTable, user: str) -> list[LegalAction]:
         o = c.open
         sides = tuple(cid for cid in (o.actor, o.target) if cid is not None and controls(state, user, cid))
         out += _roll_actions(state, table, user, o, sides, o.actor)
+    for d in table.crit_due:
+        if controls(state, user, d.character):
+            out.append(_choose_crit(state, table, d))
     return out
+
+
+def _choose_crit(state: TableState, table: LtlTable, d: CritDue) -> LegalAction:
+    """The rewards the rules accept for a critical success someone else settled (R-LTL-8 amended)."""
+    accepted = []
+    for bonus in CritBonus:
+        try:
+            crit_reward(
+                bonus,
+                winner=d.character,
+                loser=d.loser,
+                effect=d.effect,
+                cap=table.options.effect_cap,
+                opposed=d.opposed,
+                loser_minus_one=d.loser_minus_one,
+            )
+        except IllegalAction:
+            continue
+        accepted.append(bonus.value)
+    label = f"{state.character(d.character).name}: choose the critical success's reward"
+    fixed = {"character": d.character, "roll": d.roll}
+    return LegalAction(ChooseCritReward.type, label, fixed, {"bonus": word_choice(tuple(accepted))}, "Rolls", "R-LTL-8")
 
 
 def _roll_actions(

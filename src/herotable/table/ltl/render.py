@@ -246,7 +246,9 @@ def _settled(f: lf.TaskSettled, n: Names) -> str:
         crits.append(f"a critical {f.opposition_critical} for the defence")
     if crits:
         text += "; " + " and ".join(crits)
-        if "success" in f.actor_critical + f.opposition_critical:
+        if f.crit_bonus == "due":
+            text += " (the winner's player chooses the reward)"
+        elif "success" in f.actor_critical + f.opposition_critical:
             text += f" ({_words(f.crit_bonus)})"
     if f.failed_must_succeed:
         text += "; Last Chance may follow"
@@ -409,6 +411,30 @@ def _allowed(f: lf.RecoveryAllowed, n: Names) -> str:
 @_says(lf.RecoveryTried)
 def _tried(f: lf.RecoveryTried, n: Names) -> str | None:
     return None if f.left is None else f"{_n(n, f.character)} may try Recovery {f.left} more time(s)"
+
+
+@_says(lf.CritRewardDue)
+def _crit_due(f: lf.CritRewardDue, n: Names) -> str:
+    return f"{_n(n, f.character)} has a critical success's reward to choose"
+
+
+REWARDS = {
+    "extra_level": "an extra level of effect",
+    "reroll_next": "a re-roll next round",
+    "plus_one_next": "+1 die type next round",
+    "opponent_minus_one": "the opponent at -1 die type next round",
+    "other": "an advantage the GM adjudicates",
+}
+
+
+@_says(lf.CritRewardChosen)
+def _crit_chosen(f: lf.CritRewardChosen, n: Names) -> str:
+    return f"{_n(n, f.character)} takes the critical success's reward: {REWARDS.get(f.bonus, _words(f.bonus))}"
+
+
+@_says(lf.CritRewardLapsed)
+def _crit_lapsed(f: lf.CritRewardLapsed, n: Names) -> str:
+    return f"{_n(n, f.character)}'s critical reward was never chosen and lapses with the scene"
 
 
 @_says(lf.RecoveryLapsed)

@@ -86,6 +86,21 @@ class RecoveryLeave:
 
 
 @dataclass(frozen=True)
+class CritDue:
+    """A critical success whose reward its winner's controller has still to choose (R-LTL-8 amended): the settle was
+    someone else's. What the choice needs of the exchange is kept: the levels it deals, whether the loser already
+    carries -1 from it, and whether it was in the conflict (its levels wait for the round's end)."""
+
+    roll: str
+    character: str  # the winner
+    loser: str | None
+    effect: int
+    loser_minus_one: bool = False
+    in_conflict: bool = False
+    opposed: bool = True
+
+
+@dataclass(frozen=True)
 class Fighter:
     id: str
     side: str
@@ -181,6 +196,7 @@ class LtlTable(Roster[Hero]):
     team: OpenTeam | None = None  # a team task called and not yet rolled (R-LTL-14)
     calls: tuple[CalledRoll, ...] = ()  # rolls the GM called for, not yet rolled (R-T-3)
     recovery: tuple[RecoveryLeave, ...] = ()  # the GM's leave to try Recovery (R-LTL-11 amended)
+    crit_due: tuple[CritDue, ...] = ()  # critical rewards the winners' controllers have still to choose (R-LTL-8)
 
     def leave(self, cid: str) -> RecoveryLeave | None:
         return next((r for r in self.recovery if r.character == cid), None)
