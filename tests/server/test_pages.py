@@ -574,3 +574,35 @@ def test_the_hero_s_player_is_offered_the_critical_reward_the_gm_s_settle_left_d
     assert answer.status_code == 200 and answer.headers.get("HX-Trigger") == "acted"
     log = html_text(t.sam.client.get(f"/campaigns/{cid}/table/log").text)
     assert "Captain Comet takes the critical success's reward: +1 die type next round" in log
+
+
+def test_the_sheet_form_says_which_feats_numbers_the_values_do_not_count_yet(make_table, dice):
+    # R-CV-6 (amended 2026-12-02): a feat with a number offers "not yet counted"; ticked, the table adds it in saves,
+    # and the card says so
+    t = make_table("conviction")
+    cid = t.campaign_id
+    editor = t.pat.client.get(f"/campaigns/{cid}/characters/new").text
+    assert 'name="uncounted_feats" value="Thick Scales"' in editor
+    assert 'name="uncounted_feats" value="Sea Legs"' not in editor  # a reminder only: nothing to count
+    form = {
+        "name": "Kestrel",
+        "level": "1",
+        "roles": ["warrior"],
+        "first_role": "warrior",
+        **{f"abilities.{a}": "1" for a in ("strength", "dexterity", "constitution", "intelligence", "wisdom")},
+        "abilities.charisma": "1",
+        "toughness": "2",
+        "combat_bonus": "1",
+        "nature.virtue": "Loyal",
+        "nature.vice": "Vain",
+        "feats": ["Thick Scales", "Sea Legs"],
+        "uncounted_feats": ["Thick Scales"],
+    }
+    answer = t.pat.post(f"/campaigns/{cid}/characters", form)
+    assert answer.status_code == 303, answer.text
+    [kes] = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["characters"]
+    sheet = t.pat.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"][kes["id"]]["sheet"]
+    assert sheet["uncounted_feats"] == ["Thick Scales"]
+    table = html_text(t.pat.client.get(f"/campaigns/{cid}/table").text)
+    assert "+2 (+3 with Thick Scales)" in table and "Thick Scales: +1 Toughness (applied by the table)" in table
+    assert "Sea Legs: No penalty for moving or fighting on a pitching deck" in table

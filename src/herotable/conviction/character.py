@@ -93,7 +93,9 @@ def conviction_maximum(level: int) -> int:
 
 @dataclass(frozen=True)
 class Character:
-    """A hero's sheet. `feats` lists each acquisition (a repeatable feat taken twice appears twice)."""
+    """A hero's sheet. `feats` lists each acquisition (a repeatable feat taken twice appears twice). `uncounted_feats`
+    names the feats whose catalogue numbers the sheet's values do not include yet (Thick Scales bought, Toughness
+    left as it was): the table adds them. Every other feat's numbers are taken as already counted (R-CV-6 amended)."""
 
     name: str
     level: int
@@ -106,6 +108,7 @@ class Character:
     combat_bonus: int = 0
     skills: tuple[tuple[str, int], ...] = ()
     feats: tuple[str, ...] = ()
+    uncounted_feats: tuple[str, ...] = ()
 
     @property
     def conviction_max(self) -> int:
@@ -178,6 +181,11 @@ def sheet_problems(character: Character, catalogue: FeatRules | None = None) -> 
         problems.append(Problem("nature.vice", "a Nature has one Vice"))
     if character.conviction < 0:
         problems.append(Problem("conviction", f"Conviction cannot be negative, got {character.conviction}"))
+    held = {f.casefold() for f in character.feats}
+    for index, name in enumerate(character.uncounted_feats):
+        if name.casefold() not in held:
+            reason = f"{name!r} is not among the sheet's feats: take it, or leave it out"
+            problems.append(Problem(f"uncounted_feats[{index}]", reason))
     if catalogue is not None:
         problems.extend(catalogue.sheet_problems(character))
     return tuple(problems)
@@ -205,6 +213,7 @@ def new_character(
     combat_bonus: int = 0,
     skills: tuple[tuple[str, int], ...] = (),
     feats: tuple[str, ...] = (),
+    uncounted_feats: tuple[str, ...] = (),
     catalogue: FeatRules | None = None,
 ) -> Character:
     """A new, validated character with its level's starting Conviction; `roles[0]` is the 1st-level role (R-CV-2).
@@ -225,5 +234,6 @@ def new_character(
         combat_bonus=combat_bonus,
         skills=skills,
         feats=feats,
+        uncounted_feats=uncounted_feats,
     )
     return validate_character(sheet, catalogue)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from herotable.conviction.character import Ability, Character, Role
+from herotable.conviction.checks import Bonus
 from herotable.errors import Problem, RulesError
 
 SAMPLE_FILE = "feats.json"
@@ -70,13 +71,57 @@ class Prerequisite:
         return f"combat bonus {self.minimum:+d}"
 
 
+class Modelled(StrEnum):
+    """The values the table models that a feat's number may change (R-CV-6 amended)."""
+
+    TOUGHNESS = "toughness"  # the Toughness bonus, in every Toughness save
+    SKILL = "skill"  # a named skill's checks
+
+
+@dataclass(frozen=True)
+class FeatNumber:
+    """An unconditional number a feat adds to a modelled value, per acquisition: +1 Toughness, +2 on Notice checks."""
+
+    on: Modelled
+    by: int
+    skill: str = ""
+
+    def applies(self, on: Modelled, skill: str | None = None) -> bool:
+        if self.on is not on:
+            return False
+        return on is not Modelled.SKILL or (skill is not None and skill.strip().casefold() == self.skill.casefold())
+
+    def __str__(self) -> str:
+        return f"{self.by:+d} Toughness" if self.on is Modelled.TOUGHNESS else f"{self.by:+d} on {self.skill} checks"
+
+
 @dataclass(frozen=True)
 class Feat:
+    """A feat of the catalogue. `modifies` holds its unconditional numbers on values the table models, which the table
+    applies while the feat is in force; everything else in `benefit` is a reminder for the GM (R-CV-6 amended)."""
+
     name: str
     category: FeatCategory
     benefit: str
     repeatable: bool = False
     prerequisites: tuple[Prerequisite, ...] = ()
+    modifies: tuple[FeatNumber, ...] = ()
+
+
+def feat_bonuses(
+    feats: Iterable[str], catalogue: Catalogue, on: Modelled, skill: str | None = None
+) -> tuple[Bonus, ...]:
+    """The bonuses the feats in force (one name per acquisition) add to a roll on a modelled value: one per feat, its
+    number times its acquisitions, named after it (R-CV-6 amended). Names the catalogue does not know add nothing."""
+    totals: dict[str, int] = {}
+    for name in feats:
+        feat = catalogue.get(name)
+        if feat is None:
+            continue
+        for number in feat.modifies:
+            if number.applies(on, skill):
+                totals[feat.name] = totals.get(feat.name, 0) + number.by
+    return tuple(Bonus(name, amount) for name, amount in totals.items() if amount)
 
 
 def roles_reaching(category: FeatCategory) -> tuple[Role, ...]:
@@ -144,7 +189,7 @@ class CatalogueError(RulesError):
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_FEAT_KEYS = {"name", "category", "benefit", "repeatable", "prerequisites"}
+_FEAT_KEYS = {"name", "category", "benefit", "repeatable", "prerequisites", "modifies"}
 
 
 def _skip_whitespace(text: str, pos: int) -> int:
@@ -186,6 +231,20 @@ def _prerequisite(raw: Any) -> Prerequisite:
     )
 
 
+def _number(raw: Any) -> FeatNumber:
+    if not isinstance(raw, dict):
+        raise ValueError('each number is an object such as {"toughness": 1} or {"skill": "Notice", "by": 2}')
+    keys = set(raw)
+    if keys == {"toughness"}:
+        return FeatNumber(Modelled.TOUGHNESS, _integer(raw["toughness"], "toughness"))
+    if keys == {"skill", "by"}:
+        return FeatNumber(Modelled.SKILL, _integer(raw["by"], "by"), _text(raw["skill"], "skill"))
+    raise ValueError(
+        f"a number with keys {sorted(keys)} is not understood; use toughness, or skill+by (a benefit with a "
+        "condition or a choice stays in the benefit's words, for the GM)"
+    )
+
+
 def _integer(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{key!r} must be a whole number, got {value!r}")
@@ -217,11 +276,16 @@ def _feat(raw: Any) -> Feat:
     prerequisites = raw.get("prerequisites", [])
     if not isinstance(prerequisites, list):
         raise ValueError(f"feat {name!r}: 'prerequisites' must be a list")
+    numbers = raw.get("modifies", [])
+    if not isinstance(numbers, list):
+        raise ValueError(f"feat {name!r}: 'modifies' must be a list")
     try:
         parsed = tuple(_prerequisite(p) for p in prerequisites)
+        modifies = tuple(_number(n) for n in numbers)
     except ValueError as exc:
         raise ValueError(f"feat {name!r}: {exc}") from None
-    return Feat(name, FeatCategory(raw["category"]), _text(raw["benefit"], "benefit"), repeatable, parsed)
+    benefit = _text(raw["benefit"], "benefit")
+    return Feat(name, FeatCategory(raw["category"]), benefit, repeatable, parsed, modifies)
 
 
 def parse_catalogue(text: str, source: str = "catalogue", base: Catalogue | None = None) -> Catalogue:

@@ -89,6 +89,13 @@ class Hero:
         extra = sum(1 for e in self.effects if e.kind is EffectKind.FEAT and e.name.casefold() == wanted)
         return self.sheet.feat_count(feat) + extra
 
+    def feats_in_force(self) -> tuple[str, ...]:
+        """The feats whose numbers the table applies now, one name per acquisition: the sheet's feats it marks as not
+        counted in its values, and the heroic feats held this round (R-CV-6 amended)."""
+        uncounted = {f.casefold() for f in self.sheet.uncounted_feats}
+        on_sheet = tuple(f for f in self.sheet.feats if f.casefold() in uncounted)
+        return on_sheet + tuple(e.name for e in self.effects if e.kind is EffectKind.FEAT)
+
     def power_uses(self, power: str) -> int:
         """Uses of a power granted by The Talent and not yet used (R-CV-7)."""
         wanted = power.casefold()

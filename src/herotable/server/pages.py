@@ -492,7 +492,11 @@ def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user
         beside = key in keys or key.startswith("feat_")
         errors.setdefault(key if beside else "sheet", []).append(p.message if beside else f"{p.field}: {p.message}")
     template = editor.template
-    chosen = {"roles": form.getlist("roles"), "feats": form.getlist("feats")}
+    chosen = {
+        "roles": form.getlist("roles"),
+        "feats": form.getlist("feats"),
+        "uncounted_feats": form.getlist("uncounted_feats"),
+    }
     return render(
         request,
         template,
@@ -587,6 +591,7 @@ def _check_chances(state: TableState, uid: str, laid: actions.Panel) -> dict[str
     Difficulty is its roller's to see, a pending check's dice too (`view_for` shows them to no one else)."""
     from herotable.conviction.character import Ability
     from herotable.odds.check import check
+    from herotable.table.conviction.decide import check_modifier
     from herotable.table.conviction.decide import table_of as cv_table
 
     table = cv_table(state)
@@ -596,9 +601,9 @@ def _check_chances(state: TableState, uid: str, laid: actions.Panel) -> dict[str
             call = next((c for c in table.calls if c.id == a.get("call")), None)
             if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
                 continue
-            sheet = table.hero(call.character).sheet
-            bonus = call.modifier + (sheet.abilities.of(Ability(call.ability)) if call.ability else 0)
-            bonus += sheet.skill_rank(call.skill) if call.skill else 0
+            ability = Ability(call.ability) if call.ability else None
+            modifier, bonuses = check_modifier(table.hero(call.character), call.modifier, ability, call.skill)
+            bonus = modifier + sum(b.amount for b in bonuses)
             out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
     seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}
     for acts in laid.rolls.values():

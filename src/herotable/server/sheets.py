@@ -173,6 +173,7 @@ class CvSheets:
         numbers are problems of their own."""
         roles = [str(r) for r in form.getlist("roles")]
         feats = [str(f) for f in form.getlist("feats")]
+        uncounted = [str(f) for f in form.getlist("uncounted_feats") if str(f) in feats]
         problems: list[Problem] = []
         skill_rows: dict[int, int] = {}
         first = values.get("first_role", "")
@@ -194,6 +195,7 @@ class CvSheets:
             combat_bonus=_int(values, "combat_bonus", problems),
             skills=tuple(skills),
             feats=tuple(feats),
+            uncounted_feats=tuple(uncounted),
         )
 
         def field_of(problem: Problem) -> str:

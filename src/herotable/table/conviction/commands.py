@@ -39,6 +39,8 @@ class CvSheet:
     combat_bonus: int = 0
     skills: tuple[tuple[str, int], ...] = ()
     feats: Annotated[tuple[str, ...], Text(NAME_LENGTH)] = ()
+    # feats whose catalogue numbers the values above do not include yet: the table adds them (R-CV-6 amended)
+    uncounted_feats: Annotated[tuple[str, ...], Text(NAME_LENGTH)] = ()
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from herotable.conviction.character import new_character
-from herotable.conviction.checks import Check, CheckKind, announce, gm_override, roll_check
+from herotable.conviction.character import Ability, new_character
+from herotable.conviction.checks import Bonus, Check, CheckKind, announce, gm_override, roll_check
 from herotable.conviction.conditions import DamageKind
 from herotable.conviction.damage import (
     add_fatigue,
@@ -26,7 +26,7 @@ from herotable.conviction.damage import (
     toughness_save,
 )
 from herotable.conviction.exit_scene import Side, attempt_exit, interfere, pass_bid, press_exit
-from herotable.conviction.feats import Catalogue, sample_catalogue
+from herotable.conviction.feats import Catalogue, Modelled, feat_bonuses, sample_catalogue
 from herotable.conviction.hero import Hero
 from herotable.conviction.quotable_wit import designate, use_wit
 from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback, raise_level
@@ -214,6 +214,7 @@ def _create(state: TableState, cmd: CreateCvCharacter, ctx: Ctx) -> Decision:
         combat_bonus=s.combat_bonus,
         skills=s.skills,
         feats=s.feats,
+        uncounted_feats=s.uncounted_feats,
         catalogue=catalogue(),
     )
     joined = CharacterJoined(cmd.character, owner, sheet.name, cmd.npc, cmd.hidden)
@@ -235,7 +236,10 @@ def _open(
     secret: bool = False,
     by_enemy: bool = True,
     lead: list[Emitted] | None = None,
+    bonuses: tuple[Bonus, ...] = (),
 ) -> Decision:
+    """A check rolled and pending, with the bonuses it carries from the start (a feat's number, R-CV-6 amended)."""
+    check = replace(check, bonuses=(*check.bonuses, *bonuses))
     opened = OpenCheck(ctx.command_id, cid, check, secret, by_enemy)
     after = replace(table, checks=(*table.checks, opened))
     rolled = CheckRolled(
@@ -252,7 +256,9 @@ def _open(
         by_enemy,
         check.bought_with_conviction,
     )
-    return Decision([*(lead or []), private(state, cid, rolled, secret=secret)], after)
+    facts = [*(lead or []), private(state, cid, rolled, secret=secret)]
+    facts += [private(state, cid, CheckBonus(ctx.command_id, b.source, b.amount), secret=secret) for b in bonuses]
+    return Decision(facts, after)
 
 
 def pending(state: TableState, table: CvTable, check_id: str | None, user: str) -> OpenCheck:
@@ -361,16 +367,27 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
         difficulty, modifier, label = cmd.difficulty, cmd.modifier, cmd.label
         ability, skill = cmd.ability, cmd.skill
     hero = table.hero(cmd.character)
-    words = []
-    if ability is not None:
-        modifier += hero.sheet.abilities.of(ability)
-        words.append(ability.value.capitalize())
-    if skill and skill.strip():
-        modifier += hero.skill_rank(skill.strip())
-        words.append(skill.strip())
+    words = [ability.value.capitalize()] if ability is not None else []
+    words += [skill.strip()] if skill and skill.strip() else []
+    modifier, bonuses = check_modifier(hero, modifier, ability, skill)
     label = label.strip() or (" ".join(words) + " check" if words else "check")
     check = roll_check(ctx.rng, hero.name, label, modifier, difficulty)
-    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, lead=lead)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, lead=lead, bonuses=bonuses)
+
+
+def check_modifier(
+    hero: Hero, modifier: int, ability: Ability | None, skill: str | None
+) -> tuple[int, tuple[Bonus, ...]]:
+    """What a check adds to the d20: the GM's modifier, the ability's modifier and the skill's ranks (Expertise
+    included) as one number, and the feats' numbers on that skill as bonuses of their own (R-CV-1, R-CV-6 amended).
+    The roll and its odds both read it."""
+    bonuses: tuple[Bonus, ...] = ()
+    if ability is not None:
+        modifier += hero.sheet.abilities.of(ability)
+    if skill and skill.strip():
+        modifier += hero.skill_rank(skill.strip())
+        bonuses = feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.SKILL, skill)
+    return modifier, bonuses
 
 
 def calls_lapsed(state: TableState, table: CvTable) -> Decision:
@@ -985,8 +1002,11 @@ def _toughness(state: TableState, cmd: ToughnessSave, ctx: Ctx) -> Decision:
     _require_gm_or_attacker(state, ctx.user, cmd.attacker, "a Toughness save")
     table = table_of(state)
     kind = DamageKind.LETHAL if cmd.lethal else DamageKind.NONLETHAL
-    check = toughness_save(table.hero(cmd.character), ctx.rng, damage_bonus=cmd.damage_bonus, kind=kind)
-    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=_by_enemy(state, cmd))
+    hero = table.hero(cmd.character)
+    check = toughness_save(hero, ctx.rng, damage_bonus=cmd.damage_bonus, kind=kind)
+    feats = feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.TOUGHNESS)  # R-CV-6 amended
+    by_enemy = _by_enemy(state, cmd)
+    return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=by_enemy, bonuses=feats)
 
 
 @handles(DyingCheck, CV)

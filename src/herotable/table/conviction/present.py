@@ -10,9 +10,11 @@ from typing import Any
 
 from herotable.conviction.checks import Check
 from herotable.conviction.damage import settled_save
+from herotable.conviction.feats import Modelled, feat_bonuses
+from herotable.conviction.hero import EffectKind, Hero
 from herotable.table.codec import encode
 from herotable.table.commands import controls
-from herotable.table.conviction.decide import side_of, table_of
+from herotable.table.conviction.decide import catalogue, side_of, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.state import TableState
@@ -112,13 +114,50 @@ def card(state: TableState, user: str, cid: str) -> Card:
     stats = (
         ("Conviction", f"{hero.conviction} / {hero.conviction_max}"),
         ("Level", f"{sheet.level} ({', '.join(r.value for r in sheet.roles)})"),
-        ("Toughness", f"{sheet.toughness:+d}"),
+        ("Toughness", _toughness(hero)),
         ("Nature", f"{sheet.nature.virtue} / {sheet.nature.vice}"),
         ("Round", f"{turn.number}: spent {turn.spent}, standard {turn.standard_used}, move {turn.move_used}"),
+        *_feats(hero),
     )
     flags = tuple(hero.conditions.names()) + tuple(f"{e.name} ({e.lasts.value})" for e in hero.effects)
     flags += ("regain check offered",) * hero.regain_check_due
     return Card(cid, c.name, owner, c.npc, c.hidden, True, controls(state, user, cid), stats, flags)
+
+
+def _toughness(hero: Hero) -> str:
+    """The sheet's Toughness, and what it is in a save with the feats the table adds now (R-CV-6 amended)."""
+    added = feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.TOUGHNESS)
+    shown = f"{hero.sheet.toughness:+d}"
+    if added:
+        total = hero.sheet.toughness + sum(b.amount for b in added)
+        shown += f" ({total:+d} with {', '.join(b.source for b in added)})"
+    return shown
+
+
+def _feats(hero: Hero) -> tuple[tuple[str, str], ...]:
+    """Each feat held, the sheet's and the heroic ones: its numbers and whether the table applies them or the sheet's
+    values already count them; the benefits the table does not compute, as reminders for the GM (R-CV-6 amended)."""
+    cat = catalogue()
+    uncounted = {f.casefold() for f in hero.sheet.uncounted_feats}
+    held = [(name, name.casefold() in uncounted, False) for name in dict.fromkeys(hero.sheet.feats)]
+    held += [(e.name, True, True) for e in hero.effects if e.kind is EffectKind.FEAT]
+    numbers: list[str] = []
+    reminders: list[str] = []
+    for name, applied, heroic in held:
+        feat = cat.get(name)
+        if feat is None:
+            continue
+        if feat.modifies:
+            how = ("heroic feat, applied" if heroic else "applied by the table") if applied else "in the sheet's values"
+            numbers.append(f"{feat.name}: {', '.join(str(n) for n in feat.modifies)} ({how})")
+        else:
+            reminders.append(f"{feat.name}: {feat.benefit}")
+    out = []
+    if numbers:
+        out.append(("Feats", "; ".join(numbers)))
+    if reminders:
+        out.append(("Feat reminders", " ".join(reminders)))
+    return tuple(out)
 
 
 def board(state: TableState, user: str) -> Board:
