@@ -395,6 +395,13 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
         gm.act("bar", step)
     gm.act("bar", "cv.round.start")
     expect(moss.page.locator("#play")).to_contain_text("Sheet hidden by the GM")
+    # R-CV-4 (amended): initiative stays pending until the GM begins the first turn; the GM re-rolls Rex's with
+    # Conviction, then begins it, and the order reaches everyone
+    gm.act("play", "cv.initiative.reroll", card="captain-rex")
+    gm.log_has("re-rolls initiative with Conviction")
+    gm.act("bar", "cv.round.begin")
+    for p in (kes, moss):
+        p.log_has("Initiative order")
 
     # a check, a Conviction re-roll, then the announcement everyone sees
     # R-T-3: the GM calls for the check and sets its Difficulty; Kes rolls it

@@ -19,6 +19,7 @@ from herotable.table.conviction.commands import (
     AddFatigue,
     Announce,
     AwardNature,
+    BeginTurns,
     CallCheck,
     CreateCvCharacter,
     CvOverride,
@@ -158,6 +159,7 @@ def svc() -> TableService:
     for cmd in (StartAdventure(), StartSession(), StartScene()):
         run(service, GM, cmd)
     run(service, GM, StartRound(), 12, 10, 5)  # initiative, d20 + Dexterity +1 each: Kestrel, Moss, Captain Rex
+    run(service, GM, BeginTurns())  # announced, no re-roll spent on it (R-CV-4 amended)
     return service
 
 
@@ -535,6 +537,7 @@ def test_the_dramatic_scene_regain_check_is_offered_once(svc: TableService) -> N
     run(svc, ANA, RegainCheck("kes"), 9)  # 9 + 1 = 10 vs 10
     assert run(svc, ANA, Announce())["cv.check_announced"]["succeeded"] and conviction(svc, "kes") == 3
     run(svc, GM, StartRound(), 12, 10, 5)  # the scene's rounds ended with it: initiative is rolled again (R-CV-14)
+    run(svc, GM, BeginTurns())
     run(svc, ANA, Surge("kes"))
     assert refused(svc, ANA, RegainCheck("kes")).code == "conviction/no_regain_check"  # once per dramatic scene
     run(svc, GM, StartScene(dramatic=False))
@@ -879,6 +882,7 @@ def test_an_exit_needs_a_running_scene_and_a_character_still_in_it(svc: TableSer
     run(svc, GM, EndScene())
     run(svc, GM, StartScene())
     run(svc, GM, StartRound(), 12, 10, 5)
+    run(svc, GM, BeginTurns())
     run(svc, ANA, StartExit("kes"))  # a new scene: both are in it again
     assert conviction(svc, "kes") == 1
     assert_replays(svc)
@@ -1053,10 +1057,11 @@ def test_the_first_round_rolls_initiative_and_a_hidden_npcs_dice_stay_the_gms(sv
     # R-CV-14: d20 + Dexterity modifier, rolled when the GM starts rounds; the order is public, a hidden sheet's
     # face and total are the GM's (its Dexterity is on the sheet)
     assert order(svc, GM) == [("kes", 13), ("mo", 11), ("rex", 6)]
-    for user in (ANA, SAM):
+    # each roll stayed with its roller until the GM began the first turn (R-CV-4 amended 2026-12-02)
+    for user, own in ((ANA, ["kes"]), (SAM, [])):
         assert order(svc, user) == [("kes", 13), ("mo", 11), ("rex", None)]
         rolled = [p for kind, p in seen(svc, CID, user) if kind == "cv.initiative_rolled"]
-        assert [p["character"] for p in rolled] == ["kes", "mo"]
+        assert [p["character"] for p in rolled] == own
         assert [p["order"] for kind, p in seen(svc, CID, user) if kind == "cv.initiative_order"] == [
             ["kes", "mo", "rex"]
         ]
@@ -1071,7 +1076,8 @@ def test_the_first_round_rolls_initiative_and_a_hidden_npcs_dice_stay_the_gms(sv
 
 def test_ties_go_to_the_gms_listing_and_the_gm_may_roll_again_or_enter_the_order(svc: TableService) -> None:
     # R-CV-14: equal totals and equal Dexterity: the order the GM names the characters in decides
-    said = run(svc, GM, StartRound(characters=("rex", "kes", "mo"), roll=True), 9, 9, 9)
+    run(svc, GM, StartRound(characters=("rex", "kes", "mo"), roll=True), 9, 9, 9)
+    said = run(svc, GM, BeginTurns())  # ties are broken as the first turn begins (R-CV-4 amended)
     assert said["cv.initiative_order"] == {"order": ["rex", "kes", "mo"], "how": "rolled"}
     said = run(svc, GM, StartRound(order=("mo", "rex", "kes")))  # entered: no dice, no totals
     assert said["cv.initiative_order"] == {"order": ["mo", "rex", "kes"], "how": "entered"}
@@ -1118,6 +1124,7 @@ def test_only_characters_in_the_scene_act_exit_or_interfere(svc: TableService) -
     run(svc, GM, StartScene())
     assert svc.view(CID, BEN)["game"]["absent"] == [] and svc.view(CID, BEN)["game"]["order"] == []
     run(svc, GM, StartRound(), 12, 10, 5)  # a new scene: everyone is in it, and rolls initiative again
+    run(svc, GM, BeginTurns())
     run(svc, BEN, TakeAction("mo", ActionKind.MOVE))
     assert_replays(svc)
 

@@ -14,6 +14,7 @@ from herotable.service import TableService, replay_events, verified_import
 from herotable.store import export_campaign, open_store
 from herotable.table.conviction.commands import (
     Announce,
+    BeginTurns,
     CallCheck,
     CreateCvCharacter,
     CvSheet,
@@ -80,7 +81,7 @@ def test_conviction_campaign_round_trip(new_url):
         skills=(("Notice", 4),),
     )
     service.execute("ni", "ana", CreateCvCharacter("kes", hero))
-    for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound()):
+    for cmd in (StartAdventure(), StartSession(), StartScene(), StartRound(), BeginTurns()):
         service.execute("ni", "gm", cmd)
     call = service.execute("ni", "gm", CallCheck("kes", 25, label="climb the mast")).events[0].command_id
     check = service.execute("ni", "ana", RollCheck("kes", call=call)).events[-1].command_id  # R-T-3

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from herotable.conviction.checks import second_roll_counts
 from herotable.conviction.conditions import Lethal, action_slots, next_round
 from herotable.conviction.hero import Hero, Lasts, Turn
 from herotable.conviction.options import CampaignOptions
@@ -35,15 +36,21 @@ class ActionsLeft:
 
 @dataclass(frozen=True)
 class Initiative:
-    """One character's initiative roll: d20 + Dexterity modifier (R-CV-14)."""
+    """One character's initiative roll: d20 + Dexterity modifier (R-CV-14). `second` is the raw face of a Conviction
+    re-roll made before the first turn, which counts +10 on 1–10, the better die kept (R-CV-4 amended)."""
 
     name: str
     face: int
     dexterity: int
+    second: int | None = None
+
+    @property
+    def kept(self) -> int:
+        return self.face if self.second is None else max(self.face, second_roll_counts(self.second))
 
     @property
     def total(self) -> int:
-        return self.face + self.dexterity
+        return self.kept + self.dexterity
 
 
 def roll_initiative(rng: Rng, heroes: Sequence[Hero]) -> tuple[Initiative, ...]:

@@ -15,8 +15,8 @@ from herotable.conviction.conditions import Fatigue, stabilised
 from herotable.conviction.damage import recovery_check, recovery_refusal
 from herotable.conviction.feats import Catalogue, acquisition_problems
 from herotable.conviction.hero import Effect, EffectKind, Hero, Lasts
-from herotable.conviction.rounds import ActionKind
-from herotable.dice import Rng
+from herotable.conviction.rounds import ActionKind, Initiative
+from herotable.dice import D20, Rng
 from herotable.errors import IllegalAction, NotEnough, RulesError
 
 EXPERTISE_RANKS = 4
@@ -103,6 +103,22 @@ def reroll(hero: Hero, check: Check, rng: Rng) -> tuple[Hero, Check]:
         raise refusal
     paid = pay(hero, recovery_reroll=is_bought_recovery(check))
     return paid, rerolled(check, rng)
+
+
+def reroll_initiative(hero: Hero, roll: Initiative, rng: Rng) -> tuple[Hero, Initiative]:
+    """Re-roll one's initiative while it is still pending, before the GM begins the first turn: 1–10 count +10, the
+    better kept; it is the round's one point (R-CV-4 amended 2026-12-02, R-CV-3).
+
+    Raises IllegalAction for a second re-roll; the spending errors of `pay`.
+    """
+    if roll.second is not None:
+        raise IllegalAction(
+            "conviction/initiative_rerolled",
+            f"{hero.name} has already re-rolled initiative this round",
+            ruling="R-CV-4",
+            fix="a roll takes one Conviction re-roll; spend the point on something else",
+        )
+    return pay(hero), replace(roll, second=rng.roll(D20))
 
 
 def is_bought_recovery(check: Check) -> bool:

@@ -25,13 +25,15 @@ _CAUSES = {
 # bump when a rules correction changes what a command decides (see `herotable audit`). 2: the GM sets Difficulties
 # and damage, players roll what the GM calls for (R-T-3); rounds end with scenes (R-CV-3); pending dying checks are
 # voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11); rounds roll
-# initiative, only characters in the scene act, and the GM's sides decide who is an enemy (R-CV-14)
-RULES_VERSION = 3
+# initiative, only characters in the scene act, and the GM's sides decide who is an enemy (R-CV-14). 3: a seen re-roll
+# counts as revealed (R-T-4). 4: a feat's numbers apply (R-CV-6); initiative stays pending until the first turn,
+# and Conviction may re-roll it (R-CV-4)
+RULES_VERSION = 4
 
 
 def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:
     """The rounds end with their scene, and their initiative order with them (R-CV-3, R-CV-14)."""
-    if not table.order:
+    if not table.order and not table.initiative_rolls:
         return Decision(facts, table)
     facts.append(Emitted(InitiativeOrder((), "ended")))
     return Decision(facts, evolve.evolve(table, facts[-1].fact))

@@ -134,12 +134,30 @@ class SetSides(Command):
 class StartRound(Command):
     """A new round for the named characters (every character in the scene when none are named), in initiative order
     (R-CV-14): the GM's `order`, else the standing order of these rounds, else (or with `roll`) d20 + Dexterity rolled
-    for each, ties by Dexterity, then in the order the characters are named."""
+    for each, ties by Dexterity, then in the order the characters are named. A rolled initiative stays pending for its
+    rollers, who may re-roll it with Conviction, until the GM begins the first turn (`BeginTurns`, R-CV-4 amended)."""
 
     type = "cv.round.start"
     characters: tuple[str, ...] = ()
     roll: bool = False
     order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InitiativeReroll(Command):
+    """Spend Conviction to re-roll the character's initiative while it is pending, before the GM begins the first turn
+    (R-CV-4 amended 2026-12-02); it is the round's one point (R-CV-3)."""
+
+    type = "cv.initiative.reroll"
+    character: str
+
+
+@dataclass(frozen=True)
+class BeginTurns(Command):
+    """The GM begins the round's first turn: the initiative rolled for it, re-rolls included, is announced and its
+    ties broken (R-CV-4 amended, R-CV-14)."""
+
+    type = "cv.round.begin"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from herotable.conviction.spending import (
     heroic_feat,
     recover_now,
     reroll,
+    reroll_initiative,
     shake_off,
     strenuous_guard,
     surge,
@@ -61,6 +62,7 @@ from herotable.table.conviction.commands import (
     AddFatigue,
     Announce,
     AwardNature,
+    BeginTurns,
     CallCheck,
     CreateCvCharacter,
     CvOverride,
@@ -71,6 +73,7 @@ from herotable.table.conviction.commands import (
     Expertise,
     GainFromSetback,
     HeroicFeat,
+    InitiativeReroll,
     InterfereExit,
     OverrideCheck,
     PassExit,
@@ -115,6 +118,7 @@ from herotable.table.conviction.facts import (
     ExitsCleared,
     ExitStarted,
     InitiativeOrder,
+    InitiativeRerolled,
     InitiativeRolled,
     Overridden,
     PresenceSet,
@@ -522,6 +526,13 @@ def acting_refusal(state: TableState, table: CvTable, cid: str) -> TableError | 
     """Why the character may not take actions in the rounds now (not in the scene, or not in the rounds' initiative
     order), or None (R-CV-14)."""
     away = absence(state, table, cid)
+    if away is None and table.initiative_rolls:
+        return TableError(
+            "cv/initiative_open",
+            "the round's first turn has not begun: initiative is still pending for re-rolls",
+            fix="wait for the GM to begin the first turn",
+            ruling="R-CV-4",
+        )
     if away is not None or not table.order or cid in table.order:
         return away
     return TableError(
@@ -612,17 +623,75 @@ def _round_order(state: TableState, table: CvTable, cmd: StartRound, ctx: Ctx) -
         order, how = tuple(cid for cid in table.order if cid in who), "kept"
         totals = {cid: t for cid, t in table.initiative.items() if cid in order}
     else:
+        # each roll is pending for its roller until the GM begins the first turn (R-CV-4 amended): no order yet
         rolls = roll_initiative(ctx.rng, [table.hero(cid) for cid in who])
-        ids = {r.name: cid for r, cid in zip(rolls, who, strict=True)}
         facts += [
-            _about(state, cid, InitiativeRolled(cid, r.face, r.dexterity, r.total))
+            private(state, cid, InitiativeRolled(cid, r.face, r.dexterity, r.total))
             for r, cid in zip(rolls, who, strict=True)
         ]
-        order, how = tuple(ids[name] for name in initiative_order(rolls)), "rolled"
-        totals = {cid: r.total for r, cid in zip(rolls, who, strict=True)}
+        totals = {**table.initiative, **{cid: r.total for r, cid in zip(rolls, who, strict=True)}}
+        return facts, replace(table, order=(), initiative=totals, initiative_rolls=tuple(zip(who, rolls, strict=True)))
     if how != "kept" or order != table.order:
         facts.append(Emitted(InitiativeOrder(order, how)))
     return facts, replace(table, order=order, initiative=totals)
+
+
+def _initiative_open(table: CvTable) -> None:
+    if table.initiative_rolls:
+        raise TableError(
+            "cv/initiative_open",
+            "initiative is still pending: its rollers may re-roll it until the GM begins the first turn",
+            fix="the GM begins the first turn, which announces the initiative order",
+            ruling="R-CV-4",
+        )
+
+
+@handles(InitiativeReroll, CV)
+def _initiative_reroll(state: TableState, cmd: InitiativeReroll, ctx: Ctx) -> Decision:
+    """A Conviction re-roll of the character's pending initiative (R-CV-4 amended, R-CV-3)."""
+    require_controls(state, ctx.user, cmd.character)
+    table = table_of(state)
+    pending_roll = dict(table.initiative_rolls).get(cmd.character)
+    if pending_roll is None:
+        name = table.hero(cmd.character).name
+        raise TableError(
+            "cv/initiative_closed",
+            f"{name}'s initiative is not pending: it is re-rolled only after the GM starts rounds and before the first "
+            "turn begins",
+            fix="spend the point on something else",
+            ruling="R-CV-4",
+        )
+    hero, roll = reroll_initiative(table.hero(cmd.character), pending_roll, ctx.rng)
+    assert roll.second is not None
+    rolls = tuple((c, roll if c == cmd.character else r) for c, r in table.initiative_rolls)
+    after = replace(
+        table.with_hero(cmd.character, hero),
+        initiative={**table.initiative, cmd.character: roll.total},
+        initiative_rolls=rolls,
+    )
+    facts = changes(state, table, after, "reroll")
+    facts.append(private(state, cmd.character, InitiativeRerolled(cmd.character, roll.second, roll.total)))
+    return Decision(facts, after)
+
+
+@handles(BeginTurns, CV)
+def _begin_turns(state: TableState, cmd: BeginTurns, ctx: Ctx) -> Decision:
+    """The first turn begins: the initiative, re-rolls included, is announced and ties are broken (R-CV-4 amended,
+    R-CV-14)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    if not table.initiative_rolls:
+        raise TableError(
+            "cv/initiative_closed",
+            "no initiative is pending: the rounds' order stands",
+            fix="start a round with a fresh initiative roll first",
+            ruling="R-CV-14",
+        )
+    ids = {r.name: cid for cid, r in table.initiative_rolls}
+    order = tuple(ids[name] for name in initiative_order([r for _, r in table.initiative_rolls]))
+    totals = {cid: t for cid, t in table.initiative.items() if cid in order}
+    after = replace(table, order=order, initiative=totals, initiative_rolls=())
+    return Decision([Emitted(InitiativeOrder(order, "rolled"))], after)
 
 
 @handles(StartRound, CV)
@@ -633,10 +702,12 @@ def _start_round(state: TableState, cmd: StartRound, ctx: Ctx) -> Decision:
     table = table_of(state)
     for cid in (*cmd.characters, *cmd.order):
         table.hero(cid)
+    _initiative_open(table)
     facts, ordered = _round_order(state, table, cmd, ctx)
-    heroes = {cid: start_round(table.hero(cid)) for cid in ordered.order}
+    taking_part = ordered.order or tuple(cid for cid, _ in ordered.initiative_rolls)
+    heroes = {cid: start_round(table.hero(cid)) for cid in taking_part}
     after = ordered.with_heroes(heroes)
-    facts += [Emitted(RoundStarted(ordered.order)), *changes(state, ordered, after, "new_round")]
+    facts += [Emitted(RoundStarted(taking_part)), *changes(state, ordered, after, "new_round")]
     return Decision(facts, _void_dying_checks(state, after, facts))
 
 

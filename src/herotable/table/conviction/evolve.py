@@ -8,6 +8,7 @@ from herotable.conviction.character import Ability
 from herotable.conviction.checks import Bonus, Check, CheckKind, Override
 from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.quotable_wit import QuotableWit
+from herotable.conviction.rounds import Initiative
 from herotable.table.codec import evolved
 from herotable.table.conviction import facts as cf
 from herotable.table.conviction.state import CalledCheck, CvTable, OpenCheck
@@ -170,12 +171,28 @@ def _sides(table: CvTable, f: cf.SidesSet) -> CvTable:
 
 @_on(cf.InitiativeRolled)
 def _initiative(table: CvTable, f: cf.InitiativeRolled) -> CvTable:
-    return evolved(table, initiative={**table.initiative, f.character: f.total})
+    """A fresh roll: the standing order no longer stands, and the roll waits for the first turn (R-CV-4 amended)."""
+    roll = Initiative(table.hero(f.character).name, f.face, f.modifier)
+    return evolved(
+        table,
+        order=(),
+        initiative={**table.initiative, f.character: f.total},
+        initiative_rolls=(*table.initiative_rolls, (f.character, roll)),
+    )
+
+
+@_on(cf.InitiativeRerolled)
+def _initiative_rerolled(table: CvTable, f: cf.InitiativeRerolled) -> CvTable:
+    rolls = tuple((c, evolved(r, second=f.face) if c == f.character else r) for c, r in table.initiative_rolls)
+    return evolved(table, initiative={**table.initiative, f.character: f.total}, initiative_rolls=rolls)
 
 
 @_on(cf.InitiativeOrder)
 def _order(table: CvTable, f: cf.InitiativeOrder) -> CvTable:
     rolled = f.how in ("rolled", "kept")  # an entered order, or none, has no totals
     return evolved(
-        table, order=f.order, initiative={c: t for c, t in table.initiative.items() if rolled and c in f.order}
+        table,
+        order=f.order,
+        initiative={c: t for c, t in table.initiative.items() if rolled and c in f.order},
+        initiative_rolls=(),
     )

@@ -288,7 +288,9 @@ class SidesSet(Fact):
 @fact
 @dataclass(frozen=True)
 class InitiativeRolled(Fact):
-    """One character's initiative: d20 `face` + Dexterity `modifier` (R-CV-14). GM-only for a hidden sheet."""
+    """One character's initiative: d20 `face` + Dexterity `modifier` (R-CV-14). Pending for its roller's player and
+    the GM until the GM begins the first turn (R-CV-4 amended 2026-12-02); GM-only for an NPC. Recorded before that
+    amendment it was public (GM-only for a hidden sheet), with the order right after it."""
 
     type = "cv.initiative_rolled"
     commit = True
@@ -296,6 +298,23 @@ class InitiativeRolled(Fact):
     character: str
     face: int
     modifier: int
+    total: int
+
+    def dice_faces(self) -> tuple[tuple[int, int], ...]:
+        return ((20, self.face),)
+
+
+@fact
+@dataclass(frozen=True)
+class InitiativeRerolled(Fact):
+    """A Conviction re-roll of a pending initiative before the first turn: its raw `face` (1–10 count 11–20, the
+    better kept) and the `total` it leaves (R-CV-4 amended 2026-12-02). Its roller and the GM see it."""
+
+    type = "cv.initiative_rerolled"
+    commit = True
+    rolled = True
+    character: str
+    face: int
     total: int
 
     def dice_faces(self) -> tuple[tuple[int, int], ...]:

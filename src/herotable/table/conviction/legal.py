@@ -31,6 +31,7 @@ from herotable.table.conviction.commands import (
     AddFatigue,
     Announce,
     AwardNature,
+    BeginTurns,
     CallCheck,
     CreateCvCharacter,
     CvOverride,
@@ -41,6 +42,7 @@ from herotable.table.conviction.commands import (
     Expertise,
     GainFromSetback,
     HeroicFeat,
+    InitiativeReroll,
     InterfereExit,
     OverrideCheck,
     PassExit,
@@ -307,9 +309,22 @@ def _visible(state: TableState, user: str, opened: OpenCheck) -> bool:
     return (not opened.secret or state.is_gm(user)) and controls(state, user, opened.character)
 
 
+def _initiative(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
+    """While the round's initiative is pending: its rollers' Conviction re-rolls (R-CV-4 amended)."""
+    out: list[LegalAction] = []
+    for cid, roll in table.initiative_rolls:
+        hero = table.hero(cid)
+        if controls(state, user, cid) and roll.second is None and can_spend(hero):
+            label = f"{hero.name}: re-roll initiative with Conviction ({roll.total} now)"
+            out.append(
+                LegalAction(InitiativeReroll.type, label, {"character": cid}, group="Rounds", rule="R-CV-4, R-CV-3")
+            )
+    return out
+
+
 def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
     """Re-roll, Quotable Wit, announce and (the GM) override, for each pending check the member may act on."""
-    out: list[LegalAction] = []
+    out: list[LegalAction] = _initiative(state, table, user)
     gm = state.is_gm(user)
     for opened in table.checks:
         if not _visible(state, user, opened):
@@ -534,6 +549,10 @@ def _rounds(state: TableState, table: CvTable) -> list[LegalAction]:
                 rule="R-CV-14",
             )
         )
+    if table.initiative_rolls:
+        # the first turn begins before another round can start (R-CV-4 amended)
+        out.append(LegalAction(BeginTurns.type, "Begin the first turn (announce initiative)", group=group, rule=rule))
+        return out
     present = tuple(cid for cid in table.heroes if table.present(cid))
     if not present:
         return out

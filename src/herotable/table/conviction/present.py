@@ -77,6 +77,12 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
         "absent": list(table.absent),
         "sides": {cid: side_of(state, table, cid) for cid in table.heroes},
         "order": order(state, table, user),
+        # initiative pending until the first turn: each roller's own, and the GM's all (R-CV-4 amended)
+        "initiative_pending": [
+            {"character": cid, "face": r.face, "reroll": r.second, "total": r.total}
+            for cid, r in table.initiative_rolls
+            if state.is_gm(user) or (controls(state, user, cid) and may_see_sheet(state, user, cid))
+        ],
     }
 
 

@@ -207,6 +207,13 @@ def _initiative(f: cf.InitiativeRolled, n: Names) -> str:
     return f"{_n(n, f.character)} rolls initiative: d20 {f.face} {f.modifier:+d} Dexterity = {f.total}"
 
 
+@_says(cf.InitiativeRerolled)
+def _initiative_rerolled(f: cf.InitiativeRerolled, n: Names) -> str:
+    counts = f.face + 10 if f.face <= 10 else f.face
+    shown = f"{f.face}" + (f" (counts as {counts})" if counts != f.face else "")
+    return f"{_n(n, f.character)} re-rolls initiative with Conviction: {shown}, total {f.total}"
+
+
 _ORDER_WORDS = {"rolled": "Initiative order", "entered": "The GM sets the initiative order", "kept": "Initiative order"}
 
 

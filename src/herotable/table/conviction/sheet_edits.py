@@ -57,7 +57,7 @@ def _engaged(table: CvTable, cid: str) -> str | None:
     bid, name = table.exit_bid, table.hero(cid).name  # an exit bid knows its sides by name
     if bid is not None and (bid.leaver == name or any(p == name for p, _ in bid.interference)):
         return "an exit they are part of is being bid on"
-    if cid in table.order:
+    if cid in table.order or any(c == cid for c, _ in table.initiative_rolls):
         return "they are in the running rounds"
     return None
 

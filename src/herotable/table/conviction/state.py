@@ -12,6 +12,7 @@ from herotable.conviction.exit_scene import ExitBid
 from herotable.conviction.hero import Hero
 from herotable.conviction.options import CampaignOptions
 from herotable.conviction.quotable_wit import WitLedger
+from herotable.conviction.rounds import Initiative
 from herotable.table.kit import Roster
 
 
@@ -56,6 +57,9 @@ class CvTable(Roster[Hero]):
     sides: Mapping[str, str] = field(default_factory=dict)  # the GM's sides; the rest: heroes against NPCs (R-CV-14)
     order: tuple[str, ...] = ()  # the initiative order of the running rounds, first to act first (R-CV-14)
     initiative: Mapping[str, int] = field(default_factory=dict)  # the totals rolled for that order (R-CV-14)
+    # initiative rolled for a new round and still pending for its rollers, who may re-roll it with Conviction, until
+    # the GM begins the first turn; listed as the GM named the characters, for ties (R-CV-4 amended, R-CV-14)
+    initiative_rolls: tuple[tuple[str, Initiative], ...] = ()
 
     def present(self, cid: str) -> bool:
         """Whether the character is in the scene: not set out of it by the GM, and not exited (R-CV-11, R-CV-14)."""
