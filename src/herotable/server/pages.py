@@ -602,7 +602,8 @@ def _check_chances(state: TableState, uid: str, laid: actions.Panel) -> dict[str
             if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
                 continue
             ability = Ability(call.ability) if call.ability else None
-            modifier, bonuses = check_modifier(table.hero(call.character), call.modifier, ability, call.skill)
+            hero = table.hero(call.character)
+            modifier, bonuses = check_modifier(hero, ability, call.skill, call.modifier, call.reason)
             bonus = modifier + sum(b.amount for b in bonuses)
             out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
     seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}

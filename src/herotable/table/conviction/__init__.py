@@ -27,8 +27,9 @@ _CAUSES = {
 # voided (R-CV-10); saves count injuries when settled (R-CV-8); exits only inside a scene (R-CV-11); rounds roll
 # initiative, only characters in the scene act, and the GM's sides decide who is an enemy (R-CV-14). 3: a seen re-roll
 # counts as revealed (R-T-4). 4: a feat's numbers apply (R-CV-6); initiative stays pending until the first turn,
-# and Conviction may re-roll it (R-CV-4)
-RULES_VERSION = 4
+# and Conviction may re-roll it (R-CV-4). 5: the GM's situational modifier is a bonus named by its reason, on saves
+# too (R-T-2)
+RULES_VERSION = 5
 
 
 def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:

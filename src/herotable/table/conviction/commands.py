@@ -16,7 +16,7 @@ from herotable.conviction.spending import ShakeOff
 from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, PROSE_LENGTH, Command, Range, Text
 
 DIFFICULTY = Range(-10, 60)  # a Difficulty Class (R-T-5)
-MODIFIER = Range(-30, 30)
+MODIFIER = Range(-10, 10)  # a situational modifier to the total, with its reason (R-T-2 amended 2026-12-02)
 DAMAGE = Range(0, 30)
 CONVICTION = Range(0, 30)
 STEPS = Range(1, 3)
@@ -68,6 +68,7 @@ class CallCheck(Command):
     modifier: Annotated[int, MODIFIER] = 0
     ability: Ability | None = None
     skill: Annotated[str | None, Text(NAME_LENGTH)] = None
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""  # why the modifier: the roller sees it (R-T-2 amended)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class RollCheck(Command):
     skill: Annotated[str | None, Text(NAME_LENGTH)] = None
     secret: bool = False
     call: str | None = None
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,8 @@ class ToughnessSave(Command):
     attacker: str | None = None
     by_enemy: bool | None = None
     secret: bool = False
+    modifier: Annotated[int, MODIFIER] = 0  # a situational modifier to the save, with its reason (R-T-2 amended)
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)

@@ -298,8 +298,10 @@ def _call(state: TableState, cmd: CallCheck, ctx: Ctx) -> Decision:
     table.hero(cmd.character)
     skill = cmd.skill.strip() if cmd.skill and cmd.skill.strip() else None
     ability = None if cmd.ability is None else cmd.ability.value
-    called = CheckCalled(ctx.command_id, cmd.character, cmd.label.strip(), cmd.difficulty, cmd.modifier, ability, skill)
-    opened = CalledCheck(ctx.command_id, cmd.character, called.label, cmd.difficulty, cmd.modifier, cmd.ability, skill)
+    reason = cmd.reason.strip() if cmd.modifier else ""
+    label = cmd.label.strip()
+    called = CheckCalled(ctx.command_id, cmd.character, label, cmd.difficulty, cmd.modifier, ability, skill, reason)
+    opened = CalledCheck(ctx.command_id, cmd.character, label, cmd.difficulty, cmd.modifier, cmd.ability, skill, reason)
     return Decision([private(state, cmd.character, called)], replace(table, calls=(*table.calls, opened)))
 
 
@@ -326,6 +328,7 @@ def _called(state: TableState, table: CvTable, cmd: RollCheck, user: str) -> Cal
         for name, value in (
             ("difficulty", cmd.difficulty),
             ("modifier", cmd.modifier or None),
+            ("reason", cmd.reason.strip() or None),
             ("secret", cmd.secret or None),
             ("ability", cmd.ability if found.ability is not None else None),
             ("skill", cmd.skill if found.skill is not None else None),
@@ -351,7 +354,7 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
     lead: list[Emitted] = []
     if cmd.call is not None:
         called = _called(state, table, cmd, ctx.user)
-        difficulty, modifier, label = called.difficulty, called.modifier, called.label
+        difficulty, situational, reason, label = called.difficulty, called.modifier, called.reason, called.label
         ability = called.ability if called.ability is not None else cmd.ability
         skill = called.skill if called.skill is not None else cmd.skill
         lead.append(private(state, cmd.character, CallClosed(called.id, cmd.character, False)))
@@ -368,29 +371,35 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
             raise TableError(
                 "cv/no_difficulty", "a check needs a Difficulty", fix="set the difficulty", ruling="R-CV-1"
             )
-        difficulty, modifier, label = cmd.difficulty, cmd.modifier, cmd.label
+        difficulty, situational, reason, label = cmd.difficulty, cmd.modifier, cmd.reason, cmd.label
         ability, skill = cmd.ability, cmd.skill
     hero = table.hero(cmd.character)
     words = [ability.value.capitalize()] if ability is not None else []
     words += [skill.strip()] if skill and skill.strip() else []
-    modifier, bonuses = check_modifier(hero, modifier, ability, skill)
+    modifier, bonuses = check_modifier(hero, ability, skill, situational, reason)
     label = label.strip() or (" ".join(words) + " check" if words else "check")
     check = roll_check(ctx.rng, hero.name, label, modifier, difficulty)
     return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, lead=lead, bonuses=bonuses)
 
 
+def situational_bonus(modifier: int, reason: str) -> tuple[Bonus, ...]:
+    """The GM's situational modifier as a bonus named by its reason, which the roller sees (R-T-2 amended)."""
+    return (Bonus(reason.strip() or "situational modifier", modifier),) if modifier else ()
+
+
 def check_modifier(
-    hero: Hero, modifier: int, ability: Ability | None, skill: str | None
+    hero: Hero, ability: Ability | None, skill: str | None, situational: int = 0, reason: str = ""
 ) -> tuple[int, tuple[Bonus, ...]]:
-    """What a check adds to the d20: the GM's modifier, the ability's modifier and the skill's ranks (Expertise
-    included) as one number, and the feats' numbers on that skill as bonuses of their own (R-CV-1, R-CV-6 amended).
-    The roll and its odds both read it."""
-    bonuses: tuple[Bonus, ...] = ()
+    """What a check adds to the d20: the ability's modifier and the skill's ranks (Expertise included) as one number;
+    the GM's situational modifier and the feats' numbers on that skill as bonuses of their own, each named (R-CV-1,
+    R-T-2 and R-CV-6 amended). The roll and its odds both read it."""
+    modifier = 0
+    bonuses = situational_bonus(situational, reason)
     if ability is not None:
         modifier += hero.sheet.abilities.of(ability)
     if skill and skill.strip():
         modifier += hero.skill_rank(skill.strip())
-        bonuses = feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.SKILL, skill)
+        bonuses += feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.SKILL, skill)
     return modifier, bonuses
 
 
@@ -1073,9 +1082,17 @@ def _toughness(state: TableState, cmd: ToughnessSave, ctx: Ctx) -> Decision:
     _require_gm_or_attacker(state, ctx.user, cmd.attacker, "a Toughness save")
     table = table_of(state)
     kind = DamageKind.LETHAL if cmd.lethal else DamageKind.NONLETHAL
+    if (cmd.modifier or cmd.reason.strip()) and not state.is_gm(ctx.user):
+        raise Forbidden(
+            "cv/gm_modifier",
+            "a situational modifier on a save is the GM's call",
+            fix="leave modifier and reason out, or ask the GM",
+            ruling="R-T-2",
+        )
     hero = table.hero(cmd.character)
     check = toughness_save(hero, ctx.rng, damage_bonus=cmd.damage_bonus, kind=kind)
-    feats = feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.TOUGHNESS)  # R-CV-6 amended
+    feats = situational_bonus(cmd.modifier, cmd.reason)  # R-T-2 amended
+    feats += feat_bonuses(hero.feats_in_force(), catalogue(), Modelled.TOUGHNESS)  # R-CV-6 amended
     by_enemy = _by_enemy(state, cmd)
     return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, by_enemy=by_enemy, bonuses=feats)
 

@@ -78,7 +78,7 @@ def _announced(table: CvTable, f: cf.CheckAnnounced) -> CvTable:
 @_on(cf.CheckCalled)
 def _called(table: CvTable, f: cf.CheckCalled) -> CvTable:
     ability = None if f.ability is None else _ABILITY[f.ability]
-    called = CalledCheck(f.call, f.character, f.label, f.difficulty, f.modifier, ability, f.skill)
+    called = CalledCheck(f.call, f.character, f.label, f.difficulty, f.modifier, ability, f.skill, f.reason)
     return evolved(table, calls=(*table.calls, called))
 
 

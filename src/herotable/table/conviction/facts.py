@@ -219,9 +219,11 @@ class CheckAnnounced(Fact):
 @fact
 @dataclass(frozen=True)
 class CheckCalled(Fact):
-    """The GM called for a check: its Difficulty and modifiers are the GM's (R-T-3, R-CV-1)."""
+    """The GM called for a check: its Difficulty and situational modifier are the GM's (R-T-3, R-CV-1), the modifier
+    with its `reason`, which the roller sees (R-T-2 amended 2026-12-02; version 2 had none: upcast to "")."""
 
     type = "cv.check_called"
+    version = 3
     call: str
     character: str
     label: str
@@ -229,6 +231,13 @@ class CheckCalled(Fact):
     modifier: int = 0
     ability: str | None = None
     skill: str | None = None
+    reason: str = ""
+
+
+@upcaster("cv.check_called", 2)
+def _call_without_reason(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: a call recorded before modifiers had reasons has none."""
+    return {**payload, "reason": ""}
 
 
 @fact

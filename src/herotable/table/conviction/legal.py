@@ -126,6 +126,7 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         "difficulty": IntRange(DIFFICULTY.lo, DIFFICULTY.hi),
         "label": TextDomain(LABEL_LENGTH),
         "modifier": IntRange(MODIFIER.lo, MODIFIER.hi),
+        "reason": TextDomain(LABEL_LENGTH),  # why the modifier: the roller sees it (R-T-2 amended)
         "ability": abilities,
         "skill": TextDomain(NAME_LENGTH),
     }
@@ -152,10 +153,11 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         if call.skill is None:
             open_fields["skill"] = TextDomain(NAME_LENGTH)
         what = call.label or "the check"
+        situational = f", {call.modifier:+d} {call.reason or 'situational modifier'}" if call.modifier else ""
         out.append(
             LegalAction(
                 RollCheck.type,
-                f"{name}: roll {what} the GM called for (against {call.difficulty})",
+                f"{name}: roll {what} the GM called for (against {call.difficulty}{situational})",
                 {**fixed, "call": call.id},
                 open_fields,
                 "Checks",
@@ -436,6 +438,8 @@ def _damage(state: TableState, table: CvTable, user: str, mine: list[CharacterRe
         save |= {
             "by_enemy": Choice((None, True, False), ("by the sides", "yes", "no")),
             "secret": Flag(),
+            "modifier": IntRange(MODIFIER.lo, MODIFIER.hi),  # a situational modifier (R-T-2 amended)
+            "reason": TextDomain(LABEL_LENGTH),
         }
     group = "Damage"
     return [

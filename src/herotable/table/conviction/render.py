@@ -162,7 +162,7 @@ def _announced(f: cf.CheckAnnounced, n: Names) -> str:
 @_says(cf.CheckCalled)
 def _called(f: cf.CheckCalled, n: Names) -> str:
     what = f.label or " ".join(w for w in (f.ability and f.ability.capitalize(), f.skill) if w) or "a check"
-    extra = f", {f.modifier:+d}" if f.modifier else ""
+    extra = f", {f.modifier:+d}" + (f": {f.reason}" if f.reason else "") if f.modifier else ""
     return f"The GM calls for {_n(n, f.character)}'s {what} against {f.difficulty}{extra}"
 
 

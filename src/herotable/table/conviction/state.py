@@ -40,6 +40,7 @@ class CalledCheck:
     modifier: int = 0
     ability: Ability | None = None
     skill: str | None = None
+    reason: str = ""  # why the modifier (R-T-2 amended)
 
 
 @dataclass(frozen=True)
