@@ -13,7 +13,7 @@ from herotable.dice import LADDER_DICE, Rating
 from herotable.errors import IllegalAction
 from herotable.ltl.options import LtlOptions, RerollMode
 from herotable.odds.distributions import dice_exchange, general_exchange
-from herotable.odds.exchange import Roll, exchange, push_chance, rolled_rating, team
+from herotable.odds.exchange import Roll, exchange, push_chance, rolled_die, rolled_rating, team
 
 F = Fraction
 
@@ -203,3 +203,17 @@ def test_push_odds_are_priced_by_the_highest_die_the_push_creates():
     assert push_burn_cost(d10, d12) == 2 and push_burn_cost(d10) == 1
     assert push_chance(Rating.of("d12"), d10, style=d12) == exchange_counts(12, 20)["win"]
     assert push_burn_cost(Rating(6), Rating(7)) is None
+
+
+@pytest.mark.parametrize("u", LADDER_DICE)
+def test_a_d4_two_die_types_down_counts_its_face_two_lower(u):
+    # R-T-2 (amended 2026-12-02): a situational -2 on a d4 (or -1 on a d4 already under a critical's -1); exact
+    # against every ladder die, from both sides, with re-rolls too
+    assert rolled_die(Rating.of("d4"), shift=-2) == (Rating(0), 2)
+    assert rolled_die(Rating.of("d4"), minus_one=1, shift=-1) == (Rating(0), 2)
+    assert rolled_die(Rating.of("d12"), shift=1) == (Rating(7), 0)
+    two_down = Roll(Rating(0), penalty=2)
+    assert exchange(two_down, Roll(Rating.of(f"d{u}"))).as_dict() == exchange_counts(4, u, shift=2)
+    assert exchange(Roll(Rating.of(f"d{u}")), two_down).as_dict() == exchange_counts(u, 4, opp_shift=2)
+    rerolled = exchange(Roll(Rating(0), 1, penalty=2), Roll(Rating.of(f"d{u}")))
+    assert rerolled.as_dict() == exchange_counts(4, u, 1, shift=2)

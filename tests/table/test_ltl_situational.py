@@ -78,7 +78,7 @@ def test_each_side_of_an_exchange_carries_its_fighter_s_standing_modifier(servic
     setup(service)
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     service.execute(CID, "gm", SetSituational("entropy", -1, "blinded by the flash"))
-    odds = exchange_odds(service.state(CID), "pat", "comet", "entropy", style="Fisticuffs")
+    odds = exchange_odds(service.state(CID), "gm", "comet", "entropy", style="Fisticuffs")  # Entropy's sheet: the GM's
     planned = next(o for o in odds["options"] if o["key"] == "as_planned")
     expected = exchange(Roll(Rating.of("d12")), Roll(Rating.of("d8")))
     assert planned["win"]["exact"] == str(expected.win)

@@ -10,6 +10,7 @@ from herotable.dice.ladder import (
     penalty_at,
     position_of_die,
     rolled_sides,
+    shifted,
     step_down,
     step_up,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "penalty_at",
     "position_of_die",
     "rolled_sides",
+    "shifted",
     "step_down",
     "step_up",
 ]

@@ -55,6 +55,23 @@ def rolled_sides(position: int) -> int:
     return DIE_SIDES.get(position, 4)
 
 
+MAX_PENALTY = 2  # a d4 under -1 or -2 die types counts its face one or two lower, never more (R-T-2 amended)
+
+
+def shifted(position: int, steps: int) -> tuple[int, int]:
+    """A die moved `steps` die types (R-LTL-1), last of all its changes (R-T-2 amended 2026-12-02): the position it
+    rolls at and how much lower its face counts. Up: a d12 +1 rolls d20, a d20 stays. Down: a d20 -1 rolls d12, and
+    below a d4 there is no lower type, so the d4's face counts one lower per step past it, two at most."""
+    extra = 0
+    for _ in range(max(0, steps)):
+        position = step_up(position)
+    for _ in range(max(0, -steps)):
+        if position <= 0:
+            extra += 1
+        position = step_down(position)
+    return position, min(MAX_PENALTY, penalty_at(position) + extra)
+
+
 def penalty_at(position: int) -> int:
     """How much lower each face counts at a position reached by temporary die-type changes: 1 for a d4 under a -1
     (R-LTL-8: a 1 counts 0), else 0."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from herotable.dice import Rng, penalty_at, rolled_sides
+from herotable.dice import Rating, Rng, rolled_sides, shifted
 from herotable.errors import IllegalAction
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, require_able
@@ -22,21 +22,26 @@ def try_again(hero: Hero) -> Hero:
     return replace(burn_karma(hero, 1), try_again_tokens=hero.try_again_tokens + 2)
 
 
-def karma_task(hero: Hero, difficulty: Difficulty, rng: Rng, options: LtlOptions, *, who: str | None = None) -> Task:
+def karma_task(
+    hero: Hero, difficulty: Difficulty, rng: Rng, options: LtlOptions, *, who: str | None = None, shift: int = 0
+) -> Task:
     """Roll Karma (not Power) against a difficulty. The task can take Specialty or Motivation re-rolls
     but never Karma's own (R-LTL-9). Raises IllegalAction against Impossible, NotEnough below d4."""
     gm_sides = difficulty.sides
     require_karma(hero)
     assert difficulty.rating is not None
     # a critical's +1 or -1 in force moves the Karma die one type too (R-LTL-8 amended)
-    rating = round_rating(hero.karma, hero.this_round)
-    rolled = throw(rolled_sides(rating.position), rng, options, penalty=penalty_at(rating.position))
-    mine = Side(who or hero.name, rating, rolled, karma_roll=True)
+    # then the GM's situational modifier, last (R-T-2 amended)
+    position, penalty = shifted(round_rating(hero.karma, hero.this_round).position, shift)
+    rolled = throw(rolled_sides(position), rng, options, penalty=penalty)
+    mine = Side(who or hero.name, Rating(position), rolled, karma_roll=True)
     gm = Side(None, difficulty.rating, throw(gm_sides, rng, options))
     return Task(mine, gm, difficulty=difficulty)
 
 
-def power_stunt(hero: Hero, power: str, stunt: str, difficulty: Difficulty, rng: Rng, options: LtlOptions) -> Task:
+def power_stunt(
+    hero: Hero, power: str, stunt: str, difficulty: Difficulty, rng: Rng, options: LtlOptions, *, shift: int = 0
+) -> Task:
     """Roll Karma (never burn it: the task refuses Automatic Success after the roll) to pull off a new Power Stunt
     of one of the hero's Superpowers (R-LTL-10). Record a success with `stunt_pulled_off`. Raises IllegalAction for
     an unknown power."""
@@ -44,7 +49,7 @@ def power_stunt(hero: Hero, power: str, stunt: str, difficulty: Difficulty, rng:
     _power(hero, power)
     if not stunt.strip():
         raise IllegalAction("stunt/no_name", "a Power Stunt needs a name", ruling="R-LTL-10", fix="name the stunt")
-    return replace(karma_task(hero, difficulty, rng, options), power_stunt=True)
+    return replace(karma_task(hero, difficulty, rng, options, shift=shift), power_stunt=True)
 
 
 def stunt_pulled_off(hero: Hero, power: str, stunt: str, result: Settlement) -> Hero:
@@ -111,6 +116,7 @@ def last_chance(
     *,
     burn: bool = False,
     harder: bool = False,
+    shift: int = 0,
 ) -> LastChance:
     """Once per adventure, after failing a task the GM marked must-succeed: one more attempt with Karma
     (the GM may make it one level harder), or burn one level to succeed outright (R-LTL-10). Whether the task
@@ -141,5 +147,5 @@ def last_chance(
         paid = replace(burn_karma(hero, 1), last_chance_used=True)
         return LastChance(paid, None)
     difficulty = failed.difficulty.harder() if harder else failed.difficulty
-    task = karma_task(hero, difficulty, rng, options, who=failed.actor.who)
+    task = karma_task(hero, difficulty, rng, options, who=failed.actor.who, shift=shift)
     return LastChance(replace(hero, last_chance_used=True), replace(task, must_succeed=True))

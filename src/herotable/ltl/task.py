@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from herotable.dice import Rating, Rng, penalty_at, rolled_sides, step_down, step_up
+from herotable.dice import Rating, Rng, rolled_sides, shifted, step_down, step_up
 from herotable.errors import IllegalAction, NotEnough
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, LossType, NextRound, lose_levels, require_able
@@ -28,6 +28,7 @@ class Stance:
     style: str | None = None
     broke: int = 0
     auto_success: bool = False
+    shift: int = 0  # the GM's situational modifier in die types, -2..+2, applied last (R-T-2 amended)
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,11 @@ def _declare(
         paid = burn_karma(paid, 1)
     if stance.broke:
         paid = lose_levels(paid, stance.broke, stakes or LossType.PHYSICAL, note="going for broke")
-    rating = round_rating(paid.rating_for(stance.style, stakes), paid.this_round)
-    rolled = throw(rolled_sides(rating.position), rng, options, penalty=penalty_at(rating.position))
+    # the critical's +1/-1 for the round, then the GM's situational modifier, last (R-LTL-8, R-T-2 amended)
+    after_crits = round_rating(paid.rating_for(stance.style, stakes), paid.this_round)
+    position, penalty = shifted(after_crits.position, stance.shift)
+    rating = Rating(position)
+    rolled = throw(rolled_sides(position), rng, options, penalty=penalty)
     side = Side(who, rating, rolled, broke=stance.broke, auto_success=stance.auto_success)
     return paid, side
 

@@ -38,7 +38,7 @@ from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.task import CritBonus, CritPenalty
 from herotable.odds.absorbing import IntValue, Steps, solve_in_order
 from herotable.odds.distributions import ONE, ZERO, ExchangeOdds
-from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_odds, rolled_rating
+from herotable.odds.exchange import Roll, exchange, push_burn_cost, push_odds, rolled_die
 
 
 class Push(StrEnum):
@@ -90,6 +90,7 @@ class Contender:
     style: Rating | None = None
     heroism: Rating = field(default_factory=lambda: Rating(0))
     policy: Policy = field(default_factory=Policy)
+    shift: int = 0  # the GM's standing situational modifier on this side's die, -2..+2 die types (R-T-2 amended)
 
     def __post_init__(self) -> None:
         if not self.power.usable:
@@ -168,10 +169,12 @@ class _Static:
     offset: int
     sheet: int | None  # the sheet base position, needed only when Recovery can restore it
     policy: Policy
+    shift: int = 0  # the standing situational modifier (R-T-2 amended)
 
 
 def _static(c: Contender) -> _Static:
-    return _Static(c.offset, c.power.position if c.policy.recovery is not Recovery.NEVER else None, c.policy)
+    sheet = c.power.position if c.policy.recovery is not Recovery.NEVER else None
+    return _Static(c.offset, sheet, c.policy, c.shift)
 
 
 @dataclass(frozen=True)
@@ -230,9 +233,11 @@ class _Chain:
         auto = choice is not None and choice.auto_success
         out = []
         for weight, pushed, heroism, fumbled in pushes:
-            rating = rolled_rating(style, broke=broke, pushed=pushed, plus_one=st.plus_one, minus_one=st.minus_one)
+            rating, penalty = rolled_die(
+                style, broke=broke, pushed=pushed, plus_one=st.plus_one, minus_one=st.minus_one, shift=static.shift
+            )
             paid = SideState(st.position - broke, heroism, st.tries, minus_one=fumbled)
-            out.append(_Declared(weight, paid, Roll(rating, st.reroll, auto), broke))
+            out.append(_Declared(weight, paid, Roll(rating, st.reroll, auto, penalty), broke))
         return out
 
     def _settle(self, win: _Declared, lose: _Declared, who_won: int, crit: bool) -> tuple[SideState, SideState]:

@@ -223,8 +223,8 @@ def dice_exchange(
     a penalty other than 0 or 1, or re-rolls on both sides under "new result stands" (their order would matter)."""
     if rerolls < 0 or opp_rerolls < 0:
         raise ValueError("re-rolls must be zero or more")
-    if penalty not in (0, 1) or opp_penalty not in (0, 1):
-        raise ValueError("a penalty counts a d4's face one lower, or nothing")
+    if penalty not in (0, 1, 2) or opp_penalty not in (0, 1, 2):
+        raise ValueError("a penalty counts a d4's face one or two lower, or nothing")
     if min(sides, opp_sides) < 2:
         raise ValueError("a ladder die has at least four sides")
     if reroll_mode is RerollMode.NEW_STANDS and rerolls and opp_rerolls:

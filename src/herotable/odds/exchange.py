@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from herotable.dice import D20, Rating, penalty_at, rolled_sides, step_up
+from herotable.dice import D20, Rating, penalty_at, rolled_sides, shifted, step_up
 from herotable.ltl.hero import NextRound
 from herotable.ltl.options import DEFAULT_OPTIONS, LtlOptions
 from herotable.ltl.task import round_rating
@@ -25,6 +25,11 @@ class Roll:
     rating: Rating
     rerolls: int = 0
     auto_success: bool = False
+    penalty: int | None = None  # how much lower its face counts; None: as its rating says (a d4 under -1: one)
+
+    @property
+    def counted_lower(self) -> int:
+        return penalty_at(self.rating.position) if self.penalty is None else self.penalty
 
 
 def rolled_rating(
@@ -45,6 +50,16 @@ def rolled_rating(
     return round_rating(out, effects)
 
 
+def rolled_die(
+    rating: Rating, *, broke: int = 0, pushed: bool = False, plus_one: int = 0, minus_one: int = 0, shift: int = 0
+) -> tuple[Rating, int]:
+    """`rolled_rating`, then the GM's situational modifier of `shift` die types, last (R-T-2 amended): the die
+    rolled and how much lower its face counts (`herotable.dice.shifted`)."""
+    before = rolled_rating(rating, broke=broke, pushed=pushed, plus_one=plus_one, minus_one=minus_one)
+    position, penalty = shifted(before.position, shift)
+    return Rating(position), penalty
+
+
 def team(members: Sequence[Rating]) -> Rating:
     """The die a team rolls (R-LTL-14), by the rules engine. Raises IllegalAction for a team that cannot form."""
     return team_rating([(f"member {i + 1}", r) for i, r in enumerate(members)]).rating
@@ -63,8 +78,8 @@ def exchange(you: Roll, opp: Roll, options: LtlOptions = DEFAULT_OPTIONS) -> Exc
         opp_rerolls=opp.rerolls,
         exploding=options.exploding,
         reroll_mode=options.reroll_mode,
-        penalty=penalty_at(you.rating.position),
-        opp_penalty=penalty_at(opp.rating.position),
+        penalty=you.counted_lower,
+        opp_penalty=opp.counted_lower,
     )
 
 

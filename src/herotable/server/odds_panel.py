@@ -63,9 +63,9 @@ def attack_options(actions: Sequence[LegalAction], actor: str) -> tuple[bool, in
     return False, 0
 
 
-def _contender(hero: Hero, style: str | None) -> Contender:
+def _contender(hero: Hero, style: str | None, shift: int = 0) -> Contender:
     found = hero.sheet.style(style) if style else None
-    return Contender(hero.sheet.base, found.rating if found else None, hero.sheet.heroism)
+    return Contender(hero.sheet.base, found.rating if found else None, hero.sheet.heroism, shift=shift)
 
 
 def _side(hero: Hero, stakes: LossType | None) -> SideState:
@@ -104,7 +104,11 @@ def duel(
     for hero in (a, t):
         if hero.is_defeated(stakes):
             raise TableError("odds/defeated", f"{hero.name} is out of the fight", fix="pick fighters still in it")
-    return _contender(a, style), _contender(t, target_style), DuelState(_side(a, stakes), _side(t, stakes))
+    # the GM's standing situational modifiers on each side's die count, as in the exchange itself (R-T-2 amended)
+    c = table.conflict
+    shifts = (c.situation(actor)[0], c.situation(target)[0]) if c is not None else (0, 0)
+    a_side, t_side = _contender(a, style, shifts[0]), _contender(t, target_style, shifts[1])
+    return a_side, t_side, DuelState(_side(a, stakes), _side(t, stakes))
 
 
 def exchange_odds(

@@ -19,7 +19,7 @@ from herotable.table.ltl.facts import CritRewardLapsed, FailuresForgotten
 from herotable.table.ltl.state import LtlTable
 from herotable.table.state import Ruleset, TableError, TableState
 
-RULES_VERSION = 5  # bump when a rules correction changes what a command decides (see `herotable audit`)
+RULES_VERSION = 6  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
 class LtlGame(PackagedGame):

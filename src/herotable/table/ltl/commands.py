@@ -92,6 +92,20 @@ class CreateLtlCharacter(Command):
     hidden: bool = False
 
 
+SHIFT = Range(-2, 2)  # a situational modifier in die types (R-T-2 amended 2026-12-02)
+
+
+@dataclass(frozen=True)
+class SetSituational(Command):
+    """The GM's standing situational modifier on a fighter's die in the conflict's exchanges, attacking and
+    defending: -2..+2 die types (0 clears it), with the reason its roller sees (R-T-2 amended 2026-12-02)."""
+
+    type = "ltl.situational"
+    character: str
+    shift: Annotated[int, SHIFT]
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
+
+
 @dataclass(frozen=True)
 class CallRoll(Command):
     """The GM calls for a roll and sets what is the GM's to set (R-T-3): the difficulty, whether a challenge must
@@ -108,6 +122,8 @@ class CallRoll(Command):
     power: Annotated[str, Text(NAME_LENGTH)] = ""  # a Power Stunt only
     stunt: Annotated[str, Text(NAME_LENGTH)] = ""
     harder: bool = False  # a Last Chance only
+    shift: Annotated[int, SHIFT] = 0  # a situational modifier in die types on the roll, with its reason (R-T-2)
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)
@@ -124,6 +140,8 @@ class Challenge(Command):
     must_succeed: bool = False
     secret: bool = False
     call: str | None = None
+    shift: Annotated[int, SHIFT] = 0  # the GM's, rolling directly: a situational modifier in die types (R-T-2)
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)
@@ -214,6 +232,8 @@ class Attempt(Command):
     difficulty: DifficultyName | None = None  # the GM's, rolling directly; a player rolls a call
     style: Annotated[str | None, Text(NAME_LENGTH)] = None
     call: str | None = None
+    shift: Annotated[int, SHIFT] = 0  # the GM's, rolling directly: a situational modifier in die types (R-T-2)
+    reason: Annotated[str, Text(LABEL_LENGTH)] = ""
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,7 @@ from herotable.table.ltl.commands import (
     Recover,
     Reroll,
     SetDefence,
+    SetSituational,
     Settle,
     SpendHeroPoints,
     StartConflict,
@@ -131,6 +132,7 @@ from herotable.table.ltl.facts import (
     RollCalled,
     RoundEnded,
     SheetRecorded,
+    SituationalSet,
     SuccessBought,
     TaskOpened,
     TaskSettled,
@@ -192,9 +194,24 @@ def _private(state: TableState, cid: str | None, f: Fact, secret: bool) -> Emitt
     return private(state, cid, f, secret=secret)
 
 
-def _rolled(roll_id: str, side: str, who: str | None, t: Task, style: str | None = None) -> DieRolled:
+def _rolled(
+    roll_id: str, side: str, who: str | None, t: Task, style: str | None = None, situation: tuple[int, str] = (0, "")
+) -> DieRolled:
     s = t.actor if side == "actor" else t.opposition
-    return DieRolled(roll_id, side, who, s.rating.position, s.throw.sides, s.throw.rolls[0].faces, style, s.karma_roll)
+    shift, reason = situation
+    return DieRolled(
+        roll_id,
+        side,
+        who,
+        s.rating.position,
+        s.throw.sides,
+        s.throw.rolls[0].faces,
+        style,
+        s.karma_roll,
+        s.throw.penalty,
+        shift,
+        reason.strip() if shift else "",
+    )
 
 
 def _revealed(roll_id: str, side: str, t: Task, style: str | None = None) -> DieRevealed:
@@ -225,9 +242,11 @@ def _opened(
     target_style: str | None = None,
     in_conflict: bool = False,
     target: str | None = None,
+    situation: tuple[int, str] = (0, ""),
+    target_situation: tuple[int, str] = (0, ""),
 ) -> list[Emitted]:
     """A new roll's facts: its opening (declared at the table in a conflict), then each side's die, seen by that
-    side's roller and the GM."""
+    side's roller and the GM, each with the GM's situational modifier on it (R-T-2)."""
     actor = t.actor.who
     assert actor is not None
     opened = TaskOpened(
@@ -252,8 +271,10 @@ def _opened(
     opposition_roller = target if target is not None else actor  # the GM's difficulty die goes to the actor's side
     return [
         first,
-        _private(state, actor, _rolled(roll_id, "actor", actor, t, style), secret),
-        _private(state, opposition_roller, _rolled(roll_id, "opposition", target, t, target_style), secret),
+        _private(state, actor, _rolled(roll_id, "actor", actor, t, style, situation), secret),
+        _private(
+            state, opposition_roller, _rolled(roll_id, "opposition", target, t, target_style, target_situation), secret
+        ),
     ]
 
 
@@ -447,9 +468,21 @@ def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
         power,
         stunt,
         cmd.harder,
+        cmd.shift,
+        " ".join(cmd.reason.split()) if cmd.shift else "",
     )
     opened = CalledRoll(
-        called.call, cmd.character, called.kind, difficulty_name, label, cmd.must_succeed, power, stunt, cmd.harder
+        called.call,
+        cmd.character,
+        called.kind,
+        difficulty_name,
+        label,
+        cmd.must_succeed,
+        power,
+        stunt,
+        cmd.harder,
+        called.shift,
+        called.reason,
     )
     return Decision([private(state, cmd.character, called)], replace(table, calls=(*table.calls, opened)))
 
@@ -538,12 +571,13 @@ def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
     label = ""
     if cmd.call is not None:
         given = [n for n, v in (("difficulty", cmd.difficulty), ("must_succeed", cmd.must_succeed)) if v]
-        given += ["secret"] * cmd.secret
+        given += ["secret"] * cmd.secret + _situation_given(cmd.shift, cmd.reason)
         called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "challenge", given)
         name, must_succeed, label, lead = _called_difficulty(called), called.must_succeed, called.label, [closed]
+        situation = (called.shift, called.reason)
     else:
         _gm_sets(state, ctx.user, "a challenge")
-        name, must_succeed = _direct(cmd.difficulty), cmd.must_succeed
+        name, must_succeed, situation = _direct(cmd.difficulty), cmd.must_succeed, (cmd.shift, cmd.reason)
     if cmd.secret and cmd.auto_success:
         secret_spends_nothing(state, cmd.character)
     paid, task = challenge(
@@ -551,14 +585,16 @@ def _challenge(state: TableState, cmd: Challenge, ctx: Ctx) -> Decision:
         difficulty(name),
         ctx.rng,
         table.options,
-        stance=Stance(cmd.style, auto_success=cmd.auto_success),
+        stance=Stance(cmd.style, auto_success=cmd.auto_success, shift=situation[0]),
         who=cmd.character,
         must_succeed=must_succeed,
     )
     opened = OpenTask(ctx.command_id, cmd.character, task, "challenge", cmd.secret, label)
     after = replace(table.with_hero(cmd.character, paid), tasks=(*table.tasks, opened))
     facts = lead + changes(state, table, after, "automatic_success", secret=cmd.secret)
-    facts += _opened(state, ctx.command_id, "challenge", task, secret=cmd.secret, style=cmd.style, detail=label)
+    facts += _opened(
+        state, ctx.command_id, "challenge", task, secret=cmd.secret, style=cmd.style, detail=label, situation=situation
+    )
     return Decision(facts, after)
 
 
@@ -928,14 +964,16 @@ def _attack(state: TableState, cmd: Attack, ctx: Ctx) -> Decision:
     state.character(cmd.target)
     assert table.conflict is not None
     target_style = table.conflict.defence(cmd.target)  # its standing defence, at once: nobody waits (R-T-3)
+    # each side's die takes the GM's standing situational modifier on its fighter (R-T-2 amended)
+    mine, theirs = table.conflict.situation(cmd.actor), table.conflict.situation(cmd.target)
     c = cf.attack(
         c,
         cmd.actor,
         cmd.target,
         ctx.rng,
         table.options,
-        actor_stance=Stance(cmd.style, cmd.broke, cmd.auto_success),
-        target_stance=Stance(target_style),
+        actor_stance=Stance(cmd.style, cmd.broke, cmd.auto_success, mine[0]),
+        target_stance=Stance(target_style, shift=theirs[0]),
     )
     after = from_rules(table, c, ctx.command_id)
     assert c.open is not None
@@ -949,6 +987,8 @@ def _attack(state: TableState, cmd: Attack, ctx: Ctx) -> Decision:
         target_style=target_style,
         in_conflict=True,
         target=cmd.target,
+        situation=mine,
+        target_situation=theirs,
     )
     return Decision(facts, after)
 
@@ -1026,17 +1066,41 @@ def _attempt(state: TableState, cmd: Attempt, ctx: Ctx) -> Decision:
     label = ""
     if cmd.call is not None:
         given = ["difficulty"] if cmd.difficulty is not None else []
+        given += _situation_given(cmd.shift, cmd.reason)
         called, table, closed = _take_call(state, table, ctx.user, cmd.actor, cmd.call, "attempt", given)
-        name, label, lead = _called_difficulty(called), called.label, [closed]
+        name, label, lead, situation = _called_difficulty(called), called.label, [closed], (called.shift, called.reason)
     else:
         _gm_sets(state, ctx.user, "a challenge in the conflict")
-        name = _direct(cmd.difficulty)
-    c = cf.attempt(conflict, cmd.actor, difficulty(name), ctx.rng, table.options, stance=Stance(cmd.style))
+        name, situation = _direct(cmd.difficulty), (cmd.shift, cmd.reason)
+    stance = Stance(cmd.style, shift=situation[0])
+    c = cf.attempt(conflict, cmd.actor, difficulty(name), ctx.rng, table.options, stance=stance)
     after = from_rules(table, c, ctx.command_id)
     assert c.open is not None
     facts = lead + changes(state, table, after, "attempt")
-    facts += _opened(state, ctx.command_id, "attempt", c.open.task, style=cmd.style, in_conflict=True, detail=label)
+    task = c.open.task
+    facts += _opened(
+        state, ctx.command_id, "attempt", task, style=cmd.style, in_conflict=True, detail=label, situation=situation
+    )
     return Decision(facts, after)
+
+
+def _situation_given(shift: int, reason: str) -> list[str]:
+    """A situational modifier named on a roll of a call: the call sets it (R-T-3, R-T-2)."""
+    return [n for n, v in (("shift", shift), ("reason", reason.strip())) if v]
+
+
+@handles(SetSituational, LTL)
+def _set_situational(state: TableState, cmd: SetSituational, ctx: Ctx) -> Decision:
+    """The GM's standing situational modifier on a fighter's die in the conflict's exchanges (R-T-2 amended)."""
+    require_gm(state, ctx.user)
+    table = table_of(state)
+    _need_conflict(table).fighter(cmd.character)
+    assert table.conflict is not None
+    reason = " ".join(cmd.reason.split()) if cmd.shift else ""
+    kept = tuple(s for s in table.conflict.situational if s[0] != cmd.character)
+    now = (*kept, (cmd.character, cmd.shift, reason)) if cmd.shift else kept
+    after = replace(table, conflict=replace(table.conflict, situational=now))
+    return Decision([Emitted(SituationalSet(cmd.character, cmd.shift, reason))], after)
 
 
 def heroism_rolled(cid: str, use: str, result: HeroismResult) -> HeroismRolled | None:
@@ -1156,12 +1220,14 @@ def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
         called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "karma|stunt", given)
         name, purpose, lead = _called_difficulty(called), KarmaPurpose(called.kind), [closed]
         power_name, stunt, label = called.power, called.stunt, called.label
+        situation = (called.shift, called.reason)
     else:
         _gm_sets(state, ctx.user, "a Karma roll")
-        name = _direct(cmd.difficulty)
+        name, situation = _direct(cmd.difficulty), (0, "")
     detail = label
+    shift = situation[0]
     if purpose is KarmaPurpose.STUNT:
-        task = power_stunt(hero, power_name, stunt, difficulty(name), ctx.rng, table.options)
+        task = power_stunt(hero, power_name, stunt, difficulty(name), ctx.rng, table.options, shift=shift)
         power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower())
         detail = f"{power}: {stunt.strip()}"
     else:
@@ -1172,12 +1238,13 @@ def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
                 fix="roll for a Power Stunt to name them",
                 ruling="R-LTL-10",
             )
-        task = karma_task(hero, difficulty(name), ctx.rng, table.options)
+        task = karma_task(hero, difficulty(name), ctx.rng, table.options, shift=shift)
     task = replace(task, actor=replace(task.actor, who=cmd.character))
     opened = OpenTask(ctx.command_id, cmd.character, task, purpose.value, detail=detail)
     after = replace(table.with_hero(cmd.character, hero), tasks=(*table.tasks, opened))
     effects = changes(state, table, after, "next_roll")  # effects waiting for this roll come into force
-    return Decision(lead + effects + _opened(state, ctx.command_id, purpose.value, task, detail=detail), after)
+    rolled = _opened(state, ctx.command_id, purpose.value, task, detail=detail, situation=situation)
+    return Decision(lead + effects + rolled, after)
 
 
 def failed_task(state: TableState, table: LtlTable, cid: str, user: str) -> FailedTask | None:
@@ -1196,10 +1263,11 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
     table = table_of(state)
     lead: list[Emitted] = []
     harder = cmd.harder
+    situation = (0, "")
     if cmd.call is not None:
         given = [n for n, v in (("burn", cmd.burn), ("harder", cmd.harder)) if v]
         called, table, closed = _take_call(state, table, ctx.user, cmd.character, cmd.call, "last_chance", given)
-        harder, lead = called.harder, [closed]
+        harder, lead, situation = called.harder, [closed], (called.shift, called.reason)
     elif cmd.harder:
         require_gm(state, ctx.user)  # a harder difficulty is the GM's call (R-T-3)
     elif not cmd.burn:
@@ -1221,6 +1289,7 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
         table.options,
         burn=cmd.burn,
         harder=harder,
+        shift=situation[0],
     )
     after = replace(
         table.with_hero(cmd.character, chance.hero), failed=tuple(f for f in table.failed if f is not failed)
@@ -1232,7 +1301,7 @@ def _last_chance(state: TableState, cmd: LastChance, ctx: Ctx) -> Decision:
     if chance.task is not None:
         opened = OpenTask(ctx.command_id, cmd.character, chance.task, "last_chance", secret)
         after = replace(after, tasks=(*after.tasks, opened))
-        facts += _opened(state, ctx.command_id, "last_chance", chance.task, secret=secret)
+        facts += _opened(state, ctx.command_id, "last_chance", chance.task, secret=secret, situation=situation)
     return Decision(facts, after)
 
 

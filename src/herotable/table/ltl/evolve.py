@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from herotable.dice import Rating, penalty_at
+from herotable.dice import Rating
 from herotable.ltl.conflict import PendingLoss
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero, LossType
@@ -86,9 +86,7 @@ def _with_side(task: Task, side: str, change: Callable[[Side], Side]) -> Task:
 @_on(lf.DieRolled)
 def _die_rolled(table: LtlTable, f: lf.DieRolled) -> LtlTable:
     # a rating of 0 rolled as a die is a d4 under a -1 die type: its face counts one lower (R-LTL-8)
-    throw = evolved(
-        _NO_THROW, sides=f.die, rolls=(evolved(_ROLL, sides=f.die, faces=f.faces),), penalty=penalty_at(f.rating)
-    )
+    throw = evolved(_NO_THROW, sides=f.die, rolls=(evolved(_ROLL, sides=f.die, faces=f.faces),), penalty=f.penalty)
     rating = _RATING[f.rating]
     c = table.conflict
     o = c.open if c is not None else None
@@ -154,7 +152,8 @@ def _forgotten(table: LtlTable, f: lf.FailuresForgotten) -> LtlTable:
 
 @_on(lf.RollCalled)
 def _called(table: LtlTable, f: lf.RollCalled) -> LtlTable:
-    called = CalledRoll(f.call, f.character, f.kind, f.difficulty, f.label, f.must_succeed, f.power, f.stunt, f.harder)
+    called = CalledRoll(f.call, f.character, f.kind, f.difficulty, f.label, f.must_succeed, f.power, f.stunt)
+    called = evolved(called, harder=f.harder, shift=f.shift, reason=f.reason)
     return evolved(table, calls=(*table.calls, called))
 
 
@@ -201,6 +200,14 @@ def _started(table: LtlTable, f: lf.ConflictStarted) -> LtlTable:
         for cid, side, karma in f.fighters
     )
     return evolved(table, conflict=ConflictState(fighters, LossType(f.stakes), fatigue=f.fatigue))
+
+
+@_on(lf.SituationalSet)
+def _situational(table: LtlTable, f: lf.SituationalSet) -> LtlTable:
+    c = _conflict(table)
+    kept = tuple(s for s in c.situational if s[0] != f.character)
+    now = (*kept, (f.character, f.shift, f.reason)) if f.shift else kept
+    return evolved(table, conflict=evolved(c, situational=now))
 
 
 @_on(lf.DefenceSet)

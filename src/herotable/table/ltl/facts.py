@@ -208,9 +208,13 @@ class TaskOpened(Fact):
 @fact
 @dataclass(frozen=True)
 class DieRolled(Fact):
-    """One side's die in a task: `side` is "actor" or "opposition"; `roller` None is the GM's difficulty die."""
+    """One side's die in a task: `side` is "actor" or "opposition"; `roller` None is the GM's difficulty die.
+    `penalty` is how much lower its face counts (a d4 under -1 or -2 die types, R-LTL-8, R-T-2), `shift` and `reason`
+    the GM's situational modifier in die types and why (R-T-2 amended 2026-12-02). Version 2 had none of the three:
+    its penalty was 1 at rating 0, else 0."""
 
     type = "dice.rolled"
+    version = 3
     commit = True
     rolled = True
     roll: str
@@ -221,6 +225,15 @@ class DieRolled(Fact):
     faces: tuple[int, ...]
     style: str | None = None
     karma_roll: bool = False
+    penalty: int = 0
+    shift: int = 0
+    reason: str = ""
+
+
+@upcaster("dice.rolled", 2)
+def _die_without_shift(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: no situational modifier then; the penalty was a d4 under a critical's -1 (rating 0)."""
+    return {**payload, "penalty": 1 if payload["rating"] <= 0 else 0, "shift": 0, "reason": ""}
 
     def dice_faces(self) -> tuple[tuple[int, int], ...]:
         return tuple((self.die, face) for face in self.faces)
@@ -363,6 +376,7 @@ class RollCalled(Fact):
     set; the character's controller rolls it. `difficulty` is a difficulty's name, None for a Last Chance."""
 
     type = "ltl.roll_called"
+    version = 3
     call: str
     character: str
     kind: str
@@ -372,6 +386,26 @@ class RollCalled(Fact):
     power: str = ""
     stunt: str = ""
     harder: bool = False
+    shift: int = 0  # the GM's situational modifier in die types, -2..+2 (R-T-2 amended)
+    reason: str = ""
+
+
+@upcaster("ltl.roll_called", 2)
+def _call_without_shift(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 → 3: calls had no situational modifier."""
+    return {**payload, "shift": 0, "reason": ""}
+
+
+@fact
+@dataclass(frozen=True)
+class SituationalSet(Fact):
+    """The GM's standing situational modifier on a fighter's die in the conflict's exchanges, attacking and
+    defending, in die types (-2..+2; 0 clears it), with the reason its roller sees (R-T-2 amended 2026-12-02)."""
+
+    type = "ltl.situational_set"
+    character: str
+    shift: int
+    reason: str
 
 
 @fact

@@ -33,6 +33,7 @@ from herotable.table.game import (
 from herotable.table.ltl.commands import (
     AWARD,
     OVERRIDE_LEVELS,
+    SHIFT,
     TOKENS,
     TRIES,
     AllowRecovery,
@@ -65,6 +66,7 @@ from herotable.table.ltl.commands import (
     RecoveryScope,
     Reroll,
     SetDefence,
+    SetSituational,
     Settle,
     SpendHeroPoints,
     StartConflict,
@@ -104,6 +106,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
         out.append(_start_conflict(state, table))
     if gm:
         out += _gm(state, table)
+        out += _situational(state, table)
     return out
 
 
@@ -116,7 +119,7 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
     out: list[LegalAction] = []
     karma = hero.karma.usable
     if gm and hero.can_act():
-        fields: dict[str, Domain] = {"difficulty": DIFFICULTIES, "style": _styles(hero)}
+        fields: dict[str, Domain] = {"difficulty": DIFFICULTIES, "style": _styles(hero), **SITUATION}
         if karma:
             fields["auto_success"] = Flag()
         if gm:
@@ -375,6 +378,24 @@ def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | Open
     return LegalAction(Settle.type, "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
 
 
+# the GM's situational modifier on a roll: die types and the reason its roller sees (R-T-2 amended 2026-12-02)
+SITUATION: dict[str, Domain] = {"shift": IntRange(SHIFT.lo, SHIFT.hi), "reason": TextDomain(LABEL_LENGTH)}
+
+
+def _situational(state: TableState, table: LtlTable) -> list[LegalAction]:
+    """The GM's standing situational modifier on each fighter's die in the conflict's exchanges (R-T-2 amended)."""
+    c = table.conflict
+    if c is None:
+        return []
+    out = []
+    for f in c.fighters:
+        shift, reason = c.situation(f.id)
+        now = f" (now {shift:+d}: {reason})" if shift else ""
+        label = f"{state.character(f.id).name}: situational modifier in exchanges{now}"
+        out.append(LegalAction(SetSituational.type, label, {"character": f.id}, SITUATION, "Conflict", "R-T-2"))
+    return out
+
+
 def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
     ids = tuple(table.heroes)
     names = tuple(state.character(cid).name for cid in ids)
@@ -432,7 +453,7 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
                         Attempt.type,
                         f"{ref.name}: a challenge in the conflict",
                         {"actor": ref.id},
-                        {"difficulty": DIFFICULTIES, "style": _styles(hero)},
+                        {"difficulty": DIFFICULTIES, "style": _styles(hero), **SITUATION},
                         group,
                         rule,
                     )
@@ -482,6 +503,7 @@ def _calls(state: TableState, table: LtlTable, c: CharacterRef, hero: Hero) -> l
     group, rule = "Calls", "R-T-3"
 
     def call(kind: CallKind, what: str, fields: dict[str, Domain]) -> LegalAction:
+        fields = {**fields, **SITUATION}  # every call may carry a situational modifier (R-T-2 amended)
         return LegalAction(
             CallRoll.type, f"{c.name}: call for {what}", {**fixed, "kind": kind.value}, fields, group, rule
         )

@@ -206,11 +206,28 @@ def _faces(faces: tuple[int, ...]) -> str:
     return "+".join(str(x) for x in faces)
 
 
+def situation_words(shift: int, reason: str) -> str:
+    """A situational modifier as the roller reads it: "+1 die type: a running start" (R-T-2 amended)."""
+    return f"{shift:+d} die type{'s' * (abs(shift) > 1)}" + (f": {reason}" if reason else "")
+
+
 @_says(lf.DieRolled)
 def _rolled(f: lf.DieRolled, n: Names) -> str:
     who = "Difficulty" if f.roller is None else _n(n, f.roller)
     with_ = f" ({f.style})" if f.style else (" (Karma)" if f.karma_roll else "")
-    return f"{who} rolls d{f.die}{with_}: {_faces(f.faces)}"
+    text = f"{who} rolls d{f.die}{with_}: {_faces(f.faces)}"
+    if f.shift:
+        text += f" ({situation_words(f.shift, f.reason)})"
+    if f.penalty:
+        text += f", counted {f.penalty} lower"
+    return text
+
+
+@_says(lf.SituationalSet)
+def _situational(f: lf.SituationalSet, n: Names) -> str:
+    if not f.shift:
+        return f"The GM lifts the situational modifier on {_n(n, f.character)}'s die"
+    return f"The GM sets {_n(n, f.character)}'s die at {situation_words(f.shift, f.reason)}"
 
 
 @_says(lf.DieRerolled)
@@ -383,6 +400,8 @@ def _called(f: lf.RollCalled, n: Names) -> str:
         what += f" ({f.power}: {f.stunt})"
     against = f" against {f.difficulty}" if f.difficulty else ", one level harder" if f.harder else ""
     extra = (", must succeed" if f.must_succeed else "") + (f": {f.label}" if f.label else "")
+    if f.shift:
+        extra += f" ({situation_words(f.shift, f.reason)})"
     return f"The GM calls for {_n(n, f.character)}'s {what}{against}{extra}"
 
 

@@ -68,6 +68,8 @@ class CalledRoll:
     power: str = ""
     stunt: str = ""
     harder: bool = False
+    shift: int = 0  # the GM's situational modifier in die types (R-T-2 amended)
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,16 @@ class ConflictState:
     initiative_used: tuple[tuple[str, str, str], ...] = ()  # this round's initiative re-rolls (R-LTL-12 amended)
     initiative_first: tuple[str, ...] = ()  # who bought acting first this round with Karma
     defences: tuple[tuple[str, str | None], ...] = ()  # standing defence Styles set so far; unset: base Power (R-T-3)
+    # the GM's standing situational modifiers on fighters' dice in exchanges: (fighter, die types, reason) (R-T-2)
+    situational: tuple[tuple[str, int, str], ...] = ()
 
     def defence(self, fid: str) -> str | None:
         """The Style the fighter defends with (None: base Power)."""
         return next((style for cid, style in self.defences if cid == fid), None)
+
+    def situation(self, fid: str) -> tuple[int, str]:
+        """The fighter's standing situational modifier in die types and its reason ((0, "") when none)."""
+        return next(((shift, reason) for cid, shift, reason in self.situational if cid == fid), (0, ""))
 
     def between_rounds(self) -> bool:
         """Whether no action of this round has been taken yet (the conflict's start, or a round just ended)."""
@@ -266,5 +274,6 @@ def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> L
         initiative_used=c.initiative_used,
         initiative_first=c.initiative_first,
         defences=table.conflict.defences if table.conflict is not None else (),
+        situational=table.conflict.situational if table.conflict is not None else (),
     )
     return replace(table.with_heroes({f.id: f.hero for f in c.fighters}), conflict=state)
