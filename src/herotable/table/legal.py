@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from herotable.table import campaign_settings, chat, sheet_edits
 from herotable.table.commands import LABEL_LENGTH, PROSE_LENGTH
-from herotable.table.dice_roll import EXPRESSION_LENGTH
+from herotable.table.dice_roll import EXPRESSION_LENGTH, FreeRoll
 from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, game_of
-from herotable.table.requests import RequestKind
+from herotable.table.requests import AnswerGm, AskGm, RequestKind
 from herotable.table.state import Role, TableState
-from herotable.table.undo import undoable
+from herotable.table.structure import (
+    EndScene,
+    EndSession,
+    MarkDramatic,
+    RemoveMember,
+    SetRole,
+    StartAdventure,
+    StartScene,
+    StartSession,
+)
+from herotable.table.undo import Undo, undoable
 
 
 def legal_actions(state: TableState, user: str) -> list[LegalAction]:
@@ -32,7 +42,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     last = undoable(state, user)
     if last is not None:
         out.append(
-            LegalAction("table.undo", "Undo the last action", {"target": last.command_id}, group="Undo", rule="R-T-4")
+            LegalAction(Undo.type, "Undo the last action", {"target": last.command_id}, group="Undo", rule="R-T-4")
         )
     return out
 
@@ -43,26 +53,24 @@ def _structure(state: TableState) -> list[LegalAction]:
     group, rule = "Structure", "R-T-1"
     out = []
     if not s.in_adventure:
-        out.append(LegalAction("structure.start_adventure", "Start an adventure", group=group, rule=rule))
+        out.append(LegalAction(StartAdventure.type, "Start an adventure", group=group, rule=rule))
     elif not busy:
         out.append(game_of(state).end_adventure_action(state))
     if s.in_session:
-        out.append(LegalAction("structure.end_session", "End the game session", group=group, rule=rule))
+        out.append(LegalAction(EndSession.type, "End the game session", group=group, rule=rule))
     else:
-        out.append(LegalAction("structure.start_session", "Start a game session", group=group, rule=rule))
+        out.append(LegalAction(StartSession.type, "Start a game session", group=group, rule=rule))
     if s.in_scene:
         if not busy:
-            out.append(LegalAction("structure.end_scene", "End the scene", group=group, rule=rule))
+            out.append(LegalAction(EndScene.type, "End the scene", group=group, rule=rule))
         label = "Mark the scene as not dramatic" if s.dramatic else "Mark the scene dramatic"
-        out.append(LegalAction("structure.mark_dramatic", label, {"dramatic": not s.dramatic}, group=group, rule=rule))
+        out.append(LegalAction(MarkDramatic.type, label, {"dramatic": not s.dramatic}, group=group, rule=rule))
     else:
-        out.append(
-            LegalAction("structure.start_scene", "Start a scene", fields={"dramatic": Flag()}, group=group, rule=rule)
-        )
+        out.append(LegalAction(StartScene.type, "Start a scene", fields={"dramatic": Flag()}, group=group, rule=rule))
     for r in state.requests:
         out.append(
             LegalAction(
-                "request.answer",
+                AnswerGm.type,
                 "Answer the request",
                 {"request": r.id},
                 {"answer": TextDomain(PROSE_LENGTH), "granted": Flag()},
@@ -80,13 +88,13 @@ def _table(state: TableState, user: str, role: Role) -> list[LegalAction]:
     }
     if role is Role.GM:
         roll_fields["secret"] = Flag()
-    out = [LegalAction("table.roll", "Roll dice (free notation)", fields=roll_fields, group="Dice")]
+    out = [LegalAction(FreeRoll.type, "Roll dice (free notation)", fields=roll_fields, group="Dice")]
     own = [c for c in state.characters if role is Role.GM or c.owner == user]
     about = Choice((None, *(c.id for c in own)), ("—", *(c.name for c in own)))
     kinds = [k for k in RequestKind if k is not RequestKind.OTHER]
     out.append(
         LegalAction(
-            "request.ask",
+            AskGm.type,
             "Ask the GM",
             fields={
                 "kind": Choice(tuple(k.value for k in kinds), tuple(k.value.replace("_", " ") for k in kinds)),
@@ -99,7 +107,7 @@ def _table(state: TableState, user: str, role: Role) -> list[LegalAction]:
     )
     out.append(
         LegalAction(
-            "request.ask",
+            AskGm.type,
             "Ask the GM something else",
             {"kind": RequestKind.OTHER.value},
             {"text": TextDomain(PROSE_LENGTH, required=True), "character": about},
@@ -119,13 +127,13 @@ def _members(state: TableState, user: str, role: Role) -> list[LegalAction]:
             other = Role.SPECTATOR if m.role is Role.PLAYER else Role.PLAYER
             out.append(
                 LegalAction(
-                    "member.set_role",
+                    SetRole.type,
                     f"Make {m.name} a {other.value}",
                     {"user": m.user, "role": other.value},
                     group="Members",
                 )
             )
-            out.append(LegalAction("member.remove", f"Remove {m.name}", {"user": m.user}, group="Members"))
+            out.append(LegalAction(RemoveMember.type, f"Remove {m.name}", {"user": m.user}, group="Members"))
     else:
-        out.append(LegalAction("member.remove", "Leave the campaign", {"user": user}, group="Members"))
+        out.append(LegalAction(RemoveMember.type, "Leave the campaign", {"user": user}, group="Members"))
     return out

@@ -16,6 +16,7 @@ from herotable.table.conviction.state import CvTable
 from herotable.table.facts import Emitted
 from herotable.table.game import Boundary, LegalAction, PackagedGame, register
 from herotable.table.state import Ruleset, TableError, TableState
+from herotable.table.structure import EndAdventure
 
 _CAUSES = {
     Boundary.SCENE_START: "new_scene",
@@ -100,7 +101,7 @@ class ConvictionGame(PackagedGame):
         return Decision(facts, after)
 
     def end_adventure_action(self, state: TableState) -> LegalAction:
-        return LegalAction("structure.end_adventure", "End the adventure", group="Structure", rule="R-T-1")
+        return LegalAction(EndAdventure.type, "End the adventure", group="Structure", rule="R-T-1")
 
 
 GAME = register(ConvictionGame())

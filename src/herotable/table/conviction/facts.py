@@ -144,7 +144,7 @@ class CheckRolled(Fact):
         return ((20, self.first),)
 
 
-@upcaster("cv.check_rolled", 2)
+@upcaster(CheckRolled.type, 2)
 def _first_face(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: the d20's face was `face`; it is `first`."""
     upcast = {k: v for k, v in payload.items() if k != "face"}
@@ -234,7 +234,7 @@ class CheckCalled(Fact):
     reason: str = ""
 
 
-@upcaster("cv.check_called", 2)
+@upcaster(CheckCalled.type, 2)
 def _call_without_reason(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: a call recorded before modifiers had reasons has none."""
     return {**payload, "reason": ""}

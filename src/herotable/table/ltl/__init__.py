@@ -18,6 +18,7 @@ from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import CritRewardLapsed, FailuresForgotten
 from herotable.table.ltl.state import LtlTable
 from herotable.table.state import Ruleset, TableError, TableState
+from herotable.table.structure import EndAdventure
 
 RULES_VERSION = 6  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
@@ -88,7 +89,7 @@ class LtlGame(PackagedGame):
         ids = tuple(decide.table_of(state).heroes)
         names = tuple(state.character(cid).name for cid in ids)
         return LegalAction(
-            "structure.end_adventure",
+            EndAdventure.type,
             "End the adventure (and award Hero Points)",
             fields={"awards": KeyedValues(ids, IntRange(AWARD.lo, AWARD.hi), names)},
             group="Structure",

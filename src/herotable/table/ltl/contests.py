@@ -284,12 +284,12 @@ def _closed(table: LtlTable, f: Fact) -> LtlTable:
 
 TITLES.update(
     {
-        "ltl.contest_called": "Quick contest",
-        "ltl.contest_entered": "Quick contest",
-        "ltl.contest_declared": "Quick contest",
-        "ltl.contest_rolled": "Quick contest",
-        "ltl.contest_decided": "Quick contest",
-        "ltl.contest_cancelled": "Quick contest",
+        ContestCalled.type: "Quick contest",
+        ContestEntered.type: "Quick contest",
+        ContestDeclared.type: "Quick contest",
+        ContestRolled.type: "Quick contest",
+        ContestDecided.type: "Quick contest",
+        ContestCancelled.type: "Quick contest",
     }
 )
 

@@ -361,11 +361,11 @@ def _create(state: TableState, cmd: CreateLtlCharacter, ctx: Ctx) -> Decision:
 # --- what the GM calls for (R-T-3) ---
 
 _ROLLED_WITH = {
-    CallKind.CHALLENGE: "ltl.challenge",
-    CallKind.ATTEMPT: "ltl.attempt",
-    CallKind.KARMA: "ltl.karma.roll",
-    CallKind.STUNT: "ltl.karma.roll",
-    CallKind.LAST_CHANCE: "ltl.karma.last_chance",
+    CallKind.CHALLENGE: Challenge.type,
+    CallKind.ATTEMPT: Attempt.type,
+    CallKind.KARMA: KarmaRoll.type,
+    CallKind.STUNT: KarmaRoll.type,
+    CallKind.LAST_CHANCE: LastChance.type,
 }
 _CALL_FIELDS = {  # what each kind of call lets the GM set besides the difficulty
     CallKind.CHALLENGE: {"must_succeed"},

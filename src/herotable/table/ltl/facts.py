@@ -230,7 +230,7 @@ class DieRolled(Fact):
     reason: str = ""
 
 
-@upcaster("dice.rolled", 2)
+@upcaster(DieRolled.type, 2)
 def _die_without_shift(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: no situational modifier then; the penalty was a d4 under a critical's -1 (rating 0)."""
     return {**payload, "penalty": 1 if payload["rating"] <= 0 else 0, "shift": 0, "reason": ""}
@@ -299,7 +299,7 @@ class TaskSettled(Fact):
     stunt: str | None = None
 
 
-@upcaster("ltl.task_settled", 2)
+@upcaster(TaskSettled.type, 2)
 def _stunt_not_named(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: the settle names the Power Stunt it shows; one recorded before it named none, and the log
     reads as it did then."""
@@ -390,7 +390,7 @@ class RollCalled(Fact):
     reason: str = ""
 
 
-@upcaster("ltl.roll_called", 2)
+@upcaster(RollCalled.type, 2)
 def _call_without_shift(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: calls had no situational modifier."""
     return {**payload, "shift": 0, "reason": ""}
@@ -467,13 +467,13 @@ class ConflictStarted(Fact):
     initiative_power: tuple[str, ...] = ()
 
 
-@upcaster("ltl.conflict_started", 2)
+@upcaster(ConflictStarted.type, 2)
 def _fatigue_chosen(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: the GM's choice whether failed challenges cost fatigue; every conflict before it did."""
     return {**payload, "fatigue": True}
 
 
-@upcaster("ltl.conflict_started", 3)
+@upcaster(ConflictStarted.type, 3)
 def _no_initiative_power(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 3 → 4: the GM's grant of a Power's initiative bonus (R-LTL-12 amended); nobody had one before it."""
     return {**payload, "initiative_power": []}
@@ -519,7 +519,7 @@ class InitiativeRolled(Fact):
         return tuple((self.die, face) for face in self.faces)
 
 
-@upcaster("ltl.initiative_rolled", 2)
+@upcaster(InitiativeRolled.type, 2)
 def _initiative_without_power(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: whether a Power the GM allows raised the die; none did before it."""
     return {**payload, "power": False}

@@ -318,7 +318,7 @@ def _closed(table: LtlTable, f: Fact) -> LtlTable:
 
 # --- in words ---
 
-TITLES.update({"ltl.team_called": "Teamwork", "ltl.team_rolled": "Teamwork", "ltl.team_cancelled": "Teamwork"})
+TITLES.update({TeamCalled.type: "Teamwork", TeamRolled.type: "Teamwork", TeamCancelled.type: "Teamwork"})
 PURPOSES.update({CHALLENGE: "a team challenge", ATTACK: "a team attack"})
 
 
