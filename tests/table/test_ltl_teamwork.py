@@ -17,6 +17,7 @@ from herotable.table.ltl.commands import (
     Override,
     PassTurn,
     SetDefence,
+    SetSituational,
     Settle,
     StartConflict,
 )
@@ -204,3 +205,15 @@ def test_a_team_attack_meets_the_defence_style_the_gm_set(table, dice):
     table.execute(CID, "pat", RollTeam("comet"))
     task = table.state(CID).game.conflict.open.task
     assert task.opposition.who == "entropy" and task.opposition.rating == Rating.of("d12")  # Gadgets on base d10
+
+
+def test_a_team_attack_meets_the_defender_s_standing_situational_modifier(table, dice):
+    # R-T-2 (amended 2026-12-02): each side of an exchange; Entropy's base d10 at -1 die type defends as a d8
+    _fight(table)
+    table.execute(CID, "gm", SetSituational("entropy", -1, "caught in the smoke"))
+    table.execute(CID, "gm", CallTeamAttack(("nova", "comet"), "entropy"))
+    dice.faces += [2, 7]
+    table.execute(CID, "pat", RollTeam("comet"))
+    task = table.state(CID).game.conflict.open.task
+    assert task.opposition.who == "entropy" and task.opposition.rating == Rating.of("d8")
+    assert replay_events(table.store.load(CID)) == table.state(CID)
