@@ -265,6 +265,8 @@ def _roll(state: TableState, cmd: RollTeam, ctx: Ctx) -> Decision:
         facts += _opened(state, ctx.command_id, CHALLENGE, roll.task)
         return Decision(facts, after)
     target_style = defence_style(table, team.target)
+    assert table.conflict is not None
+    theirs = table.conflict.situation(team.target)  # the defender's standing situational modifier (R-T-2 amended)
     c, _ = tw.team_attack(
         rules_conflict(table),
         team.members,
@@ -272,7 +274,7 @@ def _roll(state: TableState, cmd: RollTeam, ctx: Ctx) -> Decision:
         ctx.rng,
         table.options,
         stance=stance,
-        target_stance=Stance(target_style),
+        target_stance=Stance(target_style, shift=theirs[0]),
     )
     assert c.open is not None
     after = replace(from_rules(table, c, ctx.command_id), team=None)
@@ -288,6 +290,7 @@ def _roll(state: TableState, cmd: RollTeam, ctx: Ctx) -> Decision:
         target_style=target_style,
         in_conflict=True,
         target=team.target,
+        target_situation=theirs,
     )
     return Decision(facts, after)
 
