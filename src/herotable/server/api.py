@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from herotable.server import log_pages, odds_panel
 from herotable.server.auth import replace_password, stamp, start_session
 from herotable.server.deps import COOKIE, ServicesDep, UserDep, check_csrf, current_user, require_user
-from herotable.server.live import seen_json
+from herotable.server.log_pages import seen_json
 from herotable.server.schemas import CommandBody, body_json, command_model
 from herotable.server.security import SESSION_MAX_AGE_S, digest
 from herotable.service import utc_now

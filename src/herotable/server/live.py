@@ -33,14 +33,15 @@ from typing import Any
 from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
+from herotable.server.log_pages import seen_json
+from herotable.server.pages import live_fragments
 from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import digest
 from herotable.server.settings import DEFAULT_REDIS_PREFIX
 from herotable.service import PAGE, Page, TableService, decode_cursor
 from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.commands import InvalidCommand
-from herotable.table.facts import payload_of
-from herotable.table.render import Seen, render
+from herotable.table.render import Seen
 from herotable.table.state import Role, TableState
 from herotable.table.views import view_for
 
@@ -100,8 +101,6 @@ def log_only(batch: list[StoredEvent]) -> bool:
 
 def fragments(state: TableState, user: str, digests: dict[str, str]) -> str:
     """The table page's panels for `user`'s audience, as htmx out-of-band fragments (see `pages.live_fragments`)."""
-    from herotable.server.pages import live_fragments  # the pages import the API, which imports this module
-
     return live_fragments(state, user, digests)
 
 
@@ -219,21 +218,6 @@ def runs(waiting: list[Announced]) -> list[Announced]:
                 continue
         out.append((events, span, own, made))
     return out
-
-
-def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
-    """One fact as its viewer reads it: their own position, never the global sequence."""
-    return {
-        "position": s.position,
-        "type": s.fact.type,
-        "command_id": s.command_id,
-        "actor": s.actor,
-        "at": s.at,
-        "visibility": s.visibility,
-        "text": render(state, s.fact),
-        "fact": payload_of(s.fact),
-        "undone": s.command_id in state.undone,
-    }
 
 
 @dataclass(eq=False)

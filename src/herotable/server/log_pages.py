@@ -1,4 +1,5 @@
-"""The log's filters and pages, for the API and the log panel alike.
+"""The log's filters and pages, and one fact as its viewer reads it (`seen_json`), for the API, the log panel and
+the live socket alike.
 
 A page is read from the viewer's own stream by slices (`TableService.stream`), newest first: never the whole log,
 and never a fact the viewer may not see. Its cursors are the viewer's own stream positions, so they tell nothing
@@ -8,10 +9,13 @@ of what is hidden.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from herotable.service import TableService
 from herotable.table.chat import ChatRolled, ChatSaid
-from herotable.table.render import Seen
+from herotable.table.facts import payload_of
+from herotable.table.render import Seen, render
+from herotable.table.state import TableState
 
 FILTERS = {"all": "All", "rolls": "Rolls", "chat": "Chat", "mine": "Mine"}
 FILTER_PATTERN = "^(" + "|".join(FILTERS) + ")$"
@@ -76,3 +80,18 @@ def read_log(
             return LogPage(kept, cursor, last, None)
         if len(kept) >= wanted or read >= SCAN_MOST:
             return LogPage(kept, cursor, last, cursor)
+
+
+def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
+    """One fact as its viewer reads it: their own position, never the global sequence."""
+    return {
+        "position": s.position,
+        "type": s.fact.type,
+        "command_id": s.command_id,
+        "actor": s.actor,
+        "at": s.at,
+        "visibility": s.visibility,
+        "text": render(state, s.fact),
+        "fact": payload_of(s.fact),
+        "undone": s.command_id in state.undone,
+    }
