@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.dice import Rng
 from herotable.server import api, chat, errors, live_routes, manage, pages, portrait_routes
+from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
@@ -53,7 +54,7 @@ class SessionCookie:
                 headers = MutableHeaders(scope=message)
                 if not any(SESSION_COOKIE in value for value in headers.getlist("set-cookie")):
                     made = Response()
-                    api.set_session_cookie(made, services, state["session"])
+                    accounts.set_session_cookie(made, services, state["session"])
                     for value in made.headers.getlist("set-cookie"):
                         headers.append("set-cookie", value)
             await send(message)

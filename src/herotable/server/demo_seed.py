@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from herotable.conviction import Abilities, Nature
 from herotable.conviction import Role as CvRole
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
-from herotable.server.api import Registration, register_user
+from herotable.server.api.accounts import Registration, register_user
 from herotable.server.deps import Services
 from herotable.table.conviction.commands import CreateCvCharacter, CvSheet
 from herotable.table.ltl.commands import CreateLtlCharacter

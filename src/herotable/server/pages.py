@@ -21,7 +21,8 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import InvalidSheet, Problem, RulesError
-from herotable.server import actions, api, board, odds_panel, portraits, rules_ref, sheets
+from herotable.server import actions, board, odds_panel, portraits, rules_ref, sheets
+from herotable.server.api import accounts, campaigns, members
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.security import digest
@@ -104,7 +105,9 @@ def member(svc: Services, campaign_id: str, user: User) -> TableState:
 def index(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     if user is None:
         return render(request, "login.html", svc, None)
-    return render(request, "campaigns.html", svc, user, campaigns=api.my_campaigns(svc, user), rulesets=list(Ruleset))
+    return render(
+        request, "campaigns.html", svc, user, campaigns=campaigns.my_campaigns(svc, user), rulesets=list(Ruleset)
+    )
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -119,13 +122,13 @@ def login_form(
     request: Request, svc: ServicesDep, username: str = Form(...), password: str = Form(...), next: str = Form("/")
 ) -> Response:
     try:
-        user = api.authenticate(request, svc, username, password)
+        user = accounts.authenticate(request, svc, username, password)
     except HTTPException as err:
         return render(
             request, "login.html", svc, None, status=err.status_code, error=err.detail, username=username, next=next
         )
     response = RedirectResponse(local_path(next), status_code=303)
-    api.login_session(request, response, svc, user)
+    accounts.login_session(request, response, svc, user)
     return response
 
 
@@ -139,8 +142,8 @@ def register_form(
     next: str = Form("/"),
 ) -> Response:
     try:
-        body = api.Registration(username=username, password=password, display_name=display_name)
-        user = api.register_user(svc, body, request)
+        body = accounts.Registration(username=username, password=password, display_name=display_name)
+        user = accounts.register_user(svc, body, request)
     except HTTPException as err:  # too many registrations from here (429), or too busy hashing (503)
         refused = render(
             request, "login.html", svc, None, status=err.status_code, register_error=err.detail, new_username=username
@@ -158,7 +161,7 @@ def register_form(
             request, "login.html", svc, None, status=409, register_error=err.reason, new_username=username, next=next
         )
     response = RedirectResponse(local_path(next), status_code=303)
-    api.login_session(request, response, svc, user)
+    accounts.login_session(request, response, svc, user)
     return response
 
 
@@ -166,7 +169,7 @@ def register_form(
 def logout_form(request: Request, svc: ServicesDep) -> Response:
     """End this session: the cookie, even a copy saved before, no longer logs anyone in."""
     response = RedirectResponse("/", status_code=303)
-    api.login_session(request, response, svc, None)
+    accounts.login_session(request, response, svc, None)
     return response
 
 
@@ -188,8 +191,8 @@ def password_form(
     """Change the password; every other session of the account ends. Errors show on the form, nothing changed."""
     assert user is not None
     try:
-        body = api.NewPassword(current_password=current_password, new_password=new_password)
-        ended = api.change_password(request, svc, user, body)
+        body = accounts.NewPassword(current_password=current_password, new_password=new_password)
+        ended = accounts.change_password(request, svc, user, body)
     except ValidationError as err:
         field = str(err.errors()[0]["loc"][0])
         message = (
@@ -210,7 +213,7 @@ def password_form(
 def logout_everywhere_form(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     assert user is not None
     response = RedirectResponse("/login", status_code=303)
-    api.logout_everywhere(request, response, svc, user)
+    accounts.logout_everywhere(request, response, svc, user)
     return response
 
 
@@ -240,7 +243,7 @@ def reset_form(token: str, request: Request, svc: ServicesDep, new_password: str
     if svc.accounts.use_reset(digest(token), stamp()) is None:  # spent by a request a moment ago
         return _reset_refused(request, svc)
     replace_password(svc.accounts, svc.guard.gate, user, new_password, keep=None)
-    api.sessions_ended(request, user.user_id)
+    accounts.sessions_ended(request, user.user_id)
     notice = "Your password is set and every session of the account ended. Log in with the new password."
     return render(request, "login.html", svc, None, notice=notice, username=user.username)
 
@@ -274,7 +277,7 @@ def join_form(
     if user is None:
         return RedirectResponse(f"/join/{code}", status_code=303)
     try:
-        campaign_id = api.join_with_code(svc, code, user, display_name.strip() or None)
+        campaign_id = members.join_with_code(svc, code, user, display_name.strip() or None)
     except HTTPException as err:
         text = str(err.detail)
         return render(request, "message.html", svc, user, status=err.status_code, message=text[0].upper() + text[1:])
@@ -291,7 +294,7 @@ def new_campaign(
 ) -> Response:
     assert user is not None
     try:
-        body = api.NewCampaign(name=name.strip(), ruleset=cast(Ruleset, ruleset))
+        body = campaigns.NewCampaign(name=name.strip(), ruleset=cast(Ruleset, ruleset))
     except ValidationError as err:
         field = str(err.errors()[0]["loc"][0])
         message = "give the campaign a name" if field == "name" else "choose Larger Than Life or Conviction"
@@ -301,13 +304,13 @@ def new_campaign(
             svc,
             user,
             status=422,
-            campaigns=api.my_campaigns(svc, user),
+            campaigns=campaigns.my_campaigns(svc, user),
             rulesets=list(Ruleset),
             errors={field: message},
             form={"name": name, "ruleset": ruleset},
         )
-    created = api.create_campaign(body, svc, user)
-    return RedirectResponse(f"/campaigns/{created['campaign_id']}", status_code=303)
+    created = campaigns.new_campaign(svc, user, body)
+    return RedirectResponse(f"/campaigns/{created}", status_code=303)
 
 
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
@@ -316,7 +319,7 @@ def campaign_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     assert user is not None
     state = member(svc, campaign_id, user)
     gm = state.is_gm(user.user_id)
-    invites = api.invites_with_uses(svc, state, request) if gm else []
+    invites = members.invites_with_uses(svc, state, request) if gm else []
     return render(
         request,
         "campaign.html",
@@ -375,10 +378,10 @@ def invite_form(
     assert user is not None
     member(svc, campaign_id, user)
     try:
-        body = api.NewInvite.model_validate(
+        body = members.NewInvite.model_validate(
             {"role": role, "days": days or "7", "max_uses": max_uses.strip() or None}, strict=False
         )
-        api.make_invite(campaign_id, body, svc, user)
+        members.make_invite(campaign_id, body, svc, user)
     except (HTTPException, ValidationError) as err:
         detail = err.detail if isinstance(err, HTTPException) else _invite_problem(err)
         raise Refused(getattr(err, "status_code", 422), f"No invitation was made: {detail}.") from None
@@ -414,7 +417,7 @@ def remove_member_form(
     assert user is not None
     member(svc, campaign_id, user)
     try:
-        api.remove_member(campaign_id, member_id, svc, user)
+        members.remove(svc, campaign_id, user, member_id)
     except RulesError as err:
         raise Refused(403, f"{err.reason}. {err.fix.capitalize()}.") from None
     return RedirectResponse("/" if member_id == user.user_id else f"/campaigns/{campaign_id}", status_code=303)

@@ -1,0 +1,89 @@
+"""Campaigns: a member's list, a new campaign, one campaign as its member sees it, and its log."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from herotable.server import log_pages
+from herotable.server.api.common import member_state
+from herotable.server.deps import ServicesDep, UserDep
+from herotable.server.log_pages import seen_json
+from herotable.store.accounts import User
+from herotable.table.state import Ruleset
+
+router = APIRouter()
+
+
+class NewCampaign(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100)
+    ruleset: Ruleset
+
+
+def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
+    """The user's campaigns, from the membership read model (no campaign's play is loaded)."""
+    return [
+        {
+            "campaign_id": state.campaign_id,
+            "name": state.name,
+            "ruleset": state.ruleset.value,
+            "role": role.value,
+            "members": len(state.members),
+            "archived": state.archived,
+        }
+        for state, role in svc.table.campaigns_of(user.user_id)
+    ]
+
+
+@router.get("/campaigns")
+def campaigns(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
+    return my_campaigns(svc, user)
+
+
+def new_campaign(svc: ServicesDep, user: User, body: NewCampaign) -> str:
+    """A new campaign with the user as its GM; its id."""
+    return svc.table.create_campaign(user.user_id, user.display_name, body.name, body.ruleset).campaign_id
+
+
+@router.post("/campaigns", status_code=201)
+def create_campaign(body: NewCampaign, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    return svc.table.view(new_campaign(svc, user, body), user.user_id)
+
+
+@router.get("/campaigns/{campaign_id}")
+def campaign(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    member_state(svc, campaign_id, user)
+    return svc.table.view(campaign_id, user.user_id)
+
+
+def cursor_query() -> Any:
+    """A fresh Query per parameter: FastAPI binds a Query object to the first parameter that uses it."""
+    return Query(default=None, max_length=40, description="An opaque cursor from an earlier page or live frame.")
+
+
+@router.get("/campaigns/{campaign_id}/events")
+def events(
+    campaign_id: str,
+    svc: ServicesDep,
+    user: UserDep,
+    after: str | None = cursor_query(),
+    before: str | None = cursor_query(),
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+    filter: Annotated[str, Query(pattern=log_pages.FILTER_PATTERN, description=log_pages.FILTER_HELP)] = "all",
+) -> dict[str, Any]:
+    """Your own stream of the log, numbered for you alone: `after` a cursor to catch up (oldest first), `before` one
+    to page back, neither for the newest page. `first` and `last` are the cursors around what was read; `older` the
+    cursor to page back from, null once the start is reached. A filtered page back reads your stream by slices until
+    it holds 50 events or has read 1,000, so it may hold fewer than `limit` and still have `older`."""
+    state = member_state(svc, campaign_id, user)
+    page = log_pages.read_log(svc.table, campaign_id, user.user_id, filter, after=after, before=before, limit=limit)
+    return {
+        "events": [seen_json(state, s) for s in page.seen],
+        "first": page.first,
+        "last": page.last,
+        "older": page.older,
+    }

@@ -1,0 +1,68 @@
+"""The web layer's shape (issue 27's first step): one small router per resource under /api/v1, and pages that share
+the routers' models and helpers but never call their route handlers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from herotable.server import api
+from herotable.server.api import accounts, campaigns, commands, export, members, odds
+
+WEB = ("pages", "manage", "chat", "portrait_routes", "live", "demo_seed", "app")
+SERVER = Path(api.__file__).resolve().parents[1]
+
+
+def handlers() -> set[object]:
+    return {route.endpoint for part in api.PARTS for route in part.router.routes}  # type: ignore[attr-defined]
+
+
+def api_names_used(source: str) -> set[object]:
+    """The objects of `herotable.server.api.*` a module's source reaches: names imported from an API module, and
+    attributes read off an API module it imports."""
+    tree = ast.parse(source)
+    found: set[object] = set()
+    aliases: dict[str, ModuleType] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("herotable.server.api"):
+            for a in node.names:
+                target = importlib.import_module(node.module)
+                value = getattr(target, a.name)
+                if isinstance(value, ModuleType):
+                    aliases[a.asname or a.name] = value
+                else:
+                    found.add(value)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            found.add(getattr(aliases[node.value.id], node.attr))
+    return found
+
+
+def test_pages_never_call_an_api_route_handler():
+    routes = handlers()
+    called = {
+        f"{name}: {getattr(obj, '__name__', obj)}"
+        for name in WEB
+        for obj in api_names_used((SERVER / f"{name}.py").read_text())
+        if obj in routes
+    }
+    assert called == set()
+
+
+def test_the_check_sees_a_route_handler_called_from_a_page():
+    source = "from herotable.server.api import campaigns\nx = campaigns.create_campaign\n"
+    assert campaigns.create_campaign in api_names_used(source) & handlers()
+    assert campaigns.my_campaigns not in handlers()
+
+
+def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make_table):
+    assert set(api.PARTS) == {commands, accounts, campaigns, members, export, odds}
+    assert all(len(p.router.routes) <= 8 for p in api.PARTS)
+    # routes are tried in order: the command route, which serves the most requests, is the app's first API route
+    schema = make_table("ltl").gm.client.get("/openapi.json").json()
+    paths = [p for p in schema["paths"] if p.startswith("/api/v1/")]
+    assert paths[0] == "/api/v1/campaigns/{campaign_id}/commands"
+    operations = sum(len(methods) for p, methods in schema["paths"].items() if p.startswith("/api/v1/"))
+    assert operations == sum(len(p.router.routes) for p in api.PARTS)
