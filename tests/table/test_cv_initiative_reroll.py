@@ -102,3 +102,15 @@ def test_an_undo_takes_the_re_roll_back_with_its_point(table: TableService) -> N
     run(table, GM, Undo())
     assert conviction(table, "kes") == points
     assert run(table, GM, BeginTurns())["cv.initiative_order"]["order"] == ["mo", "rex", "kes"]
+
+
+def test_an_undone_re_roll_its_player_saw_cannot_be_made_again(table: TableService) -> None:
+    # R-T-4 (amended 2026-12-02): a seen re-roll is knowledge; the GM's undo refunds the point, but the initiative
+    # comes back as re-rolled, so no second die can be fished for
+    run(table, ANA, InitiativeReroll("kes"), 3)
+    run(table, GM, Undo())
+    assert refused(table, ANA, InitiativeReroll("kes")).code == "roll/revealed"
+    assert not [a for a in legal_actions(table.state(CID), ANA) if a.type == InitiativeReroll.type]
+    run(table, GM, BeginTurns())
+    run(table, GM, StartRound(roll=True), 4, 10, 9)  # the next round's initiative is a new roll
+    run(table, ANA, InitiativeReroll("kes"), 3)

@@ -9,11 +9,20 @@ from herotable.ltl.hero import NextRound
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService
 from herotable.table.legal import legal_actions
-from herotable.table.ltl.commands import Attack, ChooseCritReward, EndConflict, EndRound, Settle, StartConflict
+from herotable.table.ltl.commands import (
+    Attack,
+    Challenge,
+    ChooseCritReward,
+    DifficultyName,
+    EndConflict,
+    EndRound,
+    Settle,
+    StartConflict,
+)
 from herotable.table.state import Forbidden, TableError
 from herotable.table.undo import Undo
 
-from .helpers import facts, hero, seen
+from .helpers import facts, hero, seen, text_seen
 from .test_ltl_table import CID, setup
 
 
@@ -72,15 +81,20 @@ def test_a_player_settling_against_a_villain_leaves_the_villain_s_reward_to_the_
 
 
 def test_the_round_waits_for_the_reward_and_the_gm_may_choose_for_an_absent_player(service: TableService, dice):
-    # R-LTL-8 and R-T-3: the round cannot end while a reward is unchosen; the GM may act for any character
+    # R-LTL-8 and R-T-3: the round cannot end while a reward is unchosen; the GM may act for any character, and the
+    # log says so
     _villain_attacks_and_comet_crits(service, dice)
+    offered = {a.type for a in legal_actions(service.state(CID), "gm")}
+    assert EndRound.type not in offered and EndConflict.type not in offered
     head = service.store.head(CID)
     for cmd in (EndRound(), EndConflict()):
         with pytest.raises(TableError) as err:
             service.execute(CID, "gm", cmd)
         assert err.value.code == "ltl/crit_due" and "Captain Comet" in str(err.value)
     assert service.store.head(CID) == head
-    service.execute(CID, "gm", ChooseCritReward("comet", CritBonus.REROLL_NEXT))
+    chosen = service.execute(CID, "gm", ChooseCritReward("comet", CritBonus.REROLL_NEXT))
+    assert [p["by_gm"] for kind, _, p in facts(chosen) if kind == "ltl.crit_reward_chosen"] == [True]
+    assert "the GM chose for its player" in text_seen(service, CID, "pat")
     service.execute(CID, "gm", EndRound())
     assert hero(service, CID, "comet").this_round == (NextRound.REROLL,)
 
@@ -116,3 +130,18 @@ def test_the_settler_who_controls_the_winner_still_chooses_at_once(service: Tabl
     service.execute(CID, "pat", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
     assert _pending_levels(service, "entropy") == 2
     assert service.state(CID).game.crit_due == ()
+
+
+def test_a_reward_against_a_difficulty_offers_only_what_counts_there(service: TableService, dice):
+    # R-LTL-8: against a difficulty there is no opponent to lose a level or roll -1: the GM settling Comet's
+    # critical challenge leaves Pat a re-roll, +1 die type, or the GM's advantage
+    setup(service)
+    dice.faces = [12, 1]
+    opened = service.execute(CID, "gm", Challenge("comet", DifficultyName.HARD, style="Fisticuffs"))
+    service.execute(CID, "gm", Settle(opened.events[0].command_id))
+    [offer] = [a for a in legal_actions(service.state(CID), "pat") if a.type == ChooseCritReward.type]
+    assert set(offer.fields["bonus"].choices) == {"reroll_next", "plus_one_next", "other"}
+    head = service.store.head(CID)
+    with pytest.raises(RulesError) as err:
+        service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.EXTRA_LEVEL))
+    assert err.value.code == "critical/no_opponent" and service.store.head(CID) == head
