@@ -67,7 +67,7 @@ def test_a_conviction_re_roll_on_initiative_counts_plus_ten_and_is_the_round_s_o
     offered = [a for a in legal_actions(table.state(CID), ANA) if a.type == InitiativeReroll.type]
     assert [a.fixed["character"] for a in offered] == ["kes"]
     said = run(table, ANA, InitiativeReroll("kes"), 3)
-    assert said["cv.initiative_rerolled"] == {"character": "kes", "face": 3, "total": 14}
+    assert said["cv.initiative_rerolled"] == {"character": "kes", "face": 3, "total": 14, "roll": "initiative:kes:1"}
     assert conviction(table, "kes") == points - 1
     assert refused(table, ANA, InitiativeReroll("kes")).code == "conviction/initiative_rerolled"
     run(table, GM, BeginTurns())

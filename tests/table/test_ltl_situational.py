@@ -50,6 +50,8 @@ def test_a_called_challenge_carries_the_gm_s_die_types_and_reason(service: Table
     # R-T-2 (amended): the GM calls Comet's challenge at +1 die type for a running start: Fisticuffs d12 rolls d20
     setup(service)
     call = called(service, "comet", HARD, shift=1, reason="a running start")
+    [offer] = [a for a in service.legal_actions(CID, "pat") if a.fixed.get("call") == call]
+    assert "+1 die type: a running start" in offer.label  # the roller reads it before rolling
     dice.faces = [15, 3]
     die = _rolled(service.execute(CID, "pat", Challenge("comet", style="Fisticuffs", call=call)), "comet")
     assert (die["die"], die["shift"], die["reason"]) == (20, 1, "a running start")

@@ -645,6 +645,11 @@ def _round_order(state: TableState, table: CvTable, cmd: StartRound, ctx: Ctx) -
     return facts, replace(table, order=order, initiative=totals)
 
 
+def initiative_roll(cid: str, round_number: int) -> str:
+    """What names a character's initiative roll of a round, for R-T-4's record of what its roller has seen."""
+    return f"initiative:{cid}:{round_number}"
+
+
 def _initiative_open(table: CvTable) -> None:
     if table.initiative_rolls:
         raise TableError(
@@ -670,6 +675,14 @@ def _initiative_reroll(state: TableState, cmd: InitiativeReroll, ctx: Ctx) -> De
             fix="spend the point on something else",
             ruling="R-CV-4",
         )
+    key = initiative_roll(cmd.character, table.hero(cmd.character).turn.number)
+    if key in state.revealed:
+        raise TableError(
+            "roll/revealed",
+            "this initiative was re-rolled, and its roller saw the die, before the GM undid it",
+            fix="the GM begins the first turn with the initiative as it stands",
+            ruling="R-T-4",
+        )
     hero, roll = reroll_initiative(table.hero(cmd.character), pending_roll, ctx.rng)
     assert roll.second is not None
     rolls = tuple((c, roll if c == cmd.character else r) for c, r in table.initiative_rolls)
@@ -679,7 +692,7 @@ def _initiative_reroll(state: TableState, cmd: InitiativeReroll, ctx: Ctx) -> De
         initiative_rolls=rolls,
     )
     facts = changes(state, table, after, "reroll")
-    facts.append(private(state, cmd.character, InitiativeRerolled(cmd.character, roll.second, roll.total)))
+    facts.append(private(state, cmd.character, InitiativeRerolled(cmd.character, roll.second, roll.total, key)))
     return Decision(facts, after)
 
 

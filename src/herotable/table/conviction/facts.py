@@ -317,14 +317,18 @@ class InitiativeRolled(Fact):
 @dataclass(frozen=True)
 class InitiativeRerolled(Fact):
     """A Conviction re-roll of a pending initiative before the first turn: its raw `face` (1–10 count 11–20, the
-    better kept) and the `total` it leaves (R-CV-4 amended 2026-12-02). Its roller and the GM see it."""
+    better kept) and the `total` it leaves (R-CV-4 amended 2026-12-02). Its roller and the GM see it, and what its
+    roller saw is knowledge: a GM undo leaves `roll` (the character's initiative of that round) marked as seen, never
+    to be re-rolled again (R-T-4 amended)."""
 
     type = "cv.initiative_rerolled"
     commit = True
     rolled = True
+    reveals = "roll"
     character: str
     face: int
     total: int
+    roll: str = ""
 
     def dice_faces(self) -> tuple[tuple[int, int], ...]:
         return ((20, self.face),)

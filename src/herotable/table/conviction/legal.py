@@ -68,7 +68,7 @@ from herotable.table.conviction.commands import (
     UseTalentPower,
     UseWit,
 )
-from herotable.table.conviction.decide import acting_refusal, catalogue, table_of
+from herotable.table.conviction.decide import acting_refusal, catalogue, initiative_roll, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.game import (
     Choice,
@@ -316,7 +316,8 @@ def _initiative(state: TableState, table: CvTable, user: str) -> list[LegalActio
     out: list[LegalAction] = []
     for cid, roll in table.initiative_rolls:
         hero = table.hero(cid)
-        if controls(state, user, cid) and roll.second is None and can_spend(hero):
+        seen = initiative_roll(cid, hero.turn.number) in state.revealed  # re-rolled, seen, then undone (R-T-4)
+        if controls(state, user, cid) and roll.second is None and can_spend(hero) and not seen:
             label = f"{hero.name}: re-roll initiative with Conviction ({roll.total} now)"
             out.append(
                 LegalAction(InitiativeReroll.type, label, {"character": cid}, group="Rounds", rule="R-CV-4, R-CV-3")

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from herotable.dice import Rating
+from herotable.errors import IllegalAction
 from herotable.ltl import conflict as cf
 from herotable.ltl.advancement import (
     AddPowerStunt,
@@ -834,6 +835,13 @@ def _choose_crit(state: TableState, cmd: ChooseCritReward, ctx: Ctx) -> Decision
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
     due = crit_due(state, table, cmd.character, cmd.roll)
+    if not due.opposed and cmd.bonus in NO_OPPONENT:
+        raise IllegalAction(
+            "critical/no_opponent",
+            "the roll was against a difficulty: there is no opponent to lose a level or roll -1",
+            ruling="R-LTL-8",
+            fix="choose a re-roll or +1 die type next round, or an advantage the GM adjudicates",
+        )
     extra, carried = crit_reward(
         cmd.bonus,
         winner=due.character,
@@ -848,7 +856,9 @@ def _choose_crit(state: TableState, cmd: ChooseCritReward, ctx: Ctx) -> Decision
         h = heroes.get(who, table.hero(who))
         heroes[who] = replace(h, next_round=(*h.next_round, effect))
     after = replace(table.with_heroes(heroes), crit_due=tuple(d for d in table.crit_due if d is not due))
-    facts = [Emitted(CritRewardChosen(due.roll, due.character, cmd.bonus.value))]
+    owner = state.character(due.character).owner
+    by_gm = state.is_gm(ctx.user) and owner is not None and owner != ctx.user
+    facts = [Emitted(CritRewardChosen(due.roll, due.character, cmd.bonus.value, by_gm))]
     if extra and due.in_conflict and due.loser is not None and after.conflict is not None:
         c = after.conflict
         loss = cf.PendingLoss(due.loser, extra, c.stakes, due.character)
@@ -867,9 +877,13 @@ def _no_crit_due(state: TableState, table: LtlTable, what: str) -> None:
         raise TableError(
             "ltl/crit_due",
             f"{names} still has a critical success's reward to choose before {what}",
-            fix="its player chooses it, or the GM chooses for them",
+            fix="the winner's controller chooses it (ltl.crit.choose); the GM may choose for a player who is away",
             ruling="R-LTL-8",
         )
+
+
+# the rewards that act on an opponent: nothing to act on against a difficulty (R-LTL-8)
+NO_OPPONENT = (CritBonus.EXTRA_LEVEL, CritBonus.OPPONENT_MINUS_ONE)
 
 
 # --- conflicts (R-LTL-12) ---

@@ -332,6 +332,7 @@ class CritRewardChosen(Fact):
     roll: str
     character: str
     bonus: str
+    by_gm: bool = False  # the GM chose for a player's character (R-T-3: the log says so)
 
 
 @fact

@@ -73,7 +73,8 @@ from herotable.table.ltl.commands import (
     TimePasses,
     TryAgain,
 )
-from herotable.table.ltl.decide import failed_task, table_of
+from herotable.table.ltl.decide import NO_OPPONENT, failed_task, table_of
+from herotable.table.ltl.render import situation_words
 from herotable.table.ltl.state import CritDue, LtlTable, OpenAction, OpenTask, rules_conflict
 from herotable.table.state import CharacterRef, TableState
 
@@ -268,9 +269,9 @@ def called_rolls(state: TableState, table: LtlTable, user: str) -> list[LegalAct
             continue
         hero = table.hero(cid)
         name = state.character(cid).name
-        what = f"{name}: {call.label or call.kind.replace('_', ' ')}" + (
-            f" ({call.difficulty}, called by the GM)" if call.difficulty else " (called by the GM)"
-        )
+        situation = f", {situation_words(call.shift, call.reason)}" if call.shift else ""  # R-T-2 amended
+        against = f"{call.difficulty}{situation}, " if call.difficulty else situation.removeprefix(", ") + ", "
+        what = f"{name}: {call.label or call.kind.replace('_', ' ')} ({against.removeprefix(', ')}called by the GM)"
         kind = CallKind(call.kind)
         able = hero.can_act()
         fixed: dict[str, Json] = {"character": cid, "call": call.id}
@@ -312,6 +313,8 @@ def _choose_crit(state: TableState, table: LtlTable, d: CritDue) -> LegalAction:
     """The rewards the rules accept for a critical success someone else settled (R-LTL-8 amended)."""
     accepted = []
     for bonus in CritBonus:
+        if not d.opposed and bonus in NO_OPPONENT:
+            continue
         try:
             crit_reward(
                 bonus,
@@ -464,7 +467,8 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
         if not me.gave_up and not in_open:
             out.append(LegalAction(GiveUp.type, f"{ref.name}: give up", fixed, group=group, rule="R-LTL-5"))
         out += _defence(state, table, user, ref)
-    if state.is_gm(user) and c.open is None:
+    # the round and the conflict wait for a critical reward still to choose (R-LTL-8 amended)
+    if state.is_gm(user) and c.open is None and not any(d.in_conflict for d in table.crit_due):
         wounded = cf.wounded_this_round(c)
         end: dict[str, Domain] = {}
         if wounded:  # physical damage the GM may mark serious as it lands (R-LTL-6)

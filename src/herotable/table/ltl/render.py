@@ -269,9 +269,9 @@ def _settled(f: lf.TaskSettled, n: Names) -> str:
     if crits:
         text += "; " + " and ".join(crits)
         if f.crit_bonus == "due":
-            text += " (the winner's player chooses the reward)"
+            text += " (the winner's side chooses the reward)"
         elif "success" in f.actor_critical + f.opposition_critical:
-            text += f" ({_words(f.crit_bonus)})"
+            text += f" ({REWARDS.get(f.crit_bonus, _words(f.crit_bonus))})"
     if f.failed_must_succeed:
         text += "; Last Chance may follow"
     return text
@@ -453,7 +453,8 @@ REWARDS = {
 
 @_says(lf.CritRewardChosen)
 def _crit_chosen(f: lf.CritRewardChosen, n: Names) -> str:
-    return f"{_n(n, f.character)} takes the critical success's reward: {REWARDS.get(f.bonus, _words(f.bonus))}"
+    text = f"{_n(n, f.character)} takes the critical success's reward: {REWARDS.get(f.bonus, _words(f.bonus))}"
+    return text + (" (the GM chose for its player)" if f.by_gm else "")
 
 
 @_says(lf.CritRewardLapsed)
