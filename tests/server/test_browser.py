@@ -237,6 +237,16 @@ def ltl_hero(player: Player, name: str, style: str) -> None:
     page.wait_for_url(re.compile(r"/characters/[a-z0-9-]+$"))
 
 
+def ltl_villain(gm: Player, campaign_url: str) -> None:
+    """The GM makes Captain Krake, a d6 NPC the players see."""
+    gm.goto(campaign_url)
+    gm.page.click("text=New character or NPC")
+    fill(gm.page, {"name": "Captain Krake", "base": "d6", "karma": "d4", "heroism": "d4", "writer": "Dee"})
+    gm.page.check("#f-npc")
+    gm.page.click("text=Save the character")
+    gm.page.wait_for_url(re.compile(r"/characters/captain-krake$"))
+
+
 def initiative(gm: Player) -> list[list[str]]:
     """The fighters' ids by initiative group, first to act first; none when everyone acts at once."""
     turns = gm.page.locator("#play ol.turns")
@@ -267,12 +277,7 @@ def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server
     ben.shot("09-ltl-sheet-editor-phone")
     ltl_hero(ben, "Breaker", "Waves")
 
-    gm.goto(campaign_url)
-    gm.page.click("text=New character or NPC")
-    fill(gm.page, {"name": "Captain Krake", "base": "d6", "karma": "d4", "heroism": "d4", "writer": "Dee"})
-    gm.page.check("#f-npc")
-    gm.page.click("text=Save the character")
-    gm.page.wait_for_url(re.compile(r"/characters/captain-krake$"))
+    ltl_villain(gm, campaign_url)
     gm.goto(campaign_url)
     gm.shot("10-campaign-with-characters")
 

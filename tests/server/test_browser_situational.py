@@ -1,3 +1,4 @@
+# ruff: noqa: F401, F811  (the browser and server fixtures come from the browser tests)
 """The new choices of the third rules pass, used in real browsers at both widths: a GM's
 situational modifier on a called roll and on a fighter's die in exchanges (R-T-2 amended), a Conviction call's
 reason, and a sheet feat whose number the table adds (R-CV-6 amended). Screenshots go to
@@ -9,22 +10,28 @@ import re
 
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, browser, fill, join, ltl_hero, open_table, server, start_campaign  # noqa: F401
+from .test_browser import (
+    PHONE,
+    Player,
+    browser,
+    fill,
+    join,
+    ltl_hero,
+    ltl_villain,
+    open_table,
+    server,
+    start_campaign,
+)
 
 
-def test_a_larger_than_life_gm_puts_situational_modifiers_on_a_call_and_on_a_fighter(browser, server):  # noqa: F811
+def test_a_larger_than_life_gm_puts_situational_modifiers_on_a_call_and_on_a_fighter(browser, server):
     gm = Player(browser, server, "Gwen")
     ana = Player(browser, server, "Ana", viewport=PHONE)
     link = start_campaign(gm, "Harbour Lights", "ltl")
     campaign_url = gm.page.url.split("#")[0]
     join(ana, link, "ltl", shots=False)
     ltl_hero(ana, "Squall", "Lightning")
-    gm.goto(campaign_url)
-    gm.page.click("text=New character or NPC")
-    fill(gm.page, {"name": "Captain Krake", "base": "d6", "karma": "d4", "heroism": "d4", "writer": "Dee"})
-    gm.page.check("#f-npc")
-    gm.page.click("text=Save the character")
-    gm.page.wait_for_url(re.compile(r"/characters/captain-krake$"))
+    ltl_villain(gm, campaign_url)
     for p in (gm, ana):
         open_table(p, campaign_url)
     for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
@@ -52,7 +59,7 @@ def test_a_larger_than_life_gm_puts_situational_modifiers_on_a_call_and_on_a_fig
         p.close()
 
 
-def test_a_conviction_call_s_reason_and_a_feat_the_table_adds(browser, server):  # noqa: F811
+def test_a_conviction_call_s_reason_and_a_feat_the_table_adds(browser, server):
     gm = Player(browser, server, "Gwen")
     kes = Player(browser, server, "Kes", viewport=PHONE)
     link = start_campaign(gm, "Ninja Isle", "conviction")

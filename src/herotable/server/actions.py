@@ -164,18 +164,15 @@ LABELS = {
     "target": "Against",
     "style": "With",
     "burn": "Burn Heroism instead of rolling it",
+    # the GM's situational modifiers (R-T-2 amended): a reason beside one is what its roller reads
+    "shift": "Situational modifier (die types, -2 to +2)",
+    "modifier": "Situational modifier (-10 to +10)",
 }
-SHIFTED = ("ltl.call", "ltl.challenge", "ltl.attempt", "ltl.situational")
-MODIFIED = ("cv.check.call", "cv.check", "cv.toughness_save")
 # …and where the same name means something else on one form
 FIELD_LABELS = {
     ("ltl.buy_success", "character"): "Whose roll succeeds",
     ("ltl.reroll", "character"): "Who re-rolls",
     ("ltl.crit.choose", "bonus"): "Reward",
-    # the GM's situational modifiers and their reasons, which the roller reads (R-T-2 amended)
-    **{(kind, "shift"): "Situational modifier (die types, -2 to +2)" for kind in SHIFTED},
-    **{(kind, "reason"): "Why (the roller reads it)" for kind in (*SHIFTED, *MODIFIED)},
-    **{(kind, "modifier"): "Situational modifier (-10 to +10)" for kind in MODIFIED},
     ("request.ask", "character"): "About",
     ("request.ask", "kind"): "What you ask for",
     ("request.answer", "granted"): "Grant it",

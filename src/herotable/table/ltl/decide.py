@@ -104,6 +104,7 @@ from herotable.table.ltl.commands import (
     TimePasses,
     TryAgain,
 )
+from herotable.table.ltl.evolve import evolve
 from herotable.table.ltl.facts import (
     CallClosed,
     ConflictEnded,
@@ -472,20 +473,7 @@ def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
         cmd.shift,
         " ".join(cmd.reason.split()) if cmd.shift else "",
     )
-    opened = CalledRoll(
-        called.call,
-        cmd.character,
-        called.kind,
-        difficulty_name,
-        label,
-        cmd.must_succeed,
-        power,
-        stunt,
-        cmd.harder,
-        called.shift,
-        called.reason,
-    )
-    return Decision([private(state, cmd.character, called)], replace(table, calls=(*table.calls, opened)))
+    return Decision([private(state, cmd.character, called)], evolve(table, called))  # the call, kept as facts keep it
 
 
 def _take_call(
@@ -773,7 +761,7 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
         facts += changes(state, table, after, "critical")
         if due is not None:
             facts.append(Emitted(due))
-            after = replace(after, crit_due=(*after.crit_due, _due_of(due)))
+            after = evolve(after, due)
         return Decision(facts, after)
     require_controls(state, ctx.user, roll.character)
     task, result = settle(roll.task, table.options, crit_bonus=bonus, crit_penalty=penalty)
@@ -799,12 +787,8 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     facts += changes(state, table, after, "action_over")  # what the action's end does is no secret spend
     if due is not None:
         facts.append(Emitted(due))
-        after = replace(after, crit_due=(*after.crit_due, _due_of(due)))
+        after = evolve(after, due)
     return Decision(facts, after)
-
-
-def _due_of(f: CritRewardDue) -> CritDue:
-    return CritDue(f.roll, f.character, f.loser, f.effect, f.loser_minus_one, f.in_conflict, f.opposed)
 
 
 def crit_due(state: TableState, table: LtlTable, cid: str, roll: str | None = None) -> CritDue:
@@ -1110,11 +1094,8 @@ def _set_situational(state: TableState, cmd: SetSituational, ctx: Ctx) -> Decisi
     table = table_of(state)
     _need_conflict(table).fighter(cmd.character)
     assert table.conflict is not None
-    reason = " ".join(cmd.reason.split()) if cmd.shift else ""
-    kept = tuple(s for s in table.conflict.situational if s[0] != cmd.character)
-    now = (*kept, (cmd.character, cmd.shift, reason)) if cmd.shift else kept
-    after = replace(table, conflict=replace(table.conflict, situational=now))
-    return Decision([Emitted(SituationalSet(cmd.character, cmd.shift, reason))], after)
+    said = SituationalSet(cmd.character, cmd.shift, " ".join(cmd.reason.split()) if cmd.shift else "")
+    return Decision([Emitted(said)], evolve(table, said))
 
 
 def heroism_rolled(cid: str, use: str, result: HeroismResult) -> HeroismRolled | None:
