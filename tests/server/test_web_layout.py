@@ -66,3 +66,27 @@ def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make
     assert paths[0] == "/api/v1/campaigns/{campaign_id}/commands"
     operations = sum(len(methods) for p, methods in schema["paths"].items() if p.startswith("/api/v1/"))
     assert operations == sum(len(p.router.routes) for p in api.PARTS)
+
+
+GAMES = ("herotable.ltl", "herotable.conviction", "herotable.table.ltl", "herotable.table.conviction")
+
+
+def test_the_board_the_sheet_editor_and_the_action_layout_name_no_game():
+    # each game's part of them is its presenter (`herotable.server.games`): these modules read it through
+    # `presenter_for`, and import no game's module, not even inside a function
+    for name in ("board", "sheets", "actions", "presenter"):
+        source = (SERVER / f"{name}.py").read_text()
+        modules = {n.module or "" for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)} | {
+            a.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import) for a in n.names
+        }
+        assert not [m for m in modules if m.startswith(GAMES)], name
+        assert "Ruleset.LTL" not in source and "Ruleset.CONVICTION" not in source, name
+
+
+def test_every_game_has_a_presenter():
+    from herotable.server import games  # noqa: F401  (registers the presenters)
+    from herotable.server.presenter import PRESENTERS
+    from herotable.table import kinds  # noqa: F401  (registers the games)
+    from herotable.table.game import GAMES as RULESETS
+
+    assert set(PRESENTERS) == set(RULESETS)

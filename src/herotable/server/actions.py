@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, Protocol, Union
 
+from herotable.server.presenter import presenter_for
 from herotable.table.codec import Json, encode
 from herotable.table.commands import COMMANDS, Command, command_from_json
 from herotable.table.game import (
@@ -30,28 +31,17 @@ from herotable.table.game import (
     Subset,
     TextDomain,
 )
+from herotable.table.requests import AnswerGm, AskGm
 from herotable.table.state import TableError, TableState
+from herotable.table.structure import EndAdventure, RemoveMember, SetRole
+from herotable.table.undo import Undo
 
 Options = tuple[tuple[str, str], ...]
 ROLL_KEYS = ("task", "check")
 WHO_KEYS = ("character", "actor", "healer")
 GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds", "Calls", "Damage"}
 BAR_GROUPS = {"Conflict", "Teamwork", "Scene", "Members"}  # the GM's table-wide actions with no one character
-ROUND_TYPES = {"ltl.conflict.end_round", "ltl.conflict.end", "cv.round.start"}  # always in view in the bar
-GM_TYPES = {
-    "ltl.conflict.start",
-    "ltl.conflict.end_round",
-    "ltl.conflict.end",
-    "ltl.contest.call",
-    "ltl.contest.cancel",
-    "ltl.team.challenge",
-    "ltl.team.attack",
-    "ltl.team.cancel",
-    "cv.rest",
-    "cv.check.call",
-    "cv.level.raise",
-}
-SKIPPED = {"member.set_role", "member.remove"}
+SKIPPED = {SetRole.type, RemoveMember.type}
 # kinds with pages of their own (sheets, the campaign's settings; each card links its sheet) and the chat's box
 ELSEWHERE = ("character.", "campaign.", "chat.")
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
@@ -170,22 +160,20 @@ LABELS = {
 }
 # …and where the same name means something else on one form
 FIELD_LABELS = {
-    ("ltl.buy_success", "character"): "Whose roll succeeds",
-    ("ltl.reroll", "character"): "Who re-rolls",
-    ("ltl.crit.choose", "bonus"): "Reward",
-    ("request.ask", "character"): "About",
-    ("request.ask", "kind"): "What you ask for",
-    ("request.answer", "granted"): "Grant it",
+    (AskGm.type, "character"): "About",
+    (AskGm.type, "kind"): "What you ask for",
+    (AnswerGm.type, "granted"): "Grant it",
 }
 # asked before the form is sent (ending an adventure, removing a member, deleting anything)
 CONFIRM = {
-    "structure.end_adventure": "End the adventure? Its awards are given and it cannot be reopened.",
-    "member.remove": "Remove this member from the campaign?",
+    EndAdventure.type: "End the adventure? Its awards are given and it cannot be reopened.",
+    RemoveMember.type: "Remove this member from the campaign?",
 }
 
 
-def _label(name: str, kind: str = "") -> str:
-    return FIELD_LABELS.get((kind, name)) or LABELS.get(name) or name.replace("_", " ").capitalize()
+def _label(state: TableState, name: str, kind: str = "") -> str:
+    own = presenter_for(state).field_labels.get((kind, name))
+    return own or FIELD_LABELS.get((kind, name)) or LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 def _confirm(kind: str) -> str:
@@ -207,7 +195,7 @@ def _defaults(kind: str) -> dict[str, Any]:
 
 
 def _controls(state: TableState, kind: str, name: str, d: Domain, default: Any) -> list[Field]:
-    label = _label(name, kind)
+    label = _label(state, name, kind)
     if isinstance(d, Choice):
         labels = d.labels or tuple(as_text(c) or "—" for c in d.choices)
         options = tuple((as_text(c), t) for c, t in zip(d.choices, labels, strict=True))
@@ -275,6 +263,7 @@ def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False
     actions are laid out."""
     out = Panel()
     bar: dict[str, list[Action]] = {}
+    shown = presenter_for(state)  # where the game's own actions sit
     for a in actions:
         if (
             a.type in SKIPPED
@@ -283,15 +272,15 @@ def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False
         ):
             continue
         roll = next((a.fixed[k] for k in ROLL_KEYS if k in a.fixed), None)
-        ruling = a.group in GM_GROUPS or a.type in GM_TYPES
+        ruling = a.group in GM_GROUPS or a.type in shown.table_actions
         cid = _on_card(state, a)
         if roll is not None:
             out.rolls.setdefault(str(roll), []).append(form_of(state, a))
-        elif a.type == "request.answer":
+        elif a.type == AnswerGm.type:
             out.answers[str(a.fixed["request"])] = form_of(state, a)
-        elif a.type == "table.undo":
+        elif a.type == Undo.type:
             out.undo = form_of(state, a)
-        elif a.type in ROUND_TYPES:
+        elif a.type in shown.round_controls:
             out.rounds.append(form_of(state, a))
         elif cid is not None:
             card = out.cards.setdefault(cid, CardActions())

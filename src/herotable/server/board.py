@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from herotable.table.game import Card, OpenRoll, game_of
 from herotable.table.render import LogEntry
-from herotable.table.state import OpenRequest, Role, Ruleset, TableState
+from herotable.table.state import OpenRequest, Role, TableState
 from herotable.table.views import view_for
 
 
@@ -54,8 +54,12 @@ class Board:
     turns: dict[str, Any] | None = None  # the conflict's turn tracker
 
 
-def build(state: TableState, user: str) -> Board:
-    """The board for `user`."""
+# the game's presenter adds what its masked view holds for the viewer (`Presenter.read_board`)
+Reader = Callable[[TableState, str, Mapping[str, Any], "Board"], None]
+
+
+def build(state: TableState, user: str, read: Reader) -> Board:
+    """The board for `user`, read through the game's presenter."""
     shown = game_of(state).board(state, user)
     board = Board(extras=dict(shown.extras))
     board.party.extend(c for c in shown.cards if not c.npc)
@@ -64,112 +68,11 @@ def build(state: TableState, user: str) -> Board:
     board.conflict = dict(shown.conflict) if shown.conflict is not None else None
     gm = state.role_of(user) is Role.GM
     board.requests.extend(r for r in state.requests if gm or r.user == user)
-    reader = READERS.get(state.ruleset)
-    if reader is not None:
-        reader(state, user, view_for(state, user)["game"], board)
+    read(state, user, view_for(state, user)["game"], board)
     return board
 
 
 # --- reading the masked view: only what the viewer may see is there to read ---
-
-
-def _ltl_side(names: Mapping[str, str], side: Mapping[str, Any] | None, who: str) -> DiceSide | None:
-    if side is None:
-        return None
-    sides = int(str(side["die"]).lstrip("d"))
-    kept = int(side["kept"])
-    dice = tuple(
-        Die(sides, face, rerolled=len(side["rolls"]) > 1 and n != kept)
-        for n, faces in enumerate(side["rolls"])
-        for face in faces
-    )
-    total = side["total"]
-    name = names.get(side["character"] or "", who)
-    words = f"{name}: {total}" if total is not None else f"{name}: not rolled yet"
-    return DiceSide(name, dice, total, words)
-
-
-def _ltl_roll(names: Mapping[str, str], roll: Mapping[str, Any], actor: str, opponent: str) -> list[DiceSide]:
-    out = [_ltl_side(names, roll.get("actor"), actor), _ltl_side(names, roll.get("opposition"), opponent)]
-    return [s for s in out if s is not None]
-
-
-def _standing(sides: list[DiceSide], hidden: bool) -> str:
-    """Where a two-sided roll stands before it is settled, when the viewer sees both dice."""
-    if hidden or len(sides) != 2 or sides[0].total is None or sides[1].total is None:
-        return ""
-    a, b = sides
-    if a.total == b.total:
-        return "A tie so far: nothing changes unless someone re-rolls."
-    ahead = a if (a.total or 0) > (b.total or 0) else b
-    return f"{ahead.who} is ahead so far."
-
-
-def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
-    names = state.names()
-    for t in game.get("tasks", ()):
-        opponent = f"Difficulty {t['difficulty']}" if t.get("difficulty") else "the opposition"
-        sides = _ltl_roll(names, t, names.get(t["character"], t["character"]), opponent)
-        board.dice[t["id"]] = sides
-        board.outcome[t["id"]] = _standing(sides, t.get("actor") is None or t.get("opposition") is None)
-    c = game.get("conflict")
-    if c is None:
-        return
-    if c.get("open"):
-        o = c["open"]
-        sides = _ltl_roll(names, o, "the attacker", f"Difficulty {o['difficulty']}" if o.get("difficulty") else "")
-        board.dice[o["id"]] = sides
-        board.outcome[o["id"]] = _standing(sides, o.get("actor") is None or o.get("opposition") is None)
-    out = {card.id for card in board.party + board.opponents if any(f.startswith("defeated") for f in card.flags)}
-    mine = {card.id for card in board.party + board.opponents if card.mine}
-    fighters = {f["id"]: f for f in c["fighters"]}
-
-    def entry(fid: str) -> dict[str, Any]:
-        f = fighters.get(fid, {})
-        return {
-            "id": fid,
-            "name": names.get(fid, fid),
-            "acted": bool(f.get("acted")),
-            "out": fid in out or bool(f.get("gave_up")),
-            "mine": fid in mine,
-        }
-
-    groups = [[entry(fid) for fid in g] for g in c.get("order", ())] or [[entry(fid) for fid in fighters]]
-    turn: list[str] = []
-    if not c.get("over"):
-        for g in groups:
-            waiting = [e["id"] for e in g if not e["acted"] and not e["out"]]
-            if waiting:
-                turn = waiting
-                break
-    gm = state.is_gm(user)
-    board.turns = {
-        "round": c["round"],
-        "groups": groups,
-        "initiative": bool(c.get("order")),
-        "turn": turn,
-        "yours": not gm and any(fid in mine for fid in turn),
-        "waiting": [e["name"] for g in groups for e in g if not e["acted"] and not e["out"]],
-    }
-
-
-def _read_cv(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
-    names = state.names()
-    for c in game.get("checks", ()):
-        dice = [Die(20, c["d20"], rerolled=c["reroll"] is not None and c["kept"] != c["d20"])]
-        if c["reroll"] is not None:
-            dice.append(Die(20, c["reroll"], rerolled=c["kept"] == c["d20"]))
-        verdict = "succeeds" if c["succeeded"] else "fails"
-        name = names.get(c["character"], c["character"])
-        words = f"{name}: {c['total']} against Difficulty {c['difficulty']}, {verdict}"
-        board.dice[c["id"]] = [DiceSide(name, tuple(dice), c["total"], words)]
-        board.outcome[c["id"]] = f"{c['total']} against {c['difficulty']}: {verdict} as it stands."
-
-
-READERS: dict[Ruleset, Callable[[TableState, str, Mapping[str, Any], Board], None]] = {
-    Ruleset.LTL: _read_ltl,
-    Ruleset.CONVICTION: _read_cv,
-}
 
 
 # --- dice as pictures ---

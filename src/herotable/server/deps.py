@@ -18,6 +18,8 @@ from herotable.server.slots import Slots
 from herotable.service import TableService
 from herotable.store.accounts import AccountStore, User, accounts_for
 from herotable.store.port import StoredEvent
+from herotable.table.core import MemberLeft
+from herotable.table.sheet_edits import CharacterDeleted
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -60,12 +62,12 @@ def make_services(
     def removals(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
             removed = e.data.get("user")
-            if e.type == "member.left" and isinstance(removed, str) and removed != e.actor:
+            if e.type == MemberLeft.type and isinstance(removed, str) and removed != e.actor:
                 accounts.record_removal(campaign_id, removed, stamp(moment(clock)))
 
     def portraits(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
-            if e.type == "character.deleted":  # the id is never used again; its portrait goes with it
+            if e.type == CharacterDeleted.type:  # the id is never used again; its portrait goes with it
                 table.store.delete_portrait(campaign_id, str(e.data["character"]))
 
     table.subscribe(removals)

@@ -41,6 +41,7 @@ from herotable.server.settings import DEFAULT_REDIS_PREFIX
 from herotable.service import PAGE, Page, TableService, decode_cursor
 from herotable.store.port import StoredEvent, UnknownCampaign
 from herotable.table.commands import InvalidCommand
+from herotable.table.dice_roll import DiceRolled
 from herotable.table.render import Seen
 from herotable.table.state import Role, TableState
 from herotable.table.views import view_for
@@ -64,7 +65,7 @@ CARRIED_BYTES = 16_384  # a batch up to this size travels in its Redis message; 
 PREMADE_KEPT = 256  # batches whose frames were made where they landed, kept until they are sent (the oldest go first)
 PREMADE_BYTES = 8 * 1024 * 1024  # and the most text their frames may hold together
 # facts that change the log alone: a frame of nothing else carries no panels (the log reloads itself)
-LOG_ONLY = frozenset({"table.dice_rolled"})
+LOG_ONLY = frozenset({DiceRolled.type})
 LOG_ONLY_PREFIXES = ("chat.",)
 
 

@@ -21,10 +21,18 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from herotable.errors import InvalidSheet, Problem, RulesError
-from herotable.server import actions, board, odds_panel, portraits, rules_ref, sheets
+from herotable.server import (
+    actions,
+    board,
+    games,  # noqa: F401  (importing it registers each game's presenter)
+    odds_panel,
+    portraits,
+    rules_ref,
+)
 from herotable.server.api import accounts, campaigns, members
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.server.presenter import presenter_for
 from herotable.server.security import digest
 from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
@@ -442,7 +450,7 @@ def _sheet_context(state: TableState, user: User) -> dict[str, Any]:
         "campaign": state,
         "gm": gm,
         "members": [(m.user, m.name) for m in state.members if m.role is not Role.SPECTATOR],
-        **sheets.editor_for(state).context(),
+        **presenter_for(state).sheets.context(),
     }
 
 
@@ -453,7 +461,7 @@ def new_character(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
     state = member(svc, campaign_id, user)
     if state.role_of(user.user_id) is Role.SPECTATOR:
         raise Refused(403, "Spectators watch the table; ask the GM to make you a player to build a hero.")
-    template = sheets.editor_for(state).template
+    template = presenter_for(state).sheets.template
     return render(request, template, svc, user, form={}, errors={}, others=[], **_sheet_context(state, user))
 
 
@@ -475,7 +483,7 @@ def _create_character(campaign_id: str, request: Request, svc: ServicesDep, user
     npc, hidden = gm and values.get("npc") == "true", gm and values.get("hidden") == "true"
     owner = values.get("owner") or user.user_id if gm else None
     cid = values.get("character", "").strip() or _slug(values.get("name", ""), state)
-    editor = sheets.editor_for(state)
+    editor = presenter_for(state).sheets
     read = editor.read(values, form)
     problems = list(read.problems)
     try:
@@ -531,7 +539,7 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
         "owner": state.names().get(found.owner),
         "editable": may_change(state, user.user_id, found.owner) and not state.archived,
     }
-    context.update(sheets.editor_for(state).view(hero))
+    context.update(presenter_for(state).sheets.view(hero))
     return render(request, "sheet_view.html", svc, user, **context)
 
 
@@ -558,7 +566,7 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
     audience; nothing in it belongs to one login session."""
     gm = state.is_gm(uid)
     laid = actions.panel(state, legal_actions(state, uid), gm=gm)
-    shown = board.build(state, uid)
+    shown = board.build(state, uid, presenter_for(state).read_board)
     return {
         "campaign": state,
         "gm": gm,

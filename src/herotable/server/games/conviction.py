@@ -1,0 +1,124 @@
+"""Conviction's face on the web: its sheet editor, how the table reads its view (the d20s of pending checks), and
+where its actions sit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, Abilities, Ability, Nature
+from herotable.conviction.character import Role as CvRole
+from herotable.errors import Problem
+from herotable.server.board import Board, DiceSide, Die
+from herotable.server.presenter import register
+from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, int_field
+from herotable.table.commands import Command
+from herotable.table.conviction.commands import (
+    BeginTurns,
+    CallCheck,
+    CreateCvCharacter,
+    CvSheet,
+    RaiseLevel,
+    Rest,
+    StartRound,
+)
+from herotable.table.conviction.decide import catalogue
+from herotable.table.state import Ruleset, TableState
+
+CV_SKILL_ROWS = 6
+
+
+class CvSheets:
+    template = "cv_sheet.html"
+
+    def context(self) -> dict[str, Any]:
+        return {
+            "skill_rows": CV_SKILL_ROWS,
+            "virtues": SUGGESTED_VIRTUES,
+            "vices": SUGGESTED_VICES,
+            "cv_roles": [r.value for r in CvRole],
+            "abilities": [a.value for a in Ability],
+            "feats": catalogue().feats,
+        }
+
+    def keys(self) -> frozenset[str]:
+        numbers = {f"abilities.{a.value}" for a in Ability} | {f"skill_{i}" for i in range(CV_SKILL_ROWS)}
+        traits = {"level", "roles", "first_role", "toughness", "combat_bonus", "nature.virtue", "nature.vice"}
+        return COMMON_KEYS | numbers | traits
+
+    def read(self, values: Mapping[str, str], form: FormLike) -> Read:
+        """The sheet as the engine reads it, which form row each listed skill came from; numbers that are not
+        numbers are problems of their own."""
+        roles = [str(r) for r in form.getlist("roles")]
+        feats = [str(f) for f in form.getlist("feats")]
+        uncounted = [str(f) for f in form.getlist("uncounted_feats") if str(f) in feats]
+        problems: list[Problem] = []
+        skill_rows: dict[int, int] = {}
+        first = values.get("first_role", "")
+        ordered = [first] if first in roles else []
+        ordered += [r for r in roles if r != first]
+        skills: list[tuple[str, int]] = []
+        for row in range(CV_SKILL_ROWS):
+            name = values.get(f"skill_name_{row}", "").strip()
+            if name:
+                skill_rows[len(skills)] = row
+                skills.append((name, int_field(values, f"skill_ranks_{row}", problems)))
+        sheet = CvSheet(
+            name=values.get("name", "").strip(),
+            level=int_field(values, "level", problems, 1),
+            roles=tuple(CvRole(r) for r in ordered if r in {x.value for x in CvRole}),
+            abilities=Abilities(**{a.value: int_field(values, f"abilities.{a.value}", problems) for a in Ability}),
+            toughness=int_field(values, "toughness", problems),
+            nature=Nature(values.get("nature.virtue", "").strip(), values.get("nature.vice", "").strip()),
+            combat_bonus=int_field(values, "combat_bonus", problems),
+            skills=tuple(skills),
+            feats=tuple(feats),
+            uncounted_feats=tuple(uncounted),
+        )
+
+        def field_of(problem: Problem) -> str:
+            m = re.match(r"(skills|feats)\[(\d+)\]", problem.field)
+            if m and m.group(1) == "skills":
+                return f"skill_{skill_rows.get(int(m.group(2)), 0)}"
+            if m:
+                index = int(m.group(2))
+                return f"feat_{feats[index]}" if index < len(feats) else "feats"
+            return problem.field.replace("skill_ranks_", "skill_")
+
+        return Read(sheet, problems, field_of)
+
+    def command(self, cid: str, sheet: Any, *, owner: str | None, npc: bool, hidden: bool) -> Command:
+        return CreateCvCharacter(cid, sheet, owner=owner, npc=npc, hidden=hidden)
+
+    def view(self, hero: Any) -> dict[str, Any]:
+        return {}
+
+
+def _read_cv(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
+    names = state.names()
+    for c in game.get("checks", ()):
+        dice = [Die(20, c["d20"], rerolled=c["reroll"] is not None and c["kept"] != c["d20"])]
+        if c["reroll"] is not None:
+            dice.append(Die(20, c["reroll"], rerolled=c["kept"] == c["d20"]))
+        verdict = "succeeds" if c["succeeded"] else "fails"
+        name = names.get(c["character"], c["character"])
+        words = f"{name}: {c['total']} against Difficulty {c['difficulty']}, {verdict}"
+        board.dice[c["id"]] = [DiceSide(name, tuple(dice), c["total"], words)]
+        board.outcome[c["id"]] = f"{c['total']} against {c['difficulty']}: {verdict} as it stands."
+
+
+class CvPresenter:
+    ruleset = Ruleset.CONVICTION
+    sheets: SheetEditor = CvSheets()
+    round_controls = frozenset({StartRound.type, BeginTurns.type})
+    table_actions = frozenset({Rest.type, CallCheck.type, RaiseLevel.type})
+    field_labels: Mapping[tuple[str, str], str] = MappingProxyType({})
+
+    @staticmethod
+    def read_board(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
+        _read_cv(state, user, game, board)
+
+
+register(CvPresenter())
