@@ -504,11 +504,13 @@ def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_t
     assert 'hx-confirm="End the adventure?' in page
     # buying a success names whose roll succeeds, not who re-rolls
     from herotable.server.actions import form_of
+    from herotable.server.presenter import presenter_for
     from herotable.table.game import Choice, LegalAction
 
     state = t.gm.client.app.state.services.table.state(cid)
     buy = LegalAction("ltl.buy_success", "Buy success", {"task": "t1"}, {"character": Choice(("comet",), ("Comet",))})
-    assert [f.label for f in form_of(state, buy).fields if f.name == "character"] == ["Whose roll succeeds"]
+    shown = form_of(state, presenter_for(state).layout, buy)
+    assert [f.label for f in shown.fields if f.name == "character"] == ["Whose roll succeeds"]
 
 
 def test_a_players_turn_is_news_once_a_round_whoever_else_acts_meanwhile():

@@ -12,12 +12,11 @@ import dataclasses
 import types
 import typing
 import zlib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any, Protocol, Union
 
-from herotable.server.presenter import presenter_for
 from herotable.table.codec import Json, encode
 from herotable.table.commands import COMMANDS, Command, command_from_json
 from herotable.table.game import (
@@ -46,6 +45,16 @@ SKIPPED = {SetRole.type, RemoveMember.type}
 ELSEWHERE = ("character.", "campaign.", "chat.")
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
 SIDES: Options = (("", "not in it"), ("heroes", "heroes"), ("villains", "villains"), ("third", "a third side"))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a game's own actions sit on the table page, and what their fields are called: its part of each
+    game's presenter (`herotable.server.presenter`)."""
+
+    table_actions: frozenset[str] = frozenset()  # the GM's table-wide actions, in the bar whatever their group
+    round_controls: frozenset[str] = frozenset()  # the GM's round controls, always in view in the bar
+    field_labels: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (command type, field): its label
 
 
 @dataclass(frozen=True)
@@ -171,8 +180,8 @@ CONFIRM = {
 }
 
 
-def _label(state: TableState, name: str, kind: str = "") -> str:
-    own = presenter_for(state).field_labels.get((kind, name))
+def _label(layout: Layout, name: str, kind: str = "") -> str:
+    own = layout.field_labels.get((kind, name))
     return own or FIELD_LABELS.get((kind, name)) or LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
@@ -194,8 +203,8 @@ def _defaults(kind: str) -> dict[str, Any]:
     return out
 
 
-def _controls(state: TableState, kind: str, name: str, d: Domain, default: Any) -> list[Field]:
-    label = _label(state, name, kind)
+def _controls(state: TableState, layout: Layout, kind: str, name: str, d: Domain, default: Any) -> list[Field]:
+    label = _label(layout, name, kind)
     if isinstance(d, Choice):
         labels = d.labels or tuple(as_text(c) or "—" for c in d.choices)
         options = tuple((as_text(c), t) for c, t in zip(d.choices, labels, strict=True))
@@ -231,12 +240,12 @@ def _controls(state: TableState, kind: str, name: str, d: Domain, default: Any) 
     return []
 
 
-def form_of(state: TableState, a: LegalAction, title: str | None = None) -> Action:
+def form_of(state: TableState, layout: Layout, a: LegalAction, title: str | None = None) -> Action:
     """One legal action as a form, under `title` (its own label by default)."""
     defaults = _defaults(a.type)
     fields: list[Field] = [Field(k, k, "hidden", value=as_text(v)) for k, v in a.fixed.items()]
     for name, d in a.fields.items():
-        fields += _controls(state, a.type, name, d, defaults.get(name))
+        fields += _controls(state, layout, a.type, name, d, defaults.get(name))
     fixed = tuple((k, as_text(v)) for k, v in a.fixed.items())
     return Action(a.type, title or a.label, tuple(fields), a.rule, action_key(a), _confirm(a.type), fixed)
 
@@ -257,13 +266,12 @@ def _short(state: TableState, cid: str, label: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False) -> Panel:
+def panel(state: TableState, actions: Sequence[LegalAction], layout: Layout, *, gm: bool = False) -> Panel:
     """Lay the viewer's legal actions out where they apply: on their rolls, on the requests, on each character's
     card (the GM's rulings apart), and in the GM's bar. Nothing that cannot apply is offered, since only legal
     actions are laid out."""
     out = Panel()
     bar: dict[str, list[Action]] = {}
-    shown = presenter_for(state)  # where the game's own actions sit
     for a in actions:
         if (
             a.type in SKIPPED
@@ -272,23 +280,23 @@ def panel(state: TableState, actions: Sequence[LegalAction], *, gm: bool = False
         ):
             continue
         roll = next((a.fixed[k] for k in ROLL_KEYS if k in a.fixed), None)
-        ruling = a.group in GM_GROUPS or a.type in shown.table_actions
+        ruling = a.group in GM_GROUPS or a.type in layout.table_actions
         cid = _on_card(state, a)
         if roll is not None:
-            out.rolls.setdefault(str(roll), []).append(form_of(state, a))
+            out.rolls.setdefault(str(roll), []).append(form_of(state, layout, a))
         elif a.type == AnswerGm.type:
-            out.answers[str(a.fixed["request"])] = form_of(state, a)
+            out.answers[str(a.fixed["request"])] = form_of(state, layout, a)
         elif a.type == Undo.type:
-            out.undo = form_of(state, a)
-        elif a.type in shown.round_controls:
-            out.rounds.append(form_of(state, a))
+            out.undo = form_of(state, layout, a)
+        elif a.type in layout.round_controls:
+            out.rounds.append(form_of(state, layout, a))
         elif cid is not None:
             card = out.cards.setdefault(cid, CardActions())
-            (card.gm if gm and ruling else card.own).append(form_of(state, a, _short(state, cid, a.label)))
+            (card.gm if gm and ruling else card.own).append(form_of(state, layout, a, _short(state, cid, a.label)))
         elif gm and (ruling or a.group in BAR_GROUPS):
-            bar.setdefault(a.group or "Table", []).append(form_of(state, a))
+            bar.setdefault(a.group or "Table", []).append(form_of(state, layout, a))
         else:
-            out.tools.append(form_of(state, a))
+            out.tools.append(form_of(state, layout, a))
     out.bar = [Group(t, tuple(acts)) for t, acts in bar.items()]
     return out
 

@@ -41,7 +41,7 @@ from herotable.table.game import LegalAction, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.sheet_edits import may_change
 from herotable.table.state import Role, Ruleset, TableError, TableState
-from herotable.table.views import may_see_sheet, view_for
+from herotable.table.views import may_see_sheet
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 templates.env.globals["dice_svg"] = board.dice_svg
@@ -565,8 +565,9 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
     same for every viewer of one audience (the GM, a player, every spectator), so a live frame renders it once per
     audience; nothing in it belongs to one login session."""
     gm = state.is_gm(uid)
-    laid = actions.panel(state, legal_actions(state, uid), gm=gm)
-    shown = board.build(state, uid, presenter_for(state).read_board)
+    face = presenter_for(state)
+    laid = actions.panel(state, legal_actions(state, uid), face.layout, gm=gm)
+    shown = board.build(state, uid, face.read_board)
     return {
         "campaign": state,
         "gm": gm,
@@ -574,8 +575,8 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
         "who": state.names(),
         "board": shown,
         "laid": laid,
-        "checks": _check_chances(state, uid, laid) if state.ruleset is Ruleset.CONVICTION else {},
-        "attacks": {a.get("actor") for c in laid.cards.values() for a in c.own if a.type == "ltl.attack"},
+        "checks": face.chances(state, uid, laid),
+        "attacks": face.attackers(laid),
         "own": [c for c in state.characters if c.owner == uid],
         "alerts": _alerts(shown, laid, gm),
         "portraits": portraits.shown(state, uid, digests),
@@ -593,46 +594,6 @@ def _alerts(shown: board.Board, laid: actions.Panel, gm: bool) -> str:
     if gm:
         keys += [f"request:{r.id}" for r in shown.requests]
     return " ".join(keys)
-
-
-def _check_chances(state: TableState, uid: str, laid: actions.Panel) -> dict[str, Any]:
-    """A Conviction check's chance with and without a spend, beside the action it is about: a called check whose
-    ability and skill the GM set, as it is and with a Conviction re-roll (R-T-3, R-CV-4); and on a pending check
-    that fails as it stands, the re-roll's chance to turn it. Only numbers the viewer already sees go in: a call's
-    Difficulty is its roller's to see, a pending check's dice too (`view_for` shows them to no one else)."""
-    from herotable.conviction.character import Ability
-    from herotable.odds.check import check
-    from herotable.table.conviction.decide import check_modifier
-    from herotable.table.conviction.decide import table_of as cv_table
-
-    table = cv_table(state)
-    out: dict[str, Any] = {}
-    for card in laid.cards.values():
-        for a in card.own:
-            call = next((c for c in table.calls if c.id == a.get("call")), None)
-            if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
-                continue
-            ability = Ability(call.ability) if call.ability else None
-            hero = table.hero(call.character)
-            modifier, bonuses = check_modifier(hero, ability, call.skill, call.modifier, call.reason)
-            bonus = modifier + sum(b.amount for b in bonuses)
-            out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
-    seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}
-    for acts in laid.rolls.values():
-        for a in acts:
-            shown = seen.get(a.get("check"))
-            if a.type != "cv.reroll" or shown is None:
-                continue
-            if shown["succeeded"]:
-                out[a.key] = "It succeeds as it stands; a re-roll cannot make it fail (the better die counts)."
-                continue
-            bonus = shown["modifier"] + sum(amount for _, amount in shown["bonuses"])
-            plain = check(bonus, shown["difficulty"])
-            turned = (check(bonus, shown["difficulty"], conviction_reroll=True).success - plain.success) / (
-                plain.first_roll_fails or 1
-            )
-            out[a.key] = f"It fails as it stands; the re-roll turns it into a success {float(turned):.0%} of the time."
-    return out
 
 
 ODDS_CACHED = 512  # odds panels kept per server, by campaign, state and viewer

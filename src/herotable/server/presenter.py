@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board
 from herotable.server.sheets import SheetEditor
 from herotable.table.state import Ruleset, TableState
@@ -15,12 +16,18 @@ from herotable.table.state import Ruleset, TableState
 class Presenter(Protocol):
     ruleset: Ruleset
     sheets: SheetEditor
-    round_controls: frozenset[str]  # the GM's round controls, always in view in the bar (command types)
-    table_actions: frozenset[str]  # the GM's table-wide actions, which sit in the bar whatever their group
-    field_labels: Mapping[tuple[str, str], str]  # (command type, field): its label where the field's name says little
+    layout: Layout  # where its actions sit on the table page, and what their fields are called
 
     def read_board(self, state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
         """Add to the board what the game's masked view (`game`) holds for the viewer: open rolls' dice, trackers."""
+        ...
+
+    def chances(self, state: TableState, user: str, laid: Panel) -> dict[str, Any]:
+        """Odds to show beside the viewer's laid-out actions, by action key (only numbers the viewer sees)."""
+        ...
+
+    def attackers(self, laid: Panel) -> set[str]:
+        """The viewer's characters whose attack gets an odds panel of its own."""
         ...
 
 

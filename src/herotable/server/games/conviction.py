@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, Abilities, Ability, Nature
 from herotable.conviction.character import Role as CvRole
 from herotable.errors import Problem
+from herotable.odds.check import check
+from herotable.server import odds_panel
+from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board, DiceSide, Die
 from herotable.server.presenter import register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, int_field
@@ -24,8 +26,9 @@ from herotable.table.conviction.commands import (
     Rest,
     StartRound,
 )
-from herotable.table.conviction.decide import catalogue
+from herotable.table.conviction.decide import catalogue, check_modifier, table_of
 from herotable.table.state import Ruleset, TableState
+from herotable.table.views import view_for
 
 CV_SKILL_ROWS = 6
 
@@ -109,16 +112,60 @@ def _read_cv(state: TableState, user: str, game: Mapping[str, Any], board: Board
         board.outcome[c["id"]] = f"{c['total']} against {c['difficulty']}: {verdict} as it stands."
 
 
+def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, Any]:
+    """A Conviction check's chance with and without a spend, beside the action it is about: a called check whose
+    ability and skill the GM set, as it is and with a Conviction re-roll (R-T-3, R-CV-4); and on a pending check
+    that fails as it stands, the re-roll's chance to turn it. Only numbers the viewer already sees go in: a call's
+    Difficulty is its roller's to see, a pending check's dice too (`view_for` shows them to no one else)."""
+    table = table_of(state)
+    out: dict[str, Any] = {}
+    for card in laid.cards.values():
+        for a in card.own:
+            call = next((c for c in table.calls if c.id == a.get("call")), None)
+            if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
+                continue
+            ability = Ability(call.ability) if call.ability else None
+            hero = table.hero(call.character)
+            modifier, bonuses = check_modifier(hero, ability, call.skill, call.modifier, call.reason)
+            bonus = modifier + sum(b.amount for b in bonuses)
+            out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
+    seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}
+    for acts in laid.rolls.values():
+        for a in acts:
+            shown = seen.get(a.get("check"))
+            if a.type != "cv.reroll" or shown is None:
+                continue
+            if shown["succeeded"]:
+                out[a.key] = "It succeeds as it stands; a re-roll cannot make it fail (the better die counts)."
+                continue
+            bonus = shown["modifier"] + sum(amount for _, amount in shown["bonuses"])
+            plain = check(bonus, shown["difficulty"])
+            turned = (check(bonus, shown["difficulty"], conviction_reroll=True).success - plain.success) / (
+                plain.first_roll_fails or 1
+            )
+            out[a.key] = f"It fails as it stands; the re-roll turns it into a success {float(turned):.0%} of the time."
+    return out
+
+
 class CvPresenter:
     ruleset = Ruleset.CONVICTION
     sheets: SheetEditor = CvSheets()
-    round_controls = frozenset({StartRound.type, BeginTurns.type})
-    table_actions = frozenset({Rest.type, CallCheck.type, RaiseLevel.type})
-    field_labels: Mapping[tuple[str, str], str] = MappingProxyType({})
+    layout = Layout(
+        table_actions=frozenset({Rest.type, CallCheck.type, RaiseLevel.type}),
+        round_controls=frozenset({StartRound.type, BeginTurns.type}),
+    )
 
     @staticmethod
     def read_board(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
         _read_cv(state, user, game, board)
+
+    @staticmethod
+    def chances(state: TableState, user: str, laid: Panel) -> dict[str, Any]:
+        return _check_chances(state, user, laid)
+
+    @staticmethod
+    def attackers(laid: Panel) -> set[str]:
+        return set()  # no exchanges to weigh: a check's chance stands beside it (`chances`)
 
 
 register(CvPresenter())

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from herotable.errors import InvalidSheet, Problem
 from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
+from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board, DiceSide, Die
 from herotable.server.presenter import register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, lines_of
 from herotable.table.commands import Command
 from herotable.table.ltl.commands import (
+    Attack,
     BuySuccess,
     ChooseCritReward,
     CreateLtlCharacter,
@@ -188,30 +189,39 @@ def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Boar
 class LtlPresenter:
     ruleset = Ruleset.LTL
     sheets: SheetEditor = LtlSheets()
-    round_controls = frozenset({EndRound.type, EndConflict.type})
-    table_actions = frozenset(
-        {
-            StartConflict.type,
-            EndRound.type,
-            EndConflict.type,
-            CallContest.type,
-            CancelContest.type,
-            CallTeamChallenge.type,
-            CallTeamAttack.type,
-            CancelTeam.type,
-        }
-    )
-    field_labels: Mapping[tuple[str, str], str] = MappingProxyType(
-        {
+    layout = Layout(
+        table_actions=frozenset(
+            {
+                StartConflict.type,
+                EndRound.type,
+                EndConflict.type,
+                CallContest.type,
+                CancelContest.type,
+                CallTeamChallenge.type,
+                CallTeamAttack.type,
+                CancelTeam.type,
+            }
+        ),
+        round_controls=frozenset({EndRound.type, EndConflict.type}),
+        field_labels={
             (BuySuccess.type, "character"): "Whose roll succeeds",
             (Reroll.type, "character"): "Who re-rolls",
             (ChooseCritReward.type, "bonus"): "Reward",
-        }
+        },
     )
 
     @staticmethod
     def read_board(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
         _read_ltl(state, user, game, board)
+
+    @staticmethod
+    def chances(state: TableState, user: str, laid: Panel) -> dict[str, Any]:
+        return {}  # an attack's odds are a panel of their own (`attackers`)
+
+    @staticmethod
+    def attackers(laid: Panel) -> set[str]:
+        """The viewer's fighters able to attack now: each gets the odds panel of its choices."""
+        return {str(a.get("actor")) for c in laid.cards.values() for a in c.own if a.type == Attack.type}
 
 
 register(LtlPresenter())
