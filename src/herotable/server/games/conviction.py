@@ -155,13 +155,8 @@ class CvPresenter:
         round_controls=frozenset({StartRound.type, BeginTurns.type}),
     )
 
-    @staticmethod
-    def read_board(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
-        _read_cv(state, user, game, board)
-
-    @staticmethod
-    def chances(state: TableState, user: str, laid: Panel) -> dict[str, Any]:
-        return _check_chances(state, user, laid)
+    read_board = staticmethod(_read_cv)
+    chances = staticmethod(_check_chances)
 
     @staticmethod
     def attackers(laid: Panel) -> set[str]:

@@ -210,9 +210,7 @@ class LtlPresenter:
         },
     )
 
-    @staticmethod
-    def read_board(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
-        _read_ltl(state, user, game, board)
+    read_board = staticmethod(_read_ltl)
 
     @staticmethod
     def chances(state: TableState, user: str, laid: Panel) -> dict[str, Any]:
