@@ -32,7 +32,7 @@ from herotable.ltl.advancement import (
 from herotable.ltl.advancement import Improvement as RulesImprovement
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.healing import heal, healing_power, power_style
-from herotable.ltl.hero import GM_CHOSEN_LOSSES, Hero, finish_action, lose_levels, record_defeat, time_passes
+from herotable.ltl.hero import GM_CHOSEN_LOSSES, Hero, NextRound, finish_action, lose_levels, record_defeat, time_passes
 from herotable.ltl.heroism import HeroismResult, push, recover
 from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
@@ -812,6 +812,27 @@ def crit_due(state: TableState, table: LtlTable, cid: str, roll: str | None = No
     )
 
 
+def due_reward(due: CritDue, bonus: CritBonus, cap: int) -> tuple[int, tuple[tuple[str, NextRound], ...]]:
+    """What a reward chosen for a due critical success adds (`crit_reward`). Raises IllegalAction for one the rules
+    refuse, and for the extra level or "opponent -1" after a roll against a difficulty, where they would do nothing."""
+    if not due.opposed and bonus in NO_OPPONENT:
+        raise IllegalAction(
+            "critical/no_opponent",
+            "the roll was against a difficulty: there is no opponent to lose a level or roll -1",
+            ruling="R-LTL-8",
+            fix="choose a re-roll or +1 die type next round, or an advantage the GM adjudicates",
+        )
+    return crit_reward(
+        bonus,
+        winner=due.character,
+        loser=due.loser,
+        effect=due.effect,
+        cap=cap,
+        opposed=due.opposed,
+        loser_minus_one=due.loser_minus_one,
+    )
+
+
 @handles(ChooseCritReward, LTL)
 def _choose_crit(state: TableState, cmd: ChooseCritReward, ctx: Ctx) -> Decision:
     """The winner's controller (or the GM for them) chooses a critical success's reward someone else settled
@@ -819,22 +840,7 @@ def _choose_crit(state: TableState, cmd: ChooseCritReward, ctx: Ctx) -> Decision
     require_controls(state, ctx.user, cmd.character)
     table = table_of(state)
     due = crit_due(state, table, cmd.character, cmd.roll)
-    if not due.opposed and cmd.bonus in NO_OPPONENT:
-        raise IllegalAction(
-            "critical/no_opponent",
-            "the roll was against a difficulty: there is no opponent to lose a level or roll -1",
-            ruling="R-LTL-8",
-            fix="choose a re-roll or +1 die type next round, or an advantage the GM adjudicates",
-        )
-    extra, carried = crit_reward(
-        cmd.bonus,
-        winner=due.character,
-        loser=due.loser,
-        effect=due.effect,
-        cap=table.options.effect_cap,
-        opposed=due.opposed,
-        loser_minus_one=due.loser_minus_one,
-    )
+    extra, carried = due_reward(due, cmd.bonus, table.options.effect_cap)
     heroes: dict[str, Hero] = {}
     for who, effect in carried:
         h = heroes.get(who, table.hero(who))

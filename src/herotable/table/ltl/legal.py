@@ -14,7 +14,7 @@ from herotable.ltl.healing import WOUNDS, healing_powers
 from herotable.ltl.hero import GM_CHOSEN_LOSSES, Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
 from herotable.ltl.roll import RerollSource
-from herotable.ltl.task import CritBonus, CritPenalty, crit_reward
+from herotable.ltl.task import CritBonus, CritPenalty
 from herotable.table.codec import Json
 from herotable.table.commands import LABEL_LENGTH, NAME_LENGTH, controls
 from herotable.table.game import (
@@ -73,7 +73,7 @@ from herotable.table.ltl.commands import (
     TimePasses,
     TryAgain,
 )
-from herotable.table.ltl.decide import NO_OPPONENT, failed_task, table_of
+from herotable.table.ltl.decide import due_reward, failed_task, table_of
 from herotable.table.ltl.render import situation_words
 from herotable.table.ltl.state import CritDue, LtlTable, OpenAction, OpenTask, rules_conflict
 from herotable.table.state import CharacterRef, TableState
@@ -313,18 +313,8 @@ def _choose_crit(state: TableState, table: LtlTable, d: CritDue) -> LegalAction:
     """The rewards the rules accept for a critical success someone else settled (R-LTL-8 amended)."""
     accepted = []
     for bonus in CritBonus:
-        if not d.opposed and bonus in NO_OPPONENT:
-            continue
         try:
-            crit_reward(
-                bonus,
-                winner=d.character,
-                loser=d.loser,
-                effect=d.effect,
-                cap=table.options.effect_cap,
-                opposed=d.opposed,
-                loser_minus_one=d.loser_minus_one,
-            )
+            due_reward(d, bonus, table.options.effect_cap)
         except IllegalAction:
             continue
         accepted.append(bonus.value)
