@@ -236,7 +236,7 @@ def new_table(rng: Rng, ruleset: Ruleset, campaign_id: str = "c") -> Table:
     initiative goes (R-LTL-12: simultaneous, rolled each round or once), so random play meets all three."""
     table = Table(rng)
     options = {}
-    if ruleset is Ruleset.LTL:
+    if ruleset == Ruleset.LTL:
         options["initiative"] = ("simultaneous", "each_round", "once")[rng.roll(3) - 1]
     table.run(
         "gm",

@@ -307,3 +307,16 @@ def test_export_is_for_the_gm(app):
     assert m["pat"].get(f"/api/v1/campaigns/{cid}/export").status_code == 403
     doc = m["gm"].get(f"/api/v1/campaigns/{cid}/export").json()
     assert doc["format"] == "herotable.campaign" and doc["event_count"] == len(doc["events"])
+
+
+def test_the_games_are_listed_and_a_new_campaign_must_name_one_of_them(app):
+    gm = register(app, "gwen")
+    games = anonymous(app).get("/api/v1/games").json()
+    assert [(g["ruleset"], g["title"]) for g in games] == [("ltl", "Larger Than Life"), ("conviction", "Conviction")]
+    assert all(g["rules_version"] >= 1 for g in games)
+    refused = gm.post("/api/v1/campaigns", {"name": "Knights", "ruleset": "chess"})
+    assert refused.status_code == 422
+    assert "'chess'" in refused.text and "conviction, ltl" in refused.text  # what is wrong, and what to send
+    assert gm.get("/api/v1/campaigns").json() == []  # nothing was made
+    spec = anonymous(app).get("/openapi.json").json()
+    assert spec["components"]["schemas"]["NewCampaign"]["properties"]["ruleset"]["enum"] == ["conviction", "ltl"]

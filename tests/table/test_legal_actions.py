@@ -36,6 +36,8 @@ from herotable.table.views import may_see, view_for
 
 NOT_PLAYED = {"campaign.create", "member.join"}  # how a campaign and its members begin: the table makes them
 
+BUILT_IN = (Ruleset.LTL, Ruleset.CONVICTION)
+
 
 # --- what a listed action covers ---
 
@@ -191,7 +193,7 @@ def assert_actions_reveal_nothing(table: Table, user: str, actions: list[LegalAc
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(list(Ruleset)))
+@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(BUILT_IN))
 def test_listed_actions_are_accepted_and_nothing_else_is(seed, ruleset):
     r = random.Random(seed)
     table = new_table(SeededRng(seed), ruleset)
@@ -242,7 +244,7 @@ def test_random_play_reaches_every_kind_of_command():
         towards = any(kind in path and target not in seen for target, path in PATHS.items())
         return RARE.get(kind, 1.0) * (1.0 if kind in seen else 25.0) * (5.0 if towards else 1.0)
 
-    for ruleset in Ruleset:
+    for ruleset in BUILT_IN:
         for seed in range(6):
             r = random.Random(seed)
             table = new_table(SeededRng(seed) if seed < 3 else SwingyRng(seed), ruleset)
@@ -257,7 +259,7 @@ def _view(state: Any, user: str) -> dict[str, Any]:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(list(Ruleset)))
+@given(seed=st.integers(0, 2**32 - 1), ruleset=st.sampled_from(BUILT_IN))
 def test_no_view_changes_without_a_fact_its_viewer_may_see(seed, ruleset):
     # R-T-2: what a player's view shows changes only with facts they see, so a change never betrays a secret roll
     # or a hidden sheet, and a live client that waits for facts is never left showing an old view

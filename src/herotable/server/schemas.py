@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from enum import Enum
 from functools import cache
 from typing import Annotated, Any, Literal, Union, cast
 
@@ -26,6 +27,8 @@ def _strict(tp: Any) -> Any:
     """A field type whose JSON must already be of that type: no "yes" for true, no "15" or 15.0 for 15 (R-T-5).
     Containers and enums keep pydantic's reading of JSON (arrays for tuples, strings for enums)."""
     plain, optional = strip_optional(tp)
+    if isinstance(plain, type) and issubclass(plain, str) and not issubclass(plain, Enum):
+        plain = str  # a name of the table's own (a Ruleset): text in JSON, checked when the command is read
     if plain in STRICT_SCALARS:
         strict = cast(Any, Annotated)[plain, Strict()]  # a type built at run time
         return strict | None if optional else strict

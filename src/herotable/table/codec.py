@@ -103,10 +103,10 @@ def decode(tp: Any, data: Any, path: str = "$") -> Any:
             return tp(**{k: decode(hints[k], v, f"{path}.{k}") for k, v in data.items()})
         except (TypeError, KeyError) as err:
             raise CodecError(f"{path}: {err}") from None
-    if isinstance(tp, type) and issubclass(tp, Enum):
+    if isinstance(tp, type) and (issubclass(tp, Enum) or (issubclass(tp, str) and tp is not str)):
         try:
             return tp(data)
-        except ValueError:
+        except ValueError:  # an enum's unknown value, or text a str type's constructor refuses (a Ruleset's name)
             raise CodecError(f"{path}: {data!r} is not a {tp.__name__}") from None
     if origin is tuple:
         args = get_args(tp)
@@ -169,7 +169,7 @@ def _converter(tp: Any) -> Callable[[Any], Any] | None:
         return lambda v: decode(tp, v)
     if origin is typing.Literal:
         return None
-    if isinstance(tp, type) and issubclass(tp, Enum):
+    if isinstance(tp, type) and (issubclass(tp, Enum) or (issubclass(tp, str) and tp is not str)):
         return tp
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return decoder(tp)

@@ -32,7 +32,7 @@ class FoldMismatch(AssertionError):
 def decide(state: TableState, cmd: Command, user: str, rng: Rng, command_id: str) -> Decided:
     """Decide `cmd` for `user` with real (or scripted) dice. Raises RulesError (nothing is decided)."""
     spec = COMMANDS[cmd.type]
-    if spec.game is not None and state.members and spec.game is not state.ruleset:
+    if spec.game is not None and state.members and spec.game != state.ruleset:
         title = game_for(state.ruleset).title
         raise TableError(
             "table/other_game",

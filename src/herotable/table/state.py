@@ -3,18 +3,42 @@ the campaign's game (the Larger Than Life or the Conviction table). Rebuilt by f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from herotable.errors import RulesError
 from herotable.table.codec import TRANSIENT
 from herotable.table.facts import Visibility
 
 
-class Ruleset(StrEnum):
-    LTL = "ltl"
-    CONVICTION = "conviction"
+class Ruleset(str):
+    """Which game a campaign plays, by the name its log records. The names are open, as python-chess's variants are:
+    each game registers its own (`herotable.table.game.register`), and `LTL` and `CONVICTION` are the two built in.
+    Compare with `==`: a ruleset read back from a log is equal to the constant, not the same object."""
+
+    __slots__ = ()
+    LTL: ClassVar[Ruleset]
+    CONVICTION: ClassVar[Ruleset]
+
+    def __new__(cls, name: str) -> Ruleset:
+        if not isinstance(name, str) or not _RULESET.fullmatch(name):
+            raise ValueError(f"{name!r} is not a game's name: lower-case letters, digits and underscores")
+        return super().__new__(cls, name)
+
+    @property
+    def value(self) -> str:
+        """The name as plain text, as the log and the API write it."""
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Ruleset({self.value!r})"
+
+
+_RULESET = re.compile(r"[a-z][a-z0-9_]{0,31}")
+Ruleset.LTL = Ruleset("ltl")
+Ruleset.CONVICTION = Ruleset("conviction")
 
 
 class Role(StrEnum):

@@ -5,23 +5,36 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from herotable.server import log_pages
 from herotable.server.api.common import member_state
 from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.log_pages import seen_json
+from herotable.server.presenter import listed
 from herotable.store.accounts import User
+from herotable.table.game import GAMES, game_for
 from herotable.table.state import Ruleset
 
 router = APIRouter()
+
+
+def _games_schema(schema: dict[str, Any]) -> None:
+    schema["enum"] = sorted(GAMES)  # the games registered when the schema is made
 
 
 class NewCampaign(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=100)
-    ruleset: Ruleset
+    ruleset: str = Field(description="the game it plays: GET /api/v1/games lists them", json_schema_extra=_games_schema)
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in GAMES:
+            raise ValueError(f"no game is called {name!r}: choose one of {', '.join(sorted(GAMES))}")
+        return name
 
 
 def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
@@ -46,7 +59,20 @@ def campaigns(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
 
 def new_campaign(svc: ServicesDep, user: User, body: NewCampaign) -> str:
     """A new campaign with the user as its GM; its id."""
-    return svc.table.create_campaign(user.user_id, user.display_name, body.name, body.ruleset).campaign_id
+    return svc.table.create_campaign(user.user_id, user.display_name, body.name, Ruleset(body.ruleset)).campaign_id
+
+
+@router.get("/games")
+def games() -> list[dict[str, Any]]:
+    """The games a campaign may play: the `ruleset` a new campaign names, its title, and its rules' version."""
+    return [
+        {
+            "ruleset": p.ruleset.value,
+            "title": game_for(p.ruleset).title,
+            "rules_version": game_for(p.ruleset).rules_version,
+        }
+        for p in listed()
+    ]
 
 
 @router.post("/campaigns", status_code=201)
