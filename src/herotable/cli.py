@@ -260,7 +260,7 @@ def serve(
     import uvicorn
 
     from herotable.server.app import create_app
-    from herotable.server.demo_seed import seed_demo
+    from herotable.server.games.demo import seed_demo
     from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
 
     web = create_app()  # migrates the database and makes the signing key once, before any worker starts

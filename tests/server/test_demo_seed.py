@@ -9,7 +9,7 @@ import pytest
 
 from herotable.dice import SeededRng
 from herotable.server.app import create_app
-from herotable.server.demo_seed import seed_demo
+from herotable.server.games.demo import seed_demo
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
 from isolation import CHEAP_HASHES

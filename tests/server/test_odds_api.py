@@ -79,16 +79,16 @@ def test_the_table_page_offers_free_dice_and_logs_the_total():
 
 
 def test_the_odds_panel_is_computed_once_per_state_and_viewer(monkeypatch):
-    from herotable.server import pages
+    from herotable.server.games.ltl_odds import LtlDuels
 
     computed: list[tuple[int, str]] = []
-    real = pages._compute_odds
+    real = LtlDuels.panel
 
     def counting(state, uid, acts):  # the real computation, counted
         computed.append((state.seq, uid))
         return real(state, uid, acts)
 
-    monkeypatch.setattr(pages, "_compute_odds", counting)
+    monkeypatch.setattr(LtlDuels, "panel", staticmethod(counting))
     cid, m = heroes_and_villains()
     m["gm"].command(
         cid, type="ltl.conflict.start", fighters=[["comet", "heroes"], ["entropy", "villains"], ["shadow", "villains"]]
@@ -130,7 +130,7 @@ def test_a_fight_with_a_hidden_villain_gives_a_player_no_odds_but_the_gm_gets_th
 
 def test_monte_carlo_fight_odds_say_so_with_their_interval():
     from herotable.odds.melee import melee
-    from herotable.server.odds_panel import estimate, says
+    from herotable.server.games.ltl_odds import estimate, says
 
     big = [Rating(7)] * 3
     odds = melee(big, big, seed=5, trials=2000)

@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from herotable.dice import SeededRng
 from herotable.server.app import create_app
-from herotable.server.demo_seed import DEMO_PASSWORD, seed_demo
+from herotable.server.games.demo import DEMO_PASSWORD, seed_demo
 from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
 from isolation import CHEAP_HASHES

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 from types import ModuleType
 
 from herotable.server import api
 from herotable.server.api import accounts, campaigns, commands, export, members, odds
 
-WEB = ("pages", "manage", "chat", "portrait_routes", "live", "demo_seed", "app")
+WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app")
 SERVER = Path(api.__file__).resolve().parents[1]
 
 
@@ -69,6 +70,45 @@ def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make
 
 
 GAMES = ("herotable.ltl", "herotable.conviction", "herotable.table.ltl", "herotable.table.conviction")
+
+
+TYPE_STRING = re.compile(r"""["'](?:ltl|cv)\.[a-z_]+(?:\.[a-z_]+)?["']""")
+
+
+def test_outside_each_games_presenter_the_web_layer_names_no_game():
+    # a third game adds its presenter under server/games/ and touches nothing else in server/ (docs/web.md)
+    offending = []
+    for path in sorted(SERVER.rglob("*.py")):
+        if "games" in path.relative_to(SERVER).parts:
+            continue
+        source = path.read_text()
+        tree = ast.parse(source)
+        modules = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+            a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+        }
+        offending += [f"{path.name} imports {m}" for m in modules if m.startswith(GAMES)]
+        offending += [f"{path.name} spells {t}" for t in TYPE_STRING.findall(source)]
+        offending += [f"{path.name} names {c}" for c in ("Ruleset.LTL", "Ruleset.CONVICTION") if c in source]
+    assert offending == []
+
+
+def test_only_the_templates_a_presenter_names_speak_of_its_game():
+    from herotable.server import games  # noqa: F401  (registers the presenters)
+    from herotable.server.presenter import PRESENTERS
+    from herotable.table.game import game_for
+
+    own = {name for p in PRESENTERS.values() for name in (p.sheets.template, p.sheets.view_template)}
+    titles = [game_for(r).title for r in PRESENTERS]
+    spoken = []
+    for path in sorted((SERVER / "templates").rglob("*.html")):
+        name = path.relative_to(SERVER / "templates").as_posix()
+        if name in own:
+            continue
+        text = path.read_text()
+        spoken += [f"{name}: {t}" for t in titles if t in text]
+        spoken += [f"{name}: {t}" for t in TYPE_STRING.findall(text)]
+        spoken += [f"{name}: {r}" for r in PRESENTERS if f"'{r}'" in text or f'"{r}"' in text]
+    assert spoken == []
 
 
 def test_the_board_the_sheet_editor_and_the_action_layout_name_no_game():

@@ -9,7 +9,7 @@ import pytest
 from herotable.dice import Rating, shifted
 from herotable.errors import RulesError
 from herotable.odds.exchange import Roll, exchange
-from herotable.server.odds_panel import exchange_odds
+from herotable.server.games.ltl_odds import exchange_odds
 from herotable.service import TableService, replay_events
 from herotable.table.audit import audit
 from herotable.table.ltl.commands import (

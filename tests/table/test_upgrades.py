@@ -192,7 +192,7 @@ def test_the_web_table_answers_410_for_an_old_campaign_and_lists_only_the_others
 def test_the_demo_recorded_by_an_older_herotable_is_made_anew(tmp_path):
     from herotable.dice import SeededRng
     from herotable.server.app import create_app
-    from herotable.server.demo_seed import seed_demo
+    from herotable.server.games.demo import seed_demo
     from herotable.server.settings import Settings
 
     store = open_store(legacy_database(tmp_path))

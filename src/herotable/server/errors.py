@@ -36,7 +36,7 @@ FIXES = {
     "missing": "add {field}",
     "extra_forbidden": "leave {field} out: the command has no such field",
     "union_tag_invalid": "use a command type that GET /api/v1/commands lists",
-    "union_tag_not_found": 'give the command its type, e.g. {{"type": "ltl.challenge", …}}',
+    "union_tag_not_found": 'give the command its "type", one of those GET /api/v1/commands lists',
 }
 
 

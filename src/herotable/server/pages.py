@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -25,26 +24,26 @@ from herotable.server import (
     actions,
     board,
     games,  # noqa: F401  (importing it registers each game's presenter)
-    odds_panel,
     portraits,
     rules_ref,
 )
 from herotable.server.api import accounts, campaigns, members
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
-from herotable.server.presenter import presenter_for
+from herotable.server.presenter import listed, presenter_for
 from herotable.server.security import digest
 from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
-from herotable.table.game import LegalAction, game_of
+from herotable.table.game import LegalAction, game_for, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.sheet_edits import may_change
-from herotable.table.state import Role, Ruleset, TableError, TableState
+from herotable.table.state import Role, Ruleset, TableState
 from herotable.table.views import may_see_sheet
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 templates.env.globals["dice_svg"] = board.dice_svg
+templates.env.globals["game_title"] = lambda ruleset: game_for(Ruleset(ruleset)).title
 router = APIRouter(dependencies=[Depends(check_csrf)])
 P = ParamSpec("P")
 
@@ -113,9 +112,7 @@ def member(svc: Services, campaign_id: str, user: User) -> TableState:
 def index(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     if user is None:
         return render(request, "login.html", svc, None)
-    return render(
-        request, "campaigns.html", svc, user, campaigns=campaigns.my_campaigns(svc, user), rulesets=list(Ruleset)
-    )
+    return render(request, "campaigns.html", svc, user, campaigns=campaigns.my_campaigns(svc, user), games=_games())
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -295,6 +292,11 @@ def join_form(
 # --- campaigns ---
 
 
+def _games() -> list[dict[str, str]]:
+    """The games a new campaign may play, as the form lists them."""
+    return [{"value": p.ruleset.value, "title": game_for(p.ruleset).title, "blurb": p.blurb} for p in listed()]
+
+
 @router.post("/campaigns")
 @page
 def new_campaign(
@@ -302,10 +304,11 @@ def new_campaign(
 ) -> Response:
     assert user is not None
     try:
-        body = campaigns.NewCampaign(name=name.strip(), ruleset=cast(Ruleset, ruleset))
+        body = campaigns.NewCampaign(name=name.strip(), ruleset=ruleset)
     except ValidationError as err:
         field = str(err.errors()[0]["loc"][0])
-        message = "give the campaign a name" if field == "name" else "choose Larger Than Life or Conviction"
+        titles = " or ".join(g["title"] for g in _games())
+        message = "give the campaign a name" if field == "name" else f"choose {titles}"
         return render(
             request,
             "campaigns.html",
@@ -313,7 +316,7 @@ def new_campaign(
             user,
             status=422,
             campaigns=campaigns.my_campaigns(svc, user),
-            rulesets=list(Ruleset),
+            games=_games(),
             errors={field: message},
             form={"name": name, "ruleset": ruleset},
         )
@@ -539,7 +542,8 @@ def character_page(campaign_id: str, cid: str, request: Request, svc: ServicesDe
         "owner": state.names().get(found.owner),
         "editable": may_change(state, user.user_id, found.owner) and not state.archived,
     }
-    context.update(presenter_for(state).sheets.view(hero))
+    sheets = presenter_for(state).sheets
+    context.update(sheets.view(hero), sheet_view=sheets.view_template)
     return render(request, "sheet_view.html", svc, user, **context)
 
 
@@ -576,7 +580,7 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
         "board": shown,
         "laid": laid,
         "checks": face.chances(state, uid, laid),
-        "attacks": face.attackers(laid),
+        "odds_panels": face.odds_panels(laid),
         "own": [c for c in state.characters if c.owner == uid],
         "alerts": _alerts(shown, laid, gm),
         "portraits": portraits.shown(state, uid, digests),
@@ -614,31 +618,13 @@ def _odds_context(svc: TableService, state: TableState, uid: str, acts: list[Leg
         if found is not None:
             cache.move_to_end(key)
             return found
-    made = _compute_odds(state, uid, acts)
+    duels = presenter_for(state).duels
+    made = duels.panel(state, uid, acts) if duels is not None else []
     with _odds_lock:
         cache[key] = made
         while len(cache) > ODDS_CACHED:
             cache.popitem(last=False)
     return made
-
-
-def _compute_odds(state: TableState, uid: str, acts: list[LegalAction]) -> list[dict[str, Any]]:
-    """For each of the viewer's fighters able to attack, against each opponent they may attack: every option's
-    odds this round and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the
-    viewer's legal actions (`acts`); the GM sees them for every pairing."""
-    out: list[dict[str, Any]] = []
-    for pairing in odds_panel.pairings(state, acts):
-        actor, target = pairing
-        a_name, t_name = state.character(actor).name, state.character(target).name
-        head = {"actor": a_name, "target": t_name, "actor_id": actor, "target_id": target}
-        try:
-            advice = odds_panel.exchange_odds(state, uid, actor, target, actions=acts)
-            chart = odds_panel.outcome_chart(odds_panel.conflict_odds(state, uid, actor, target), a_name, t_name)
-        except TableError as err:
-            out.append({**head, "refused": err.reason})
-            continue
-        out.append({**head, "options": advice["options"], "chart": Markup(chart)})
-    return out
 
 
 TABLE_PARTS = ("bar", "play")  # the log and the chat serve themselves (herotable.server.chat)

@@ -11,8 +11,10 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from herotable.server.presenter import listed
+from herotable.table.game import game_for
+
 RULES_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
-BOOKS = (("ltl.md", "Larger Than Life"), ("conviction.md", "Conviction"))
 RULING = re.compile(r"\bR-(?:LTL|CV|T)-\d+\b")
 
 
@@ -47,7 +49,10 @@ def books() -> tuple[Book, ...]:
     md = MarkdownIt("js-default")  # CommonMark with tables; raw HTML in the Markdown is shown as text
     anchored: set[str] = set()
     out = []
-    for name, title in BOOKS:
+    for presenter in listed():
+        if presenter.rules is None:
+            continue
+        name, title = f"{presenter.rules}.md", game_for(presenter.ruleset).title
         path = RULES_DIR / name
         if not path.exists():
             raise FileNotFoundError(f"the rules reference reads {path}; run the server from a herotable checkout")

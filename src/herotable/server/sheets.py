@@ -30,7 +30,8 @@ class Read:
 
 
 class SheetEditor(Protocol):
-    template: str
+    template: str  # the sheet's form
+    view_template: str  # the sheet as read, included in sheet_view.html with `view`'s context
 
     def context(self) -> dict[str, Any]:
         """What the editor page shows beyond the campaign: choices, rows, suggestions."""

@@ -58,7 +58,7 @@ def command(
     body: Annotated[CommandBody, Body()],
     command_id: Annotated[str | None, COMMAND_ID] = None,
 ) -> JSONResponse:
-    """Run one table command (`{"type": "ltl.challenge", ...}`); GET …/actions lists what you may send now.
+    """Run one table command (a JSON object with its `type` and fields); GET …/actions lists what you may send now.
 
     The answer holds the command's id, everything new in your own stream since just before it (the command's facts
     you may see, and any another member's command landed meanwhile, each with its `command_id`), the cursor after

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Response
 from herotable.server import odds_panel
 from herotable.server.api.common import member_state
 from herotable.server.deps import ServicesDep, UserDep
+from herotable.server.presenter import duels_of
 
 router = APIRouter()
 
@@ -25,9 +26,10 @@ def odds_exchange(
 ) -> dict[str, Any]:
     """The actor's options this round against the target, with the exchange and whole-duel odds of each."""
     state = member_state(svc, campaign_id, user)
-    acts = svc.table.legal_actions(campaign_id, user.user_id)
-    offered = any(a.type == "ltl.attack" and a.fixed.get("actor") == actor for a in acts)
-    return odds_panel.exchange_odds(state, user.user_id, actor, target, style, target_style, acts if offered else None)
+    duels = duels_of(state)
+    return duels.exchange(
+        state, user.user_id, actor, target, style, target_style, svc.table.legal_actions(campaign_id, user.user_id)
+    )
 
 
 @router.get("/campaigns/{campaign_id}/odds/check")
@@ -41,6 +43,4 @@ def odds_check(campaign_id: str, bonus: int, dc: int, svc: ServicesDep, user: Us
 def odds_chart(campaign_id: str, actor: str, target: str, svc: ServicesDep, user: UserDep) -> Response:
     """How the conflict between two fighters may end, as an SVG chart."""
     state = member_state(svc, campaign_id, user)
-    odds = odds_panel.conflict_odds(state, user.user_id, actor, target)
-    svg = odds_panel.outcome_chart(odds, state.character(actor).name, state.character(target).name)
-    return Response(svg, media_type="image/svg+xml")
+    return Response(duels_of(state).chart(state, user.user_id, actor, target), media_type="image/svg+xml")

@@ -7,14 +7,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from markupsafe import Markup
+
 from herotable.conviction.character import SUGGESTED_VICES, SUGGESTED_VIRTUES, Abilities, Ability, Nature
 from herotable.conviction.character import Role as CvRole
 from herotable.errors import Problem
+from herotable.odds.advisor import advise_check
 from herotable.odds.check import check
-from herotable.server import odds_panel
 from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board, DiceSide, Die
-from herotable.server.presenter import register
+from herotable.server.presenter import Duels, register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, int_field
 from herotable.table.commands import Command
 from herotable.table.conviction.commands import (
@@ -23,7 +25,9 @@ from herotable.table.conviction.commands import (
     CreateCvCharacter,
     CvSheet,
     RaiseLevel,
+    Reroll,
     Rest,
+    RollCheck,
     StartRound,
 )
 from herotable.table.conviction.decide import catalogue, check_modifier, table_of
@@ -35,6 +39,7 @@ CV_SKILL_ROWS = 6
 
 class CvSheets:
     template = "cv_sheet.html"
+    view_template = "cv_sheet_view.html"
 
     def context(self) -> dict[str, Any]:
         return {
@@ -112,28 +117,32 @@ def _read_cv(state: TableState, user: str, game: Mapping[str, Any], board: Board
         board.outcome[c["id"]] = f"{c['total']} against {c['difficulty']}: {verdict} as it stands."
 
 
-def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, Any]:
+def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, str]:
     """A Conviction check's chance with and without a spend, beside the action it is about: a called check whose
     ability and skill the GM set, as it is and with a Conviction re-roll (R-T-3, R-CV-4); and on a pending check
     that fails as it stands, the re-roll's chance to turn it. Only numbers the viewer already sees go in: a call's
     Difficulty is its roller's to see, a pending check's dice too (`view_for` shows them to no one else)."""
     table = table_of(state)
-    out: dict[str, Any] = {}
+    out: dict[str, str] = {}
     for card in laid.cards.values():
         for a in card.own:
             call = next((c for c in table.calls if c.id == a.get("call")), None)
-            if a.type != "cv.check" or call is None or any(f.name in ("ability", "skill") for f in a.fields):
+            if a.type != RollCheck.type or call is None or any(f.name in ("ability", "skill") for f in a.fields):
                 continue
             ability = Ability(call.ability) if call.ability else None
             hero = table.hero(call.character)
             modifier, bonuses = check_modifier(hero, ability, call.skill, call.modifier, call.reason)
             bonus = modifier + sum(b.amount for b in bonuses)
-            out[a.key] = odds_panel.check_odds(bonus, call.difficulty)["options"]
+            as_is, _, rerolled, _ = advise_check(bonus, call.difficulty)
+            out[a.key] = Markup(
+                'Chance: <strong title="{}">{:.0%}</strong> as it is, <strong title="{}">{:.0%}</strong> with a '
+                "Conviction re-roll."
+            ).format(as_is.success, float(as_is.success), rerolled.success, float(rerolled.success))
     seen = {c["id"]: c for c in view_for(state, uid)["game"].get("checks", ())}
     for acts in laid.rolls.values():
         for a in acts:
             shown = seen.get(a.get("check"))
-            if a.type != "cv.reroll" or shown is None:
+            if a.type != Reroll.type or shown is None:
                 continue
             if shown["succeeded"]:
                 out[a.key] = "It succeeds as it stands; a re-roll cannot make it fail (the better die counts)."
@@ -149,17 +158,21 @@ def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, Any]:
 
 class CvPresenter:
     ruleset = Ruleset.CONVICTION
+    rules: str | None = "conviction"
+    listed = 2
+    blurb = "DPoNI / True20"
     sheets: SheetEditor = CvSheets()
     layout = Layout(
         table_actions=frozenset({Rest.type, CallCheck.type, RaiseLevel.type}),
         round_controls=frozenset({StartRound.type, BeginTurns.type}),
     )
 
+    duels: Duels | None = None  # a check's chance stands beside it (`chances`): no exchanges to weigh
     read_board = staticmethod(_read_cv)
     chances = staticmethod(_check_chances)
 
     @staticmethod
-    def attackers(laid: Panel) -> set[str]:
+    def odds_panels(laid: Panel) -> set[str]:
         return set()  # no exchanges to weigh: a check's chance stands beside it (`chances`)
 
 

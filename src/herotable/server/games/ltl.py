@@ -11,7 +11,8 @@ from herotable.errors import InvalidSheet, Problem
 from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
 from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board, DiceSide, Die
-from herotable.server.presenter import register
+from herotable.server.games.ltl_odds import LtlDuels
+from herotable.server.presenter import Duels, register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, lines_of
 from herotable.table.commands import Command
 from herotable.table.ltl.commands import (
@@ -34,6 +35,7 @@ LTL_ROWS = {"superpowers": 4, "styles": 4}
 
 class LtlSheets:
     template = "ltl_sheet.html"
+    view_template = "ltl_sheet_view.html"
 
     def context(self) -> dict[str, Any]:
         return {"dice": DICE, "sections": CREATION_SECTIONS, "rows": LTL_ROWS}
@@ -188,6 +190,9 @@ def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Boar
 
 class LtlPresenter:
     ruleset = Ruleset.LTL
+    rules: str | None = "ltl"
+    listed = 1
+    blurb = ""
     sheets: SheetEditor = LtlSheets()
     layout = Layout(
         table_actions=frozenset(
@@ -211,15 +216,16 @@ class LtlPresenter:
     )
 
     read_board = staticmethod(_read_ltl)
+    duels: Duels | None = LtlDuels()
 
     @staticmethod
-    def chances(state: TableState, user: str, laid: Panel) -> dict[str, Any]:
-        return {}  # an attack's odds are a panel of their own (`attackers`)
+    def chances(state: TableState, user: str, laid: Panel) -> dict[str, str]:
+        return {}  # an attack's odds are a panel of their own (`odds_panels`)
 
     @staticmethod
-    def attackers(laid: Panel) -> set[str]:
-        """The viewer's fighters able to attack now: each gets the odds panel of its choices."""
-        return {str(a.get("actor")) for c in laid.cards.values() for a in c.own if a.type == Attack.type}
+    def odds_panels(laid: Panel) -> set[str]:
+        """The attacks open to the viewer's fighters now: each gets the odds panel of its choices."""
+        return {a.key for c in laid.cards.values() for a in c.own if a.type == Attack.type}
 
 
 register(LtlPresenter())

@@ -1,4 +1,5 @@
-"""Odds for the table: what each choice is worth before it is made, and the conflict outcome chart (SVG).
+"""Larger Than Life's odds at the table: what each choice in an exchange is worth before it is made, how the whole
+fight may end, and the conflict outcome chart (SVG).
 
 Only presentation lives here; the numbers come from `herotable.odds`. A player never gets odds against a
 hidden character: they would reveal its sheet.
@@ -12,20 +13,19 @@ from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape
 
+from markupsafe import Markup
+
 from herotable.dice import Rating
 from herotable.ltl.hero import Hero, LossType
-from herotable.odds.advisor import advise, advise_check
+from herotable.odds.advisor import advise
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
 from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
+from herotable.server.odds_panel import probability
 from herotable.table.commands import controls
-from herotable.table.game import Choice, Flag, IntRange, LegalAction, game_for, game_of
+from herotable.table.game import Choice, Flag, IntRange, LegalAction
+from herotable.table.ltl.commands import Attack
 from herotable.table.ltl.decide import table_of
-from herotable.table.state import Ruleset, TableError, TableState
-
-
-def probability(value: Fraction) -> dict[str, Any]:
-    """The CLI's and API's shape for a probability: exact and as a float."""
-    return {"exact": str(value), "float": float(value)}
+from herotable.table.state import TableError, TableState
 
 
 def _visible(state: TableState, viewer: str, cid: str) -> None:
@@ -43,7 +43,7 @@ def pairings(state: TableState, actions: Sequence[LegalAction]) -> list[tuple[st
     """(attacker, opponent) for every exchange the viewer's legal actions offer."""
     out: list[tuple[str, str]] = []
     for a in actions:
-        if a.type != "ltl.attack":
+        if a.type != Attack.type:
             continue
         target = a.fields.get("target")
         targets = (
@@ -57,7 +57,7 @@ def attack_options(actions: Sequence[LegalAction], actor: str) -> tuple[bool, in
     """What the attack's legal action offers the actor: Automatic Success before the roll, and the most levels of
     Going For Broke."""
     for a in actions:
-        if a.type == "ltl.attack" and a.fixed.get("actor") == actor:
+        if a.type == Attack.type and a.fixed.get("actor") == actor:
             broke = a.fields.get("broke")
             return isinstance(a.fields.get("auto_success"), Flag), broke.max if isinstance(broke, IntRange) else 0
     return False, 0
@@ -72,22 +72,10 @@ def _side(hero: Hero, stakes: LossType | None) -> SideState:
     return SideState(hero.base_now(stakes).position, hero.heroism.position)
 
 
-def duelling(state: TableState) -> None:
-    """Exchange and conflict odds are of a Larger Than Life duel: another game's campaign is told so (409)."""
-    if state.ruleset is not Ruleset.LTL:
-        raise TableError(
-            "odds/wrong_game",
-            f"this campaign plays {game_of(state).title}, and exchange and conflict odds are for "
-            f"{game_for(Ruleset.LTL).title} duels",
-            fix="ask for a check's odds instead: GET …/odds/check?bonus=…&dc=…",
-        )
-
-
 def duel(
     state: TableState, viewer: str, actor: str, target: str, style: str | None, target_style: str | None
 ) -> tuple[Contender, Contender, DuelState]:
     """The two sides of an exchange as the odds engine sees them, from the table's current state."""
-    duelling(state)
     if not controls(state, viewer, actor):
         raise TableError(
             "odds/not_yours",
@@ -214,18 +202,6 @@ def fight_odds(state: TableState, viewer: str) -> dict[str, Any] | None:
     }
 
 
-def check_odds(bonus: int, difficulty: int) -> dict[str, Any]:
-    """A Conviction check with and without the Conviction re-roll and Quotable Wit (R-CV-4, R-CV-12)."""
-    return {
-        "bonus": bonus,
-        "difficulty": difficulty,
-        "options": [
-            {"key": o.key, "label": o.label, "success": probability(o.success), "change": probability(o.change)}
-            for o in advise_check(bonus, difficulty)
-        ],
-    }
-
-
 def conflict_odds(state: TableState, viewer: str, actor: str, target: str) -> ConflictOdds:
     you, opp, now = duel(state, viewer, actor, target, None, None)
     return conflict(you, opp, table_of(state).options, state=now)
@@ -255,3 +231,47 @@ def outcome_chart(odds: ConflictOdds, a_name: str, b_name: str) -> str:
         parts.append(f'<text x="{label_w + length + 4:.1f}" y="{y + 15}" font-size="12">{float(p):.1%}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def panel(state: TableState, viewer: str, acts: Sequence[LegalAction]) -> list[dict[str, Any]]:
+    """For each of the viewer's fighters able to attack, against each opponent they may attack: every option's odds
+    this round and how the whole conflict may end (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the viewer's
+    legal actions (`acts`); the GM sees them for every pairing. A pairing against a hidden sheet says why it has
+    none."""
+    out: list[dict[str, Any]] = []
+    for actor, target in pairings(state, acts):
+        a_name, t_name = state.character(actor).name, state.character(target).name
+        head = {"actor": a_name, "target": t_name, "actor_id": actor, "target_id": target}
+        try:
+            advice = exchange_odds(state, viewer, actor, target, actions=acts)
+            chart = outcome_chart(conflict_odds(state, viewer, actor, target), a_name, t_name)
+        except TableError as err:
+            out.append({**head, "refused": err.reason})
+            continue
+        out.append({**head, "options": advice["options"], "chart": Markup(chart)})
+    return out
+
+
+class LtlDuels:
+    """Larger Than Life's duels as the web shows them: the API's exchange odds and conflict chart, and the table
+    page's odds panel."""
+
+    panel = staticmethod(panel)
+
+    @staticmethod
+    def exchange(
+        state: TableState,
+        viewer: str,
+        actor: str,
+        target: str,
+        style: str | None,
+        target_style: str | None,
+        acts: Sequence[LegalAction],
+    ) -> dict[str, Any]:
+        offered = any(a.type == Attack.type and a.fixed.get("actor") == actor for a in acts)
+        return exchange_odds(state, viewer, actor, target, style, target_style, acts if offered else None)
+
+    @staticmethod
+    def chart(state: TableState, viewer: str, actor: str, target: str) -> str:
+        odds = conflict_odds(state, viewer, actor, target)
+        return outcome_chart(odds, state.character(actor).name, state.character(target).name)
