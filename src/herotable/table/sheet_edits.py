@@ -395,7 +395,9 @@ def sheet_actions(state: TableState, user: str) -> list[LegalAction]:
     if role is None or role is Role.SPECTATOR:
         return []
     gm = role is Role.GM
-    parts = parts_of(state)
+    parts = PARTS.get(state.ruleset)
+    if parts is None:
+        return []  # a game that keeps no sheets has none to edit
     group = "Characters"
     out: list[LegalAction] = []
     for c in state.characters:
