@@ -1,5 +1,6 @@
-"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load, and
-portrait uploads as an attack (`bench_portraits`), written to bench/results.json.
+"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load,
+portrait uploads as an attack (`bench_portraits`), and how light the table page is (`bench_pages`), written to
+bench/results.json.
 
 Speed goals are checked here, never by timed tests. Each figure comes with the machine's raw rate of a
 trivial loop measured in the same run, so results from different machines compare as ratios.
@@ -16,6 +17,7 @@ from typing import Any
 
 from herotable.bench_live import live
 from herotable.bench_odds import figures as odds_figures
+from herotable.bench_pages import figures as pages_figures
 from herotable.bench_portraits import portraits
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
@@ -226,6 +228,7 @@ def main() -> None:
         **odds_figures(),
         "live": live(),
         "portraits": portraits(),
+        **pages_figures(),
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import itertools
+import re
 import socket
 import threading
 import time
@@ -178,3 +180,12 @@ def table(app: Any, ruleset: str = "ltl") -> tuple[str, dict[str, Member]]:
         assert member.post(f"/api/v1/join/{code}").status_code == 200
         members[name] = member
     return cid, members
+
+
+FORM_SLOT = re.compile(r'<div class="form-slot" hx-get="([^"]+)"[^>]*>.*?</div>', re.S)
+
+
+def opened(client: Any, page: str) -> str:
+    """A table page (or panel) as its member sees it with every section open: each section's form loaded, as
+    opening the section loads it (`hx-get` on the section's slot)."""
+    return FORM_SLOT.sub(lambda m: client.get(html.unescape(m.group(1))).text, page)

@@ -123,10 +123,9 @@ class Player:
     ) -> None:
         """Open an action in a part of the page ("bar", or "play" with the `card` of a character), fill it, submit it,
         and wait for its answer; fail on a refusal."""
-        p = self.page
         scope = f"#{where}" + (f" [data-character='{card}']" if card else "")
-        form = p.locator(f"{scope} form[data-action='{action}']").first
-        form.wait_for(state="attached")  # the action may arrive with the next live frame
+        form = self.forms(scope, action).first
+        form.wait_for(state="attached")
         self.open(form)
         expect(form.locator("button[type=submit]")).to_be_visible()
         for name, value in (fields or {}).items():
@@ -139,6 +138,20 @@ class Player:
             key, _, value = name.partition("=")
             form.locator(f"input[type=checkbox][name='{key}']" + (f"[value='{value}']" if value else "")).check()
         self.submit(form)
+
+    def forms(self, scope: str, action: str) -> Any:
+        """The forms of `action` within `scope`, every section holding one opened first: a section in a drop-down, on
+        a card or among the GM's rulings loads its form as it opens. The action may arrive with the next live frame."""
+        p = self.page
+        sections = p.locator(f"{scope} details[data-action='{action}']")
+        forms = p.locator(f"{scope} form[data-action='{action}']")
+        sections.or_(forms).first.wait_for(state="attached")
+        for i in range(sections.count()):
+            section = sections.nth(i)
+            self.open(section)
+            if not section.evaluate("d => d.open"):
+                section.locator("xpath=./summary").click()
+        return forms
 
     def open(self, form: Any) -> None:
         """Open every section and drop-down the form sits in, from the outside in, by clicking their summaries."""
@@ -153,7 +166,7 @@ class Player:
     ) -> None:
         """Act on the open roll shown on the table (re-roll, settle, announce…): the form for `action` whose hidden
         fields hold `fixed`, with its choices set to `fields`."""
-        forms = self.page.locator(f"#play article.roll form[data-action='{action}']")
+        forms = self.forms("#play article.roll", action)
         for name, value in (fixed or {}).items():
             forms = forms.filter(has=self.page.locator(f"input[type=hidden][name='{name}'][value='{value}']"))
         form = forms.first
@@ -521,11 +534,11 @@ def test_a_three_fighter_conflict_fits_one_screen_with_only_legal_actions_at_bot
         and not ({"task", "check"} & set(a["fixed"]))
         and not a["type"].startswith(("character.", "campaign.", "chat."))  # the sheet's page, the chat box
     }
-    card = ana.page.locator("#play [data-character='squall'] .card-acts form[data-action]")
+    card = ana.page.locator("#play [data-character='squall'] .card-acts [data-action]")  # a section, or a button
     shown = set(card.evaluate_all("fs => fs.map(f => f.dataset.action)"))
     assert shown == for_squall, (shown, for_squall)
     assert "ltl.attack" in shown and "ltl.override" not in shown
-    assert not ana.page.locator("#play [data-character='breaker'] form[data-action]").count()  # Ben's, not hers
+    assert not ana.page.locator("#play [data-character='breaker'] [data-action]").count()  # Ben's, not hers
     expect(ana.page.locator("#play [data-character='squall'] .odds-inline")).to_contain_text("to win the conflict")
 
     # Squall attacks; her pending roll and the GM's end-the-round control are on screen without scrolling

@@ -29,7 +29,7 @@ if (Real) {
 
 def call_for(gm: Player, card: str, kind: str) -> None:
     """The GM calls for a roll of `kind` from the character's card."""
-    form = gm.page.locator(f"#play [data-character='{card}'] form[data-action='ltl.call']").filter(
+    form = gm.forms(f"#play [data-character='{card}']", "ltl.call").filter(
         has=gm.page.locator(f"input[type=hidden][name='kind'][value='{kind}']")
     )
     form.first.wait_for(state="attached")

@@ -553,3 +553,26 @@ def test_a_shutdown_ends_even_when_the_redis_listener_misses_its_cancellation(tm
 
     assert asyncio.run(stopped()), "the shutdown waited for ever on a listener that missed its cancellation"
     assert missed and hub._listener.done()
+
+
+def test_a_table_page_s_socket_carries_on_from_the_page_and_never_sends_its_panels_again():
+    # the page holds its panels already: its socket opens where the page's stream stood (`data-live-cursor`), so
+    # nothing is sent until something happens, and then only that
+    app = make_app()
+    cid, m = table(app)
+    setup_fight(m, cid)
+    page = m["pat"].get(f"/campaigns/{cid}/table").text
+    cursor = page.split('data-live-cursor="', 1)[1].split('"', 1)[0]
+    with m["pat"].client.websocket_connect(f"/ws/campaigns/{cid}?after={cursor}&role=player") as ws:
+        rolled = m["gm"].command(cid, type="table.roll", expression="2d6", label="thunder")  # a log line alone
+        assert rolled.status_code == 200, rolled.text
+        first = receive(ws)
+        assert first["type"] == "events" and "html" not in first and "view" not in first
+        assert [e["type"] for e in first["events"]] == ["table.dice_rolled"]
+        called = m["gm"].command(cid, type="ltl.call", character="comet", difficulty="Hard", label="Leap the gap")
+        assert called.status_code == 200, called.text
+        second = receive(ws)
+        assert 'data-action="ltl.challenge"' in second["html"]  # a change of the panels carries them
+    with m["pat"].client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
+        hello = receive(ws)  # without the page's cursor, a socket still says hello with everything
+        assert hello["type"] == "hello" and "html" in hello and len(hello["events"]) > 2

@@ -8,7 +8,7 @@ from herotable.dice import Rating
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.odds.exchange import Roll, exchange
 
-from .clients import Member, make_app, table
+from .clients import Member, make_app, opened, table
 
 
 def heroes_and_villains() -> tuple[str, dict[str, Member]]:
@@ -67,9 +67,9 @@ def test_the_table_page_shows_the_odds_of_each_choice_during_a_conflict():
 def test_the_table_page_offers_free_dice_and_logs_the_total():
     app = make_app()
     cid, m = table(app)
-    page = m["pat"].get(f"/campaigns/{cid}/table").text
+    page = opened(m["pat"], m["pat"].get(f"/campaigns/{cid}/table").text)
     assert "Roll dice (free notation)" in page and "Secret (only you see it)" not in page
-    assert "Secret (only you see it)" in m["gm"].get(f"/campaigns/{cid}/table").text
+    assert "Secret (only you see it)" in opened(m["gm"], m["gm"].get(f"/campaigns/{cid}/table").text)
     form = {"type": "table.roll", "expression": "3d6", "label": "falling rocks", "csrf_token": m["pat"].csrf}
     answer = m["pat"].client.post(f"/campaigns/{cid}/table/act", data=form)
     assert answer.status_code == 200 and 'role="alert"' not in answer.text

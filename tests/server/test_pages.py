@@ -10,6 +10,8 @@ import pytest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 
+from .clients import opened
+
 HX = {"HX-Request": "true"}
 
 
@@ -497,7 +499,7 @@ def test_the_rules_reference_has_an_anchor_for_every_ruling_the_table_links_to(m
 def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_table):
     t = ltl_table(make_table)
     cid = t.campaign_id
-    page = html_text(t.gm.client.get(f"/campaigns/{cid}/table").text)
+    page = html_text(opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table").text))
     visible = re.sub(r"<[^>]+>", " ", page)
     for command in ("ltl.attack", "structure.end_scene", "table.undo", "(ltl.", "request.ask"):
         assert command not in visible, command  # command names are never labels
@@ -537,7 +539,7 @@ def test_the_gm_s_forms_offer_lowering_rolls_and_a_contest_loser_s_defeat(make_t
     # defeat in words. Both are plain fields of the GM's action panel, and a posted form does what it says
     t = ltl_table(make_table)
     cid = t.campaign_id
-    play = html_text(t.gm.client.get(f"/campaigns/{cid}/table/play").text)
+    play = html_text(opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table/play").text))
     assert "Bonds or mind control, lowering rolls or not" in play and 'name="lowers_rolls"' in play
     form = {"type": "ltl.override", "character": "comet", "reason": "enthralled", "lose": "1"}
     answer = act(t.gm, cid, **form, lose_kind="mind_control", lowers_rolls="true")
@@ -548,7 +550,7 @@ def test_the_gm_s_forms_offer_lowering_rolls_and_a_contest_loser_s_defeat(make_t
     dice.faces = [2, 9]  # Comet d8 2, Nova d10 9: Comet loses
     assert t.pat.command(cid, {"type": "ltl.contest.enter", "character": "comet"}).is_success
     assert t.sam.command(cid, {"type": "ltl.contest.enter", "character": "nova"}).is_success
-    play = t.gm.client.get(f"/campaigns/{cid}/table/play").text
+    play = opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table/play").text)
     forms = re.findall(r'<form[^>]*data-action="ltl.defeat".*?</form>', play, re.S)
     comet_s = [f for f in forms if 'name="character" value="comet"' in f]
     assert comet_s and 'name="consequence" type="text"' in comet_s[0]  # words, not only "gives up"
@@ -566,7 +568,7 @@ def test_the_hero_s_player_is_offered_the_critical_reward_the_gm_s_settle_left_d
     dice.faces = [1, 10]
     assert t.gm.command(cid, {"type": "ltl.attack", "actor": "entropy", "target": "comet", "style": "Decay"}).is_success
     assert t.gm.command(cid, {"type": "ltl.settle"}).is_success
-    play = t.pat.client.get(f"/campaigns/{cid}/table/play").text
+    play = opened(t.pat.client, t.pat.client.get(f"/campaigns/{cid}/table/play").text)
     forms = re.findall(r'<form[^>]*data-action="ltl.crit.choose".*?</form>', play, re.S)
     assert len(forms) == 1 and "Reward" in html_text(forms[0]) and 'value="plus_one_next"' in forms[0]
     assert 'value="opponent_minus_one"' not in forms[0]  # Entropy already carries -1 from its critical failure
@@ -608,3 +610,39 @@ def test_the_sheet_form_says_which_feats_numbers_the_values_do_not_count_yet(mak
     table = html_text(t.pat.client.get(f"/campaigns/{cid}/table").text)
     assert "+2 (+3 with Thick Scales)" in table and "Thick Scales: +1 Toughness (applied by the table)" in table
     assert "Sea Legs: No penalty for moving or fighting on a pitching deck" in table
+
+
+# --- a light page: the sections' forms load as they open ---
+
+
+def test_a_section_s_form_loads_when_it_opens_and_says_so_once_it_is_gone(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    page = t.gm.client.get(f"/campaigns/{cid}/table").text
+    slots = re.findall(
+        r'<details id="([^"]+)" class="act" data-action="ltl.override">\s*<summary>[^<]*</summary>\s*'
+        r'<div class="form-slot" hx-get="([^"]+)"',
+        page,
+    )
+    assert slots and 'name="lowers_rolls"' not in page  # the title is on the page, the form is not
+    loaded = {section: (url, t.gm.client.get(html_text(url)).text) for section, url in slots}
+    section, (url, form) = next((s, f) for s, f in loaded.items() if 'name="lowers_rolls"' in f[1])
+    assert 'data-action="ltl.override"' in form
+    assert f'id="{section}-go"' in form  # the form's controls are named after its section, as on a drawn page
+    assert 'name="csrf_token" value="' in form and 'value=""' not in form.split('name="csrf_token"')[1][:20]
+    # another member may not load the GM's form: it is not among their actions
+    assert "not open to you now" in t.pat.client.get(html_text(url)).text
+    gone = t.gm.client.get(f"/campaigns/{cid}/table/form?key=ltl.nothing&id=g-x").text
+    assert "not open to you now" in gone and "<form" not in gone
+    bad = t.gm.client.get(f"/campaigns/{cid}/table/form?key=k&id=%22%3E%3Cscript%3E")
+    assert bad.status_code == 422 and "<script>" not in bad.text
+
+
+def test_the_table_page_tells_its_socket_where_its_panels_stand(make_table):
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    for member in (t.gm, t.pat):
+        page = member.client.get(f"/campaigns/{cid}/table").text
+        cursor = re.search(r'data-live-cursor="([^"]+)"', page).group(1)
+        events = member.client.get(f"/api/v1/campaigns/{cid}/events?after={cursor}").json()
+        assert events["events"] == []  # the page's cursor is its stream's end when it was drawn

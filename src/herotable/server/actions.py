@@ -129,6 +129,19 @@ class Panel:
     answers: dict[str, Action] = dataclasses.field(default_factory=dict)
     undo: Action | None = None
 
+    def find(self, key: str) -> Action | None:
+        """The action of that key, wherever it is laid out (a section the page opens loads its form by it)."""
+        everywhere = [
+            *(a for c in self.cards.values() for a in (*c.own, *c.gm)),
+            *(a for g in self.bar for a in g.actions),
+            *self.rounds,
+            *self.tools,
+            *(a for acts in self.rolls.values() for a in acts),
+            *self.answers.values(),
+            *([self.undo] if self.undo is not None else []),
+        ]
+        return next((a for a in everywhere if a.key == key), None)
+
     @property
     def calls(self) -> list[str]:
         """The ids of the GM's calls the viewer's characters are to roll (R-T-3)."""

@@ -636,7 +636,30 @@ def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: Maybe
     assert user is not None
     state = member(svc, campaign_id, user)
     context = _table_context(state, user.user_id, svc.table.store.portrait_digests(campaign_id))
-    return render(request, "table.html", svc, user, **context)
+    # where the page's panels stand in the member's stream: its socket carries on from there, so its first frame
+    # holds only what happened after the page was drawn, never the panels again
+    cursor = svc.table.head_cursor(campaign_id, user.user_id, state)
+    return render(request, "table.html", svc, user, cursor=cursor, **context)
+
+
+FORM_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
+
+
+@router.get("/campaigns/{campaign_id}/table/form", response_class=HTMLResponse)
+@page
+def table_form(
+    campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, key: str = "", id: str = ""
+) -> Response:
+    """One action's form, loaded when its section is first opened (`key`: the action's, `id`: its section's, which
+    names the form's controls): the table page carries the sections' titles, not every form in them."""
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    if not FORM_ID.fullmatch(id):
+        raise Refused(422, "The form's section id is letters, digits, '-' and '_': open the section from the table.")
+    laid = actions.panel(
+        state, legal_actions(state, user.user_id), presenter_for(state).layout, gm=state.is_gm(user.user_id)
+    )
+    return render(request, "parts/form.html", svc, user, cid=campaign_id, action=laid.find(key), id=id)
 
 
 @router.get("/campaigns/{campaign_id}/table/odds", response_class=HTMLResponse)

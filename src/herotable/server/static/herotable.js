@@ -158,6 +158,9 @@
   // is sent what it missed, once and in order (a changed role, or a cursor the server no longer takes, says hello).
   var resume = null;
   function connect(root) {
+    if (!resume && root.getAttribute("data-live-cursor")) {  // the page's own panels: carry on from where they stand
+      resume = { cursor: root.getAttribute("data-live-cursor"), role: root.getAttribute("data-role") };
+    }
     var id = root.getAttribute("data-live-campaign");
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     var query = resume ? "?after=" + encodeURIComponent(resume.cursor) + "&role=" + encodeURIComponent(resume.role) : "";
@@ -208,7 +211,8 @@
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
-    var menu = form && form.closest ? form.closest("#bar details") : null;
+    if (!form || form.tagName !== "FORM") { return; }  // a section loading its form is no action sent
+    var menu = form.closest("#bar details");
     var xhr = event.detail.xhr;
     if (!menu || !event.detail.successful || !xhr || /role="alert"/.test(xhr.responseText)) { return; }
     var live = (menu.id && document.getElementById(menu.id)) || menu;
