@@ -113,11 +113,11 @@ def test_spectators_caught_up_from_the_store_are_each_read_on_their_own(tmp_path
         }
         for ws in sockets.values():
             assert receive(ws)["type"] == "hello"
-        listeners = list(app.state.services.table._listeners)
-        app.state.services.table._listeners.clear()  # the whispers' notices are lost
+        listeners = list(app.state.services.table.writer.listeners)
+        app.state.services.table.writer.listeners.clear()  # the whispers' notices are lost
         assert say(m["pat"], cid, "for sly alone", to=m["sly"].user_id).status_code == 200
         assert say(m["pat"], cid, "for the watcher alone", to=watcher.user_id).status_code == 200
-        app.state.services.table._listeners.extend(listeners)
+        app.state.services.table.writer.listeners.extend(listeners)
         assert say(m["gm"], cid, "everyone, hello").status_code == 200
         got = {
             n: frames_until(ws, lambda evs: any(e["fact"].get("text") == "everyone, hello" for e in evs))

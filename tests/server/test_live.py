@@ -413,10 +413,10 @@ def test_a_viewer_behind_the_new_events_is_caught_up_from_the_store(tmp_path):
     cid, m = table(app)
     with m["sam"].client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
         assert receive(ws)["type"] == "hello"
-        listeners = list(app.state.services.table._listeners)
-        app.state.services.table._listeners.clear()  # the first roll's notice is lost
+        listeners = list(app.state.services.table.writer.listeners)
+        app.state.services.table.writer.listeners.clear()  # the first roll's notice is lost
         first = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
-        app.state.services.table._listeners.extend(listeners)
+        app.state.services.table.writer.listeners.extend(listeners)
         second = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
         events = [e for f in frames_until(ws, lambda es: len(es) >= 2) for e in f["events"]]
     assert [e["command_id"] for e in events] == [first, second]
@@ -438,10 +438,10 @@ def test_a_batch_whose_announcement_came_first_brings_the_one_before_it_in_one_r
         m["pat"].command(cid, type="table.roll", expression="1d20")
         for ws in sockets.values():
             receive(ws)
-        listeners = list(app.state.services.table._listeners)
-        app.state.services.table._listeners.clear()  # its announcement is late: it comes after the next one
+        listeners = list(app.state.services.table.writer.listeners)
+        app.state.services.table.writer.listeners.clear()  # its announcement is late: it comes after the next one
         first = m["pat"].command(cid, type="table.roll", expression="1d20").json()["command_id"]
-        app.state.services.table._listeners.extend(listeners)
+        app.state.services.table.writer.listeners.extend(listeners)
         statements: list[str] = []
         sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
         second = m["gm"].command(cid, type="table.roll", expression="1d20").json()["command_id"]

@@ -223,18 +223,18 @@ def test_accounts_work_while_redis_is_down_counting_limits_in_the_database_and_g
 
 
 def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatch):
-    from herotable import service as service_module
+    from herotable.service import memory as service_memory
     from herotable.service import TableService
     from herotable.store import MemoryEventStore
     from herotable.table.state import Ruleset
 
-    monkeypatch.setattr(service_module, "CACHED_CAMPAIGNS", 2)
+    monkeypatch.setattr(service_memory, "CACHED_CAMPAIGNS", 2)
     svc = TableService(MemoryEventStore())
     ids = [svc.create_campaign("gm", "GM", f"C{n}", Ruleset.LTL).campaign_id for n in range(3)]
     svc.state(ids[0])  # used again: the oldest is now the second
-    assert list(svc._cache) == [ids[2], ids[0]]
+    assert list(svc.memory._cache) == [ids[2], ids[0]]
     assert svc.state(ids[1]).name == "C1"  # rebuilt from the store when needed
-    assert list(svc._cache) == [ids[0], ids[1]]
+    assert list(svc.memory._cache) == [ids[0], ids[1]]
 
 
 # --- a dropped socket ---

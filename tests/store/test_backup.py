@@ -226,7 +226,7 @@ def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_
     tmp_path: Path, live: tuple[Path, TableService, list[str]], damage: str
 ) -> None:
     db, service, ids = live
-    service.snapshot_every = 2  # snapshots at 2 and 4
+    service.writer.snapshot_every = 2  # snapshots at 2 and 4
     for cid in ids:
         for dice in ("1d20", "2d6", "3d4"):
             service.execute(cid, "gm", FreeRoll(dice))

@@ -163,7 +163,7 @@ class _HeldAppends:
 def _queued(service: TableService, campaign_id: str, count: int) -> None:
     """Wait until `count` commands queue for the campaign's turn."""
     for _ in range(3000):
-        if len(service._turn(campaign_id).waiting) >= count:
+        if len(service.writer._turn(campaign_id).waiting) >= count:
             return
         threading.Event().wait(0.01)
     raise AssertionError(f"{count} commands never queued")
