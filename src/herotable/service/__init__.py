@@ -30,19 +30,18 @@ from herotable.service.common import (
     recorded,
     utc_now,
 )
-from herotable.service.memory import Memory, Tops
+from herotable.service.memory import Memory
 from herotable.service.states import States
 from herotable.service.streams import Page, Streams, decode_cursor, encode_cursor
 from herotable.service.writer import CommandIdReused, Listener, TableBusy, Writer
 from herotable.store.export import import_campaign
 from herotable.store.memory import MemoryEventStore
-from herotable.store.port import CampaignRow, EventStore, InvalidExport, StoredEvent
+from herotable.store.port import EventStore, InvalidExport, StoredEvent
 from herotable.table import kinds  # noqa: F401  (registers every command, fact and game)
-from herotable.table.commands import Command
 from herotable.table.fold import FoldError
 from herotable.table.game import LegalAction
 from herotable.table.legal import legal_actions
-from herotable.table.state import Role, Ruleset, TableState
+from herotable.table.state import TableState
 from herotable.table.views import view_for
 
 __all__ = [
@@ -87,6 +86,23 @@ class TableService:
             store, self.states, self.memory, rng=rng or SystemRng(), clock=clock, snapshot_every=snapshot_every
         )
         self.campaigns = Campaigns(store, self.states, self.memory, self.writer)
+        # its interface: each part's own methods, named as callers know them
+        self.state = self.states.state
+        self.recent_state = self.states.recent
+        self.remembered = self.states.remembered
+        self.advanced = self.states.advanced
+        self.stream_tops = self.states.stream_tops
+        self.continues = self.memory.continues
+        self.events_between = self.memory.events_between
+        self.stream = self.streams.stream
+        self.following = self.streams.following
+        self.head_cursor = self.streams.head_cursor
+        self.cursor_at = self.streams.cursor_at
+        self.legacy_campaigns = self.campaigns.legacy_campaigns
+        self.campaigns_of = self.campaigns.campaigns_of
+        self.create_campaign = self.campaigns.create_campaign
+        self.delete_campaign = self.campaigns.delete_campaign
+        self.execute = self.writer.execute
 
     @property
     def rng(self) -> Rng:
@@ -101,97 +117,11 @@ class TableService:
         """Call `listener(campaign_id, events)` after every append made through this service."""
         self.writer.listeners.append(listener)
 
-    # --- reading ---
-
-    def state(self, campaign_id: str) -> TableState:
-        return self.states.state(campaign_id)
-
-    def recent_state(self, campaign_id: str) -> TableState:
-        return self.states.recent(campaign_id)
-
-    def remembered(self, campaign_id: str, seq: int) -> TableState | None:
-        return self.states.remembered(campaign_id, seq)
-
-    def advanced(self, campaign_id: str, batch: Sequence[StoredEvent]) -> TableState | None:
-        return self.states.advanced(campaign_id, batch)
-
-    def continues(self, campaign_id: str, batch: Sequence[StoredEvent]) -> bool:
-        return self.memory.continues(campaign_id, batch)
-
-    def events_between(self, campaign_id: str, after_seq: int, upto_seq: int) -> list[StoredEvent] | None:
-        return self.memory.events_between(campaign_id, after_seq, upto_seq)
-
-    def stream_tops(self, campaign_id: str, seq: int) -> Tops | None:
-        return self.states.stream_tops(campaign_id, seq)
-
     def view(self, campaign_id: str, user: str | None) -> dict[str, Any]:
         return view_for(self.state(campaign_id), user)
 
     def legal_actions(self, campaign_id: str, user: str) -> list[LegalAction]:
         return legal_actions(self.state(campaign_id), user)
-
-    def stream(
-        self,
-        campaign_id: str,
-        user: str | None,
-        *,
-        after: str | None = None,
-        before: str | None = None,
-        limit: int = PAGE,
-        untrusted: bool = False,
-        state: TableState | None = None,
-    ) -> Page:
-        return self.streams.stream(
-            campaign_id, user, after=after, before=before, limit=limit, untrusted=untrusted, state=state
-        )
-
-    def following(self, state: TableState, user: str, cursor: str, batch: Sequence[StoredEvent]) -> Page | None:
-        return self.streams.following(state, user, cursor, batch)
-
-    def head_cursor(self, campaign_id: str, user: str, state: TableState | None = None) -> str:
-        return self.streams.head_cursor(campaign_id, user, state)
-
-    def cursor_at(self, campaign_id: str, user: str, role: Role, seq: int) -> str | None:
-        return self.streams.cursor_at(campaign_id, user, role, seq)
-
-    # --- campaigns ---
-
-    def legacy_campaigns(self) -> list[CampaignRow]:
-        return self.campaigns.legacy_campaigns()
-
-    def campaigns_of(self, user: str) -> list[tuple[TableState, Role]]:
-        return self.campaigns.campaigns_of(user)
-
-    def create_campaign(
-        self,
-        user: str,
-        display_name: str,
-        title: str,
-        ruleset: Ruleset,
-        *,
-        options: dict[str, Any] | None = None,
-        campaign_id: str | None = None,
-    ) -> TableState:
-        return self.campaigns.create_campaign(
-            user, display_name, title, ruleset, options=options, campaign_id=campaign_id
-        )
-
-    def delete_campaign(self, campaign_id: str, user: str) -> None:
-        self.campaigns.delete_campaign(campaign_id, user)
-
-    # --- writing ---
-
-    def execute(
-        self,
-        campaign_id: str,
-        user: str,
-        cmd: Command,
-        *,
-        command_id: str | None = None,
-        fresh: bool = False,
-        state: TableState | None = None,
-    ) -> Applied:
-        return self.writer.execute(campaign_id, user, cmd, command_id=command_id, fresh=fresh, state=state)
 
 
 def replay_events(events: Sequence[StoredEvent]) -> TableState:
