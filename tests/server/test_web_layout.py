@@ -97,7 +97,7 @@ def test_only_the_templates_a_presenter_names_speak_of_its_game():
     from herotable.server.presenter import PRESENTERS
     from herotable.table.game import game_for
 
-    own = {name for p in PRESENTERS.values() for name in (p.sheets.template, p.sheets.view_template)}
+    own = {name for p in PRESENTERS.values() for name in (p.sheets.template, p.sheets.view_template, p.panels) if name}
     titles = [game_for(r).title for r in PRESENTERS]
     spoken = []
     for path in sorted((SERVER / "templates").rglob("*.html")):

@@ -113,6 +113,7 @@ def register_toy() -> None:
         sheets: SheetEditor = None  # type: ignore[assignment]  # no characters, so no sheets
         layout = Layout()
         duels: Duels | None = None
+        panels: str | None = None
         rules: str | None = None
         listed = 3
         blurb = "a test's own game"

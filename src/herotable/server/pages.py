@@ -581,6 +581,7 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
         "laid": laid,
         "checks": face.chances(state, uid, laid),
         "odds_panels": face.odds_panels(laid),
+        "panels": face.panels,
         "own": [c for c in state.characters if c.owner == uid],
         "alerts": _alerts(shown, laid, gm),
         "portraits": portraits.shown(state, uid, digests),

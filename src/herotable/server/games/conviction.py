@@ -158,6 +158,7 @@ def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, str]:
 
 class CvPresenter:
     ruleset = Ruleset.CONVICTION
+    panels: str | None = "cv_panels.html"
     rules: str | None = "conviction"
     listed = 2
     blurb = "DPoNI / True20"

@@ -190,6 +190,7 @@ def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Boar
 
 class LtlPresenter:
     ruleset = Ruleset.LTL
+    panels: str | None = None
     rules: str | None = "ltl"
     listed = 1
     blurb = ""
