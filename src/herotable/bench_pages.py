@@ -3,13 +3,15 @@ it, for the GM and a player at both demo campaigns, and the time to first paint 
 
 The goals (docs/web.md): the GM's table page at most 40 KB of HTML, the first frame after a page load at most 8 KB.
 `every_form` is the page with every section's form in it, as it was sent before the forms loaded as sections open;
-`hello` is the frame a socket that does not say where its page stands is greeted with (the panels again, and the
-newest events). Run on its own: `python -m herotable.bench_pages`.
+`panels_frame` is the next frame, of a change to the panels (the GM ends or begins a scene): it carries them, redrawn
+for that audience. `hello` is the frame a socket that does not say where its page stands is greeted with (the panels
+again, and the newest events). Run on its own: `python -m herotable.bench_pages`.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 import secrets
@@ -60,6 +62,7 @@ def _bytes() -> dict[str, Any]:
     with TestClient(app):
         seed_demo(app.state.services)
         clients = {name: _client(app, name) for name in ("gwen", "ana", "ben")}
+        scenes = itertools.cycle(("structure.end_scene", "structure.start_scene"))
         for cid in DEMOS:
             for name, role in VIEWERS:
                 client = clients[name]
@@ -72,6 +75,9 @@ def _bytes() -> dict[str, Any]:
                     roll = {"type": "table.roll", "expression": "2d6", "label": "bench"}  # a log line: Ben rolls
                     clients["ben"].post(f"/api/v1/campaigns/{cid}/commands", json=roll).raise_for_status()
                     first = ws.receive_text()
+                    scene = next(scenes)  # then the GM ends or begins a scene: the panels change for everyone
+                    clients["gwen"].post(f"/api/v1/campaigns/{cid}/commands", json={"type": scene}).raise_for_status()
+                    panels = ws.receive_text()
                 with client.websocket_connect(f"/ws/campaigns/{cid}") as ws:
                     hello = ws.receive_text()
                 size = len(page.encode())
@@ -81,6 +87,7 @@ def _bytes() -> dict[str, Any]:
                     "every_form_bytes": len(every.encode()),
                     "first_frame_bytes": frame,
                     "first_frame_is": json.loads(first)["type"],
+                    "panels_frame_bytes": len(panels.encode()),
                     "hello_bytes": len(hello.encode()),
                     "page_within_goal": size <= PAGE_GOAL,
                     "frame_within_goal": frame <= FRAME_GOAL,

@@ -366,3 +366,22 @@ def test_a_process_whose_appends_catch_up_reads_the_head_first_until_it_has_the_
     assert roll(there, 6) == ["BEGIN", "UPDATE", "INSERT"]  # ... so by the hash again
     _assert_numbered_as_the_log(store, "s1")
     assert here.state("s1") == there.state("s1") == TableService(store).state("s1")
+
+
+def test_the_cursor_of_a_drawn_state_is_never_ahead_of_it() -> None:
+    # a page drawn from a state hands its socket the cursor of that state: when the log has moved on since, it is
+    # the cursor as it stood then, or none at all (a hello), never the head that counts what the page did not show
+    svc = TableService(MemoryEventStore())
+    cid = svc.create_campaign("gm", "GM", "Streams", Ruleset.LTL).campaign_id
+    svc.execute(cid, "pat", Join("Pat"))
+    drawn = svc.state(cid)
+    at_drawing = svc.head_cursor(cid, "pat", drawn)
+    assert svc.cursor_of(drawn, "pat") == at_drawing
+    svc.execute(cid, "gm", FreeRoll("1d20"))  # the log moves on, and Pat may see it
+    assert svc.head_cursor(cid, "pat") != at_drawing
+    assert svc.cursor_of(drawn, "pat") == at_drawing  # remembered as it stood at the end of that command
+    svc.memory.forget(cid)  # a server that remembers nothing of it (evicted, restarted)
+    assert svc.cursor_of(drawn, "pat") is None  # the store knows only where the streams end now
+    svc.state(cid)  # the whole log folded again: where each command ended is known once more
+    assert svc.cursor_of(drawn, "pat") == at_drawing
+    assert svc.cursor_of(drawn, "gm") == svc.head_cursor(cid, "gm", drawn)  # the GM's is the drawn state's seq

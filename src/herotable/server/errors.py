@@ -104,7 +104,8 @@ def install(app: FastAPI) -> None:
                 error_body("validation", message, field="", fix="send one JSON object"), status_code=422
             )
         field = validation_field(first.get("loc", ()))
-        message = f"{field or 'request'}: {first.get('msg', 'invalid')}"
+        said = str(first.get("msg", "invalid"))
+        message = f"{field or 'request'}: {said.removeprefix('Value error, ')}"  # a model's own words, as they are
         fix = FIXES.get(kind, "correct this field and send the request again").format(field=field or "the body")
         return JSONResponse(error_body("validation", message, field=field, fix=fix), status_code=422)
 

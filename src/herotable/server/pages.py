@@ -639,7 +639,7 @@ def table_page(campaign_id: str, request: Request, svc: ServicesDep, user: Maybe
     context = _table_context(state, user.user_id, svc.table.store.portrait_digests(campaign_id))
     # where the page's panels stand in the member's stream: its socket carries on from there, so its first frame
     # holds only what happened after the page was drawn, never the panels again
-    cursor = svc.table.head_cursor(campaign_id, user.user_id, state)
+    cursor = svc.table.cursor_of(state, user.user_id)  # None: the socket says hello instead
     return render(request, "table.html", svc, user, cursor=cursor, **context)
 
 

@@ -15,7 +15,7 @@ from herotable.server.presenter import listed
 from herotable.table.game import game_for
 
 RULES_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
-RULING = re.compile(r"\bR-(?:LTL|CV|T)-\d+\b")
+RULING = re.compile(r"\bR-[A-Z]+-\d+\b")  # R-LTL-9, R-CV-4, R-T-2: a game's own prefix too
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,7 @@ class TableService:
         self.stream = self.streams.stream
         self.following = self.streams.following
         self.head_cursor = self.streams.head_cursor
+        self.cursor_of = self.streams.cursor_of
         self.cursor_at = self.streams.cursor_at
         self.legacy_campaigns = self.campaigns.legacy_campaigns
         self.campaigns_of = self.campaigns.campaigns_of

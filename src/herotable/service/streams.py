@@ -159,6 +159,19 @@ class Streams:
             return None
         return self._forward(seen, start, False)
 
+    def cursor_of(self, state: TableState, user: str) -> str | None:
+        """The cursor just after the newest fact `user` may see in `state` itself, or None when that cannot be known
+        without a read of the past (the log has moved on since, and the stream tops at `state` are forgotten). A page
+        drawn from `state` hands it to its socket, which carries on from it: never a cursor ahead of the page."""
+        if state.is_gm(user):
+            return encode_cursor(StreamCursor(state.seq, 0))
+        tops = self.states.stream_tops(state.campaign_id, state.seq)
+        if tops is None:
+            tops = self.memory.tops_then(state.campaign_id, state.seq)
+        if tops is None:
+            return None
+        return encode_cursor(StreamCursor(tops.get(("public", None), 0), tops.get(("owner", user), 0)))
+
     def head_cursor(self, campaign_id: str, user: str, state: TableState | None = None) -> str:
         """The cursor just after the newest fact `user` may see (`state`: as `stream`'s)."""
         if state is not None and state.is_gm(user):  # the GM's cursor is the head of the state the caller read

@@ -13,14 +13,14 @@ from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.log_pages import seen_json
 from herotable.server.presenter import listed
 from herotable.store.accounts import User
-from herotable.table.game import GAMES, game_for
+from herotable.table.game import game_for
 from herotable.table.state import Ruleset
 
 router = APIRouter()
 
 
 def _games_schema(schema: dict[str, Any]) -> None:
-    schema["enum"] = sorted(GAMES)  # the games registered when the schema is made
+    schema["enum"] = [p.ruleset.value for p in listed()]  # the games registered when the schema is made
 
 
 class NewCampaign(BaseModel):
@@ -32,8 +32,9 @@ class NewCampaign(BaseModel):
     @field_validator("ruleset")
     @classmethod
     def _known(cls, name: str) -> str:
-        if name not in GAMES:
-            raise ValueError(f"no game is called {name!r}: choose one of {', '.join(sorted(GAMES))}")
+        known = [p.ruleset.value for p in listed()]  # a game the web can show: registered, with its presenter
+        if name not in known:
+            raise ValueError(f"no game is called {name[:40]!r}: choose one of {', '.join(known)} (GET /api/v1/games)")
         return name
 
 

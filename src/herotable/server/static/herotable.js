@@ -120,15 +120,75 @@
       return;
     }
     var open = Array.prototype.map.call(old.querySelectorAll("details[open][id]"), function (d) { return d.id; });
-    var focus = document.activeElement && old.contains(document.activeElement) ? document.activeElement.id : "";
+    var loaded = {};  // open sections' forms: on screen, and in use, until the fresh panel's own have loaded
+    Array.prototype.forEach.call(old.querySelectorAll("details[open][id] > form.action"), function (f) {
+      loaded[f.parentElement.id] = f;
+    });
+    carried.values = typedIn(old);
+    carried.focus = document.activeElement && old.contains(document.activeElement) ? document.activeElement.id : "";
     fresh.removeAttribute("hx-swap-oob");
     old.replaceWith(fresh);
+    Object.keys(loaded).forEach(function (id) {
+      var slot = document.querySelector("#" + CSS.escape(id) + " > .form-slot");
+      if (slot) { loaded[id].setAttribute("data-until-loaded", "1"); slot.hidden = true; slot.before(loaded[id]); }
+    });
     open.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
     fillCsrf(fresh);
     if (window.htmx) { window.htmx.process(fresh); }
-    if (focus) { var f = document.getElementById(focus); if (f) { f.focus(); } }
+    restore();
     if (fresh.id === "play") { alerts(); }
   }
+  // What the user had typed or chosen in a redrawn panel's forms, and where they were, carried over to the same
+  // controls of the fresh panel: at once for the forms on it, and as an open section's form loads again
+  var carried = { values: {}, focus: "" };
+  function typedIn(panel) {
+    var out = {};
+    Array.prototype.forEach.call(panel.querySelectorAll("form.action [id]"), function (c) {
+      if (c.tagName === "SELECT") {
+        if (Array.prototype.some.call(c.options, function (o) { return o.selected !== o.defaultSelected; })) { out[c.id] = { value: c.value }; }
+      } else if (c.type === "checkbox" || c.type === "radio") {
+        if (c.checked !== c.defaultChecked) { out[c.id] = { checked: c.checked }; }
+      } else if (/^(INPUT|TEXTAREA)$/.test(c.tagName) && c.type !== "hidden" && c.value !== c.defaultValue) {
+        out[c.id] = { value: c.value };
+      }
+    });
+    return out;
+  }
+  function restore() {
+    Object.keys(carried.values).forEach(function (id) {
+      var c = document.getElementById(id), v = carried.values[id];
+      if (!c) { return; }
+      if ("checked" in v) { c.checked = v.checked; }
+      else if (c.tagName !== "SELECT" || Array.prototype.some.call(c.options, function (o) { return o.value === v.value; })) { c.value = v.value; }
+      delete carried.values[id];
+    });
+    var f = carried.focus && document.getElementById(carried.focus);
+    if (f) { f.focus(); carried.focus = ""; }
+  }
+  document.addEventListener("htmx:load", function (event) {
+    // a section's fresh form has loaded: it takes over from the one kept meanwhile, with what was typed there
+    var form = event.detail.elt;
+    var kept = form && form.parentElement ? form.parentElement.querySelector(":scope > form[data-until-loaded]") : null;
+    if (kept) {
+      var typed = typedIn(kept);
+      Object.keys(typed).forEach(function (id) { carried.values[id] = typed[id]; });
+      if (kept.contains(document.activeElement)) { carried.focus = document.activeElement.id; }
+      kept.remove();
+    }
+    restore();
+  });
+  // A section whose form cannot be loaded (the connection is down, the server refused) says so; opening it again
+  // tries again
+  function unloaded(event, why) {
+    var slot = event.detail.elt;
+    if (!slot || !slot.classList || !slot.classList.contains("form-slot")) { return; }
+    slot.innerHTML = '<p class="field-error" role="alert"></p>';
+    slot.firstChild.textContent = "This form could not be loaded: " + why + ". Close the section and open it again to try again.";
+  }
+  document.addEventListener("htmx:sendError", function (event) { unloaded(event, "the connection is down"); });
+  document.addEventListener("htmx:responseError", function (event) {
+    unloaded(event, "the server answered " + event.detail.xhr.status);
+  });
   function swapFragments(html) {
     var tpl = document.createElement("template");
     tpl.innerHTML = html;
