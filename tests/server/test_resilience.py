@@ -223,8 +223,8 @@ def test_accounts_work_while_redis_is_down_counting_limits_in_the_database_and_g
 
 
 def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatch):
-    from herotable.service import memory as service_memory
     from herotable.service import TableService
+    from herotable.service import memory as service_memory
     from herotable.store import MemoryEventStore
     from herotable.table.state import Ruleset
 
