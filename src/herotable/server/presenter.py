@@ -91,6 +91,6 @@ def duels_of(state: TableState) -> Duels:
             "odds/wrong_game",
             f"this campaign plays {game_for(state.ruleset).title}, and exchange and conflict odds are for "
             f"{having} duels",
-            fix="GET …/actions lists what this campaign's game offers, with the odds beside its choices on the table",
+            fix="ask for a check's odds instead: GET …/odds/check?bonus=…&dc=…",
         )
     return duels
