@@ -250,6 +250,18 @@ def ltl_hero(player: Player, name: str, style: str) -> None:
     page.wait_for_url(re.compile(r"/characters/[a-z0-9-]+$"))
 
 
+def squall_in_a_scene(gm: Player, ana: Player) -> None:
+    """Gwen's Larger Than Life campaign with Ana's Squall, both at the table, and the first scene begun."""
+    link = start_campaign(gm, "Harbour Nights", "ltl")
+    campaign_url = gm.page.url.split("#")[0]
+    join(ana, link, "ltl", shots=False)
+    ltl_hero(ana, "Squall", "Lightning")
+    for p in (gm, ana):
+        open_table(p, campaign_url)
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        gm.act("bar", step)
+
+
 def ltl_villain(gm: Player, campaign_url: str) -> None:
     """The GM makes Captain Krake, a d6 NPC the players see."""
     gm.goto(campaign_url)

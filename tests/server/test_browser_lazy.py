@@ -6,20 +6,13 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .test_browser import Player, browser, join, ltl_hero, open_table, server, start_campaign  # noqa: F401
+from .test_browser import Player, browser, server, squall_in_a_scene  # noqa: F401
 
 
 def test_a_section_s_form_keeps_what_the_gm_typed_through_a_live_redraw(browser, server):  # noqa: F811
     gm = Player(browser, server, "Gwen")
     ana = Player(browser, server, "Ana")
-    link = start_campaign(gm, "Harbour Nights", "ltl")
-    campaign_url = gm.page.url.split("#")[0]
-    join(ana, link, "ltl", shots=False)
-    ltl_hero(ana, "Squall", "Lightning")
-    for p in (gm, ana):
-        open_table(p, campaign_url)
-    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
-        gm.act("bar", step)
+    squall_in_a_scene(gm, ana)
 
     section = gm.page.locator("#play [data-character='squall'] details[data-action='ltl.call']").first
     assert not section.locator("form").count()  # only its title is on the page

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, browser, join, ltl_hero, open_table, server, start_campaign  # noqa: F401
+from .test_browser import PHONE, Player, browser, server, squall_in_a_scene  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
 # counts the tones the page starts, whatever the Web Audio API of the machine does with them
@@ -42,14 +42,7 @@ def test_sound_is_off_until_turned_on_and_then_a_call_sounds(browser, server, si
     gm = Player(browser, server, "Gwen", viewport=WIDE)
     ana = Player(browser, server, "Ana", viewport=size)
     ana.context.add_init_script(COUNT_TONES)
-    link = start_campaign(gm, "Harbour Nights", "ltl")
-    campaign_url = gm.page.url.split("#")[0]
-    join(ana, link, "ltl", shots=False)
-    ltl_hero(ana, "Squall", "Lightning")
-    for p in (gm, ana):
-        open_table(p, campaign_url)
-    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
-        gm.act("bar", step)
+    squall_in_a_scene(gm, ana)
 
     toggle = ana.page.locator("#sound-toggle")
     expect(toggle).to_have_text("Sound: off")
