@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from herotable.store.port import CampaignRow, StoredEvent, StoreError
 from herotable.table import campaign_settings
 from herotable.table.codec import CodecError
+from herotable.table.core import CampaignCreated, MemberJoined, MemberLeft, RoleChanged
 from herotable.table.facts import FactError
 from herotable.table.fold import Recorded, facts_of, fold, recorded_facts
 from herotable.table.state import TableState
@@ -24,7 +25,7 @@ PAGE = 200
 
 # the facts that make a campaign's membership (membership changes are never undone: they are not actions)
 MEMBERSHIP_FACTS = frozenset(
-    {"campaign.created", "member.joined", "member.role_changed", "member.left", *campaign_settings.LISTED_FACTS}
+    {CampaignCreated.type, MemberJoined.type, RoleChanged.type, MemberLeft.type, *campaign_settings.LISTED_FACTS}
 )
 
 
