@@ -102,6 +102,34 @@ def _parsed(text: str) -> Any:
         return _PARSER.parse(text)
 
 
+# the parser's names for what it wanted next, in words; the rest (whitespace, operators' inner names) say nothing
+_WANTED = {
+    "INTEGER": "a number",
+    "DECIMAL": "a number",
+    "DICE_VALUE": "how many faces (as in 2d6)",
+    "D": "dice (as in d6)",
+    "LPAR": "an opening bracket",
+    "RPAR": "a closing bracket",
+    "U_OP": "a sign",
+    "$END": "nothing more",
+}
+
+
+def _unreadable(text: str, exc: d20.RollSyntaxError) -> str:
+    """Where a dice expression stops making sense, and what could have come there, in words rather than the parser's
+    token names."""
+    expected = {str(e) for e in exc.expected}
+    wanted = list(dict.fromkeys(words for name, words in _WANTED.items() if name in expected))  # in a fixed order
+    col = int(exc.col) if str(exc.col).isdigit() else 0
+    if wanted == [_WANTED["$END"]] and 0 < col <= len(text):
+        return f"cannot read {text!r}: nothing may come after {text[: col - 1]!r}"
+    could = f": it could go on with {' or '.join(w for w in wanted if w != _WANTED['$END'])}" if wanted else ""
+    if not str(exc.got).strip():
+        return f"{text!r} stops too soon{could}"
+    at = text[col - 1 :] if 0 < col <= len(text) else str(exc.got)
+    return f"cannot read {text!r} from {at!r} (character {col}){could}"
+
+
 def roll_notation(expression: str, rng: Rng) -> NotationRoll:
     """Roll a dice expression in d20 notation with faces from `rng`.
 
@@ -128,8 +156,7 @@ def roll_notation(expression: str, rng: Rng) -> NotationRoll:
             f"roll at most {MAX_DICE} dice in one expression",
         ) from None
     except d20.RollSyntaxError as exc:
-        reason = f"cannot read {text!r}: {str(exc).rstrip('.')}"
-        raise NotationError("dice/syntax", reason, f"write dice like {EXAMPLES}") from None
+        raise NotationError("dice/syntax", _unreadable(text, exc), f"write dice like {EXAMPLES}") from None
     except d20.RollValueError as exc:
         reason = f"cannot roll {text!r}: {str(exc).rstrip('.')}"
         raise NotationError("dice/bad_value", reason, "check the numbers") from None

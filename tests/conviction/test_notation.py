@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from herotable.dice import ScriptedRng
+from herotable.dice import ScriptedRng, SeededRng
 from herotable.notation import MAX_DICE, NotationError, roll_notation
 
 
@@ -63,3 +63,19 @@ def test_bad_expressions_are_refused_with_a_tip(expression: str, code: str) -> N
         roll_notation(expression, ScriptedRng([1, 1, 1]))
     assert caught.value.code == code
     assert "Tip:" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("expression", "says"),
+    [
+        ("banana", "cannot read 'banana' from 'banana' (character 1): it could go on with a number or dice"),
+        ("2d", "'2d' stops too soon: it could go on with how many faces (as in 2d6)"),
+        ("3x4", "cannot read '3x4': nothing may come after '3'"),
+        ("(2d6", "'(2d6' stops too soon: it could go on with a closing bracket"),
+    ],
+)
+def test_a_bad_expression_is_told_in_words_not_the_parser_s_token_names(expression, says):
+    with pytest.raises(NotationError) as caught:
+        roll_notation(expression, SeededRng(1))
+    assert says in caught.value.reason
+    assert not any(token in str(caught.value) for token in ("INTEGER", "LPAR", "U_OP", "DICE_VALUE", "$END"))
