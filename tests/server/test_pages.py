@@ -646,3 +646,12 @@ def test_the_table_page_tells_its_socket_where_its_panels_stand(make_table):
         cursor = re.search(r'data-live-cursor="([^"]+)"', page).group(1)
         events = member.client.get(f"/api/v1/campaigns/{cid}/events?after={cursor}").json()
         assert events["events"] == []  # the page's cursor is its stream's end when it was drawn
+
+
+def test_every_page_has_an_icon_and_the_old_address_of_icons_finds_it(anonymous):
+    page = anonymous.get("/login").text
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page
+    icon = anonymous.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml") and "<svg" in icon.text
+    old = anonymous.get("/favicon.ico", follow_redirects=False)
+    assert old.status_code == 308 and old.headers["location"] == "/static/favicon.svg"

@@ -115,6 +115,12 @@ def index(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
     return render(request, "campaigns.html", svc, user, campaigns=campaigns.my_campaigns(svc, user), games=_games())
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response:
+    """The icon, for a browser or a tool that asks for it where icons used to be (pages link it themselves)."""
+    return RedirectResponse("/static/favicon.svg", status_code=308)
+
+
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, svc: ServicesDep, user: MaybeUserDep, next: str = "/") -> Response:
     if user is not None:
