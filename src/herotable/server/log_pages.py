@@ -94,4 +94,5 @@ def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
         "text": render(state, s.fact),
         "fact": payload_of(s.fact),
         "undone": s.command_id in state.undone,
+        "headline": s.fact.headline(),  # a roll or an outcome: the table page tells it as it happens
     }

@@ -39,6 +39,12 @@ class Fact:
     rolled: ClassVar[bool] = False  # carries raw die faces
     reveals: ClassVar[str | None] = None  # the field naming a roll this fact makes public (R-T-4)
     inert: ClassVar[bool] = False  # tells the log something and changes no state: the fold passes it by
+    news: ClassVar[bool] = False  # an outcome the table hears at once (a toast), beside every roll
+
+    @classmethod
+    def headline(cls) -> bool:
+        """Whether the table page tells this fact to the members who see it as it happens: rolls and outcomes."""
+        return cls.rolled or cls.news
 
     def dice_faces(self) -> tuple[tuple[int, int], ...]:
         """Every die face this fact carries, as (sides, face), for the log."""

@@ -61,6 +61,9 @@
     item.appendChild(words);
     item.appendChild(close);
     box.appendChild(item);
+    while (box.children.length > 3) {  // the newest three, calls and turns first: the log keeps the rest
+      (box.querySelector(".toast.note") || box.firstChild).remove();
+    }
     setTimeout(function () { item.remove(); }, quiet ? 5000 : 12000);
     if (!quiet) { tone(); }
   }
@@ -136,6 +139,7 @@
     fillCsrf(fresh);
     if (window.htmx) { window.htmx.process(fresh); }
     restore();
+    showAnswer();
     if (fresh.id === "play") { alerts(); }
   }
   // What the user had typed or chosen in a redrawn panel's forms, and where they were, carried over to the same
@@ -262,26 +266,80 @@
     Array.prototype.forEach.call(document.querySelectorAll("details.menu[open]"), function (o) { if (o !== d) { o.open = false; } });
   }, true);
 
-  // A drop-down closes when the user clicks elsewhere, and after an action sent from it went through (the result
-  // goes to the toasts then, since the live frame may have redrawn the form).
+  // A drop-down closes when the user clicks elsewhere.
   document.addEventListener("click", function (event) {
     Array.prototype.forEach.call(document.querySelectorAll("#bar details[open]"), function (d) {
       if (!d.contains(event.target)) { d.open = false; }
     });
   });
+
+  // Every action answers where it was taken. Its answer (the dice and the outcome in words, or a refusal with its
+  // tip) stays on the card or roll it was sent from, through the redraws the live frames bring, until the user
+  // dismisses it or acts again (a refusal too, so a redraw that closes its form loses nothing). A success whose card or
+  // roll is gone (a settled roll) or that came from the bar's drop-downs is a toast instead.
+  var answer = null;  // {home: a selector of the card or roll, html: the answer}
+  function homeOf(form) {
+    var home = form.closest("[data-character],[data-roll]");
+    if (!home) { return null; }
+    var key = home.hasAttribute("data-character") ? "data-character" : "data-roll";
+    return "[" + key + '="' + CSS.escape(home.getAttribute(key)) + '"]';
+  }
+  function showAnswer() {
+    Array.prototype.forEach.call(document.querySelectorAll(".answer"), function (a) {
+      if (!answer || a.getAttribute("data-stamp") !== String(answer.stamp)) { a.remove(); }
+    });
+    var home = answer && document.querySelector(answer.home);
+    if (!home || home.querySelector(":scope > .answer")) { return; }
+    var box = document.createElement("div");
+    box.className = "answer";
+    box.setAttribute("data-stamp", String(answer.stamp));
+    box.innerHTML = answer.html;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "dismiss";
+    close.textContent = "×";
+    close.setAttribute("aria-label", "Dismiss this answer");
+    close.addEventListener("click", function () { answer = null; showAnswer(); });
+    box.appendChild(close);
+    var head = home.querySelector(":scope > header, :scope > h2");
+    if (head) { head.after(box); } else { home.prepend(box); }
+  }
+  function wordsOf(html) {
+    // the answer's words: tags become spaces, and a textarea turns entities (&#39;) back into characters
+    var decoder = document.createElement("textarea");
+    decoder.innerHTML = html.replace(/<[^>]+>/g, " ");
+    return decoder.value.replace(/\s+/g, " ").trim();
+  }
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
     if (!form || form.tagName !== "FORM") { return; }  // a section loading its form is no action sent
-    var menu = form.closest("#bar details");
     var xhr = event.detail.xhr;
-    if (!menu || !event.detail.successful || !xhr || /role="alert"/.test(xhr.responseText)) { return; }
-    var live = (menu.id && document.getElementById(menu.id)) || menu;
-    live.open = false;
-    // the answer's words: tags become spaces, and a textarea turns entities (&#39;) back into characters
-    var decoder = document.createElement("textarea");
-    decoder.innerHTML = xhr.responseText.replace(/<[^>]+>/g, " ");
-    var words = decoder.value.replace(/\s+/g, " ").trim();
-    if (words) { toast(words, true); }
+    if (!event.detail.successful || !xhr) { return; }
+    var refused = /role="alert"/.test(xhr.responseText);
+    var home = homeOf(form);
+    if (home) {
+      answer = { home: home, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1 };
+      var result = form.querySelector(".result");
+      if (result) { result.innerHTML = ""; }  // said on the card, once
+      showAnswer();
+    }
+    if (refused) { return; }
+    var menu = form.closest("#bar details");
+    if (menu) { var live = (menu.id && document.getElementById(menu.id)) || menu; live.open = false; }
+    var words = wordsOf(xhr.responseText);
+    if (words && !(home && document.querySelector(home))) { toast(words, true); }  // else the card says it
+  });
+  // What others did that concerns the table (a roll, an outcome) is a toast for each member who sees it.
+  document.body.addEventListener("herotable:frame", function (event) {
+    var frame = event.detail;
+    var root = document.querySelector("[data-live-campaign]");
+    var me = root ? root.getAttribute("data-user") : "";
+    if (frame.type !== "events" || !frame.events) { return; }
+    var news = frame.events.filter(function (e) { return e.headline && e.text && e.actor !== me && !e.undone; });
+    if (!news.length) { return; }
+    var text = news.slice(0, 2).map(function (e) { return e.text; }).join(" · ");
+    if (news.length > 2) { text += " · and " + (news.length - 2) + " more in the log"; }
+    toast(text, true);
   });
 
   // A plain form with data-confirm (removing a member, deleting a character, handing the GM role over) asks first;

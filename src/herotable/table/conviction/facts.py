@@ -56,6 +56,7 @@ class LevelRaised(Fact):
     """The GM raised the character's level (R-CV-2); the point an odd level gives is `cv.conviction_gained`."""
 
     type = "cv.level_raised"
+    news = True
     character: str
     level: int
 
@@ -184,6 +185,7 @@ class CheckBonus(Fact):
 @dataclass(frozen=True)
 class CheckOverridden(Fact):
     type = "cv.check_overridden"
+    news = True
     commit = True
     check: str
     succeeded: bool
@@ -363,6 +365,7 @@ class ConditionApplied(Fact):
     """The GM or an attacker stunned or tired a character, or the character rested (R-CV-8)."""
 
     type = "cv.condition_applied"
+    news = True
     inert = True
     character: str
     condition: str  # stun | fatigue | rest
@@ -417,6 +420,7 @@ class ExitPassed(Fact):
 @dataclass(frozen=True)
 class ExitResolved(Fact):
     type = "cv.exit_resolved"
+    news = True
     character: str
     exits: bool
     exit_points: int

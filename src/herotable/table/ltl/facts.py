@@ -72,6 +72,7 @@ class HeroismRestored(Fact):
 @dataclass(frozen=True)
 class LevelsLost(Fact):
     type = "ltl.levels_lost"
+    news = True
     character: str
     levels: int
     kind: str
@@ -133,6 +134,7 @@ class DefeatRecorded(Fact):
     """The consequence of defeat (R-LTL-5), or None when the hero is no longer defeated."""
 
     type = "ltl.defeat_recorded"
+    news = True
     character: str
     consequence: str | None
     cause: str
@@ -153,6 +155,7 @@ class RoundEffects(Fact):
 @dataclass(frozen=True)
 class StuntPulledOff(Fact):
     type = "ltl.stunt_pulled_off"
+    news = True
     character: str
     stunt: str  # "Power: stunt"
 
@@ -266,6 +269,7 @@ class SuccessBought(Fact):
     """Automatic Success bought after the roll (R-LTL-10); the Karma is a fact of its own."""
 
     type = "ltl.success_bought"
+    news = True
     commit = True
     roll: str
     side: str
@@ -281,6 +285,7 @@ class TaskSettled(Fact):
     before version 3, which did not name it."""
 
     type = "ltl.task_settled"
+    news = True
     version = 3
     commit = True
     reveals = "task"
@@ -329,6 +334,7 @@ class CritRewardChosen(Fact):
     the heroes' next-round effects."""
 
     type = "ltl.crit_reward_chosen"
+    news = True
     roll: str
     character: str
     bonus: str
@@ -438,6 +444,7 @@ class RecoveryTried(Fact):
     """A Recovery, rolled or burned, took one try of the GM's leave; `left` tries remain (None: unlimited)."""
 
     type = "ltl.recovery_tried"
+    news = True
     character: str
     left: int | None
 
@@ -613,6 +620,7 @@ class RoundEnded(Fact):
 @dataclass(frozen=True)
 class ConflictEnded(Fact):
     type = "ltl.conflict_ended"
+    news = True
     winner: str | None
 
 

@@ -1,0 +1,51 @@
+"""Every action answers where it was taken (issue 28): the card it was sent from shows its dice and outcome in words
+at once and keeps them through the live redraw it causes; a refusal shows there too; and the other members hear of
+a roll in a toast, without reading the log. Toasts sit in the page's flow and cover no button."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .test_browser import PHONE, Player, browser, server, squall_in_a_scene  # noqa: F401
+
+
+def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, server):  # noqa: F811
+    gm = Player(browser, server, "Gwen")
+    ana = Player(browser, server, "Ana", viewport=PHONE)
+    squall_in_a_scene(gm, ana)
+
+    ana.act("play", "ltl.heroism.push", card="squall")
+    answer = ana.page.locator("#play [data-character='squall'] > .answer")
+    expect(answer).to_contain_text("Squall rolls Heroism")  # on the card, after the redraw the push brought
+    expect(gm.page.locator("#toasts .toast.note").last).to_contain_text("Squall rolls Heroism")  # the GM hears of it
+    assert ana.page.locator("#play .answer").count() == 1  # said once, on the card, not again in the form
+
+    assert not ana.page.locator("#toasts .toast").count()  # her own answer is on her card, not a toast too
+
+    # the GM pushes for Squall: Ana hears of it in a toast, which on a phone sits in the page's flow and covers none
+    # of the card's buttons
+    gm.act("play", "ltl.heroism.push", card="squall")
+    expect(ana.page.locator("#toasts .toast.note")).to_contain_text("Squall rolls Heroism")
+    toast = ana.page.locator("#toasts .toast").last.bounding_box()
+    assert toast is not None
+    for button in ana.page.locator("#play [data-character='squall'] summary, #play button").all()[:12]:
+        box = button.bounding_box()
+        if box:
+            apart = box["y"] >= toast["y"] + toast["height"] or box["y"] + box["height"] <= toast["y"]
+            assert apart, "a toast covers a button"
+    ana.shot("61-ltl-table-player-answer-on-card-phone")
+
+    # dismissed, it goes; a refusal answers on the card the same way
+    answer.locator(".dismiss").click()
+    expect(answer).to_have_count(0)
+    # a refusal answers on the card too (the browser's own checks bypassed, as an old browser would)
+    form = gm.forms("#play [data-character='squall']", "ltl.hero_points.award").first
+    form.evaluate("f => { f.noValidate = true; }")
+    form.locator("[name='points']").fill("-3")
+    form.locator("button[type=submit]").click()
+    refusal = gm.page.locator("#play [data-character='squall'] > .answer [role=alert]")
+    expect(refusal).to_contain_text("points")
+    assert not form.locator(".result").inner_text().strip()  # said on the card, once
+    gm.shot("62-ltl-table-gm-refusal-on-card")
+    for p in (gm, ana):
+        p.close()
