@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, browser, server, squall_in_a_scene  # noqa: F401
+from .test_browser import PHONE, Player, browser, server, squall_in_a_scene, start_campaign  # noqa: F401
 
 
 def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, server):  # noqa: F811
@@ -38,6 +38,15 @@ def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, 
     # dismissed, it goes; a refusal answers on the card the same way
     answer.locator(".dismiss").click()
     expect(answer).to_have_count(0)
+    # the log reads down to the newest entry, and is scrolled to it
+    for p in (gm, ana):
+        expect(p.page.locator("#log-entries > li.entry").last).to_contain_text("Squall rolls Heroism")
+        expect(p.page.locator("#log-entries > li.entry").first).to_contain_text("created")
+        p.page.wait_for_function(
+            "() => { const l = document.getElementById('log-entries'); "
+            "return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }"
+        )
+
     # a refusal answers on the card too (the browser's own checks bypassed, as an old browser would)
     form = gm.forms("#play [data-character='squall']", "ltl.hero_points.award").first
     form.evaluate("f => { f.noValidate = true; }")
@@ -49,3 +58,14 @@ def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, 
     gm.shot("62-ltl-table-gm-refusal-on-card")
     for p in (gm, ana):
         p.close()
+
+
+def test_an_invitation_link_is_copied_with_one_click(browser, server):  # noqa: F811
+    gm = Player(browser, server, "Gwen")
+    gm.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    start_campaign(gm, "Harbour Nights", "ltl")
+    link = gm.page.locator("input.invite-link").first.input_value()
+    gm.page.locator("button[data-copy]").first.click()
+    expect(gm.page.locator("button[data-copy]").first).to_have_text("Copied")
+    assert gm.page.evaluate("navigator.clipboard.readText()") == link
+    gm.close()

@@ -379,3 +379,16 @@ def test_opponent_minus_one_on_a_critical_failure_becomes_another_advantage(serv
     service.execute(CID, "gm", EndRound())
     assert hero(service, CID, "entropy").this_round == (NextRoundEffect.MINUS_ONE,)
     assert hero(service, CID, "comet").this_round == (NextRoundEffect.PLUS_ONE,)
+
+
+def test_archiving_while_a_roll_is_open_names_the_roll_and_its_roller(service, dice):
+    # R-T-5: the GM learns which roll holds the campaign open, not only that one does
+    from herotable.table.campaign_settings import ArchiveCampaign
+
+    setup(service)
+    dice.faces = [9, 4]
+    service.execute(CID, "pat", Challenge("comet", style="Flight", call=called(service, "comet", label="Leap the gap")))
+    with pytest.raises(TableError) as refused:
+        service.execute(CID, "gm", ArchiveCampaign())
+    assert "Captain Comet's challenge 'Leap the gap' is not settled" in refused.value.reason
+    assert "settle" in refused.value.fix

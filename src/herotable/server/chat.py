@@ -50,12 +50,12 @@ def _once(seen: Sequence[Seen]) -> list[Seen]:
 
 
 def entries(state: TableState, seen: Sequence[Seen], viewer: str) -> list[Entry]:
-    """The page's entries, newest first."""
+    """The page's entries, oldest first: the log reads down to the newest, as a conversation does."""
     names = state.names()
     facts = _once(seen)
     chat = {s.command_id: s for s in facts if s.fact.type in CHAT_FACTS}
     out = []
-    for e in reversed(log_entries(state, facts)):
+    for e in log_entries(state, facts):
         found = chat.get(e.command_id)
         if found is None:
             out.append(Entry(e, "", "", e.lines, _faces(e)))

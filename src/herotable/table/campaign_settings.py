@@ -114,7 +114,10 @@ def _not_busy(state: TableState, what: str) -> None:
     why = game_of(state).busy(state)
     if why:
         raise TableError(
-            "campaign/busy", f"the campaign cannot be {what} now: {why}", fix="settle it first", ruling=RULE
+            "campaign/busy",
+            f"the campaign cannot be {what} now: {why}",
+            fix="settle, end or undo what is open on the table first",
+            ruling=RULE,
         )
 
 

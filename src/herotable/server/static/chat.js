@@ -1,4 +1,6 @@
 // The log and chat panels (parts/log.html, parts/chat.html).
+// - The log reads down to the newest entry, and follows it as entries come, unless the reader has scrolled up to
+//   read back: then it stays where they are.
 // - A live reload of the log keeps the filter chosen, and waits while older pages are open (the reader is reading
 //   back); "Back to the newest" brings the newest page.
 // - In the chat box, Enter sends and Shift+Enter starts a new line.
@@ -27,6 +29,7 @@
     }
   });
   document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest(".log-newest, .log-filters .filter")) { following = true; }
     var older = event.target.closest ? event.target.closest("[data-log-older]") : null;
     var p = panel();
     if (older && p) {
@@ -35,6 +38,24 @@
       if (newest) { newest.hidden = false; }
     }
   });
+
+  function list() { return document.getElementById("log-entries"); }
+  function atEnd(l) { return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }
+  var following = true;  // the reader is at the newest entry: keep them there
+  document.addEventListener("scroll", function (event) {
+    if (event.target === list()) { following = atEnd(event.target); }
+  }, true);
+  function toEnd() {
+    var l = list();
+    if (l && following && !panel().hasAttribute("data-paged")) { l.scrollTop = l.scrollHeight; }
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    if (target && (target.id === "log" || target.id === "log-panel" || (target.closest && target.closest("#log")))) {
+      if (!(event.detail.elt && event.detail.elt.hasAttribute && event.detail.elt.hasAttribute("data-log-older"))) { toEnd(); }
+    }
+  });
+  document.addEventListener("DOMContentLoaded", toEnd);
 
   document.addEventListener("keydown", function (event) {
     var box = event.target;

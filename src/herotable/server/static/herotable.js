@@ -342,6 +342,24 @@
     toast(text, true);
   });
 
+  // A button with data-copy copies the text of the field it names (an invitation link) and says so.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button[data-copy]") : null;
+    var field = button && document.getElementById(button.getAttribute("data-copy"));
+    if (!field) { return; }
+    function said(words) {
+      button.textContent = words;
+      setTimeout(function () { button.textContent = "Copy the link"; }, 4000);
+    }
+    var copied = navigator.clipboard && window.isSecureContext
+      ? navigator.clipboard.writeText(field.value)
+      : Promise.reject(new Error("no clipboard here"));
+    copied.then(function () { said("Copied"); }, function () {
+      field.select();  // a page without the clipboard (plain http from another machine): selected, to copy by hand
+      said(document.execCommand && document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C");
+    });
+  });
+
   // A plain form with data-confirm (removing a member, deleting a character, handing the GM role over) asks first;
   // htmx forms ask through hx-confirm.
   document.addEventListener("submit", function (event) {

@@ -58,10 +58,15 @@ class ConvictionGame(PackagedGame):
     render = staticmethod(render.render)
 
     def busy(self, state: TableState) -> str | None:
+        """What is still open, by name: the GM finds it on the table and announces, voids or undoes it."""
         table = decide.table_of(state)
-        if table.checks or table.exit_bid is not None:
-            return "a Conviction check is pending or an exit is being bid on"
-        return None
+        named = {c.id: c.name for c in state.characters}
+        held = [
+            f"{named.get(c.character, c.character)}'s {c.check.label or 'check'} is not announced" for c in table.checks
+        ]
+        if table.exit_bid is not None:
+            held.append(f"{named.get(table.exit_bid.leaver, table.exit_bid.leaver)}'s exit is being bid on")
+        return "; ".join(held) or None
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
         """End of scene: scene effects end; after a dramatic scene the regain check is offered (R-CV-13); everyone is

@@ -11,7 +11,7 @@ from typing import Any
 from herotable.conviction.checks import Check
 from herotable.conviction.damage import settled_save
 from herotable.conviction.feats import Modelled, feat_bonuses
-from herotable.conviction.hero import EffectKind, Hero
+from herotable.conviction.hero import EffectKind, Hero, Turn
 from herotable.table.codec import encode
 from herotable.table.commands import controls
 from herotable.table.conviction.decide import catalogue, side_of, table_of
@@ -122,12 +122,32 @@ def card(state: TableState, user: str, cid: str) -> Card:
         ("Level", f"{sheet.level} ({', '.join(r.value for r in sheet.roles)})"),
         ("Toughness", _toughness(hero)),
         ("Nature", f"{sheet.nature.virtue} / {sheet.nature.vice}"),
-        ("Round", f"{turn.number}: spent {turn.spent}, standard {turn.standard_used}, move {turn.move_used}"),
+        *_round(turn),
         *_feats(hero),
     )
     flags = tuple(hero.conditions.names()) + tuple(f"{e.name} ({e.lasts.value})" for e in hero.effects)
     flags += ("regain check offered",) * hero.regain_check_due
     return Card(cid, c.name, owner, c.npc, c.hidden, True, controls(state, user, cid), stats, flags)
+
+
+def _round(turn: Turn) -> tuple[tuple[str, str], ...]:
+    """This round's actions used and Conviction spent, in words; nothing before the rounds begin or before the hero
+    has used anything in them."""
+    used = [
+        f"{n} {what}"
+        for n, what in (
+            (turn.standard_used, "standard"),
+            (turn.move_used, "move"),
+            (turn.full_round_used, "full-round"),
+        )
+        if n
+    ]
+    words = ", ".join(used) + (" used" if used else "")
+    if turn.spent:
+        words += ("; " if words else "") + f"{turn.spent} Conviction spent"
+    if not turn.number or not words:
+        return ()
+    return ((f"Round {turn.number}", words),)
 
 
 def _toughness(hero: Hero) -> str:

@@ -23,6 +23,9 @@ from herotable.table.structure import EndAdventure
 RULES_VERSION = 6  # bump when a rules correction changes what a command decides (see `herotable audit`)
 
 
+ROLL_NAMES = {"challenge": "challenge", "karma": "Karma roll", "stunt": "Power Stunt", "last_chance": "Last Chance"}
+
+
 class LtlGame(PackagedGame):
     """Larger Than Life (seed 001), by the rulings R-LTL-1 … R-LTL-19."""
 
@@ -47,10 +50,19 @@ class LtlGame(PackagedGame):
     render = staticmethod(render.render)
 
     def busy(self, state: TableState) -> str | None:
+        """What is still open, by name: the GM finds it on the table and settles, ends or undoes it."""
         table = decide.table_of(state)
-        if table.conflict is not None or table.tasks or table.contest is not None or table.team is not None:
-            return "a conflict, a contest, a team task or a roll is still open"
-        return None
+        named = {c.id: c.name for c in state.characters}
+        held = [f"the conflict is in round {table.conflict.round}"] if table.conflict is not None else []
+        for t in table.tasks:
+            kind = ROLL_NAMES.get(t.purpose, t.purpose.replace("_", " "))
+            label = f" {t.detail!r}" if t.detail else ""
+            held.append(f"{named.get(t.character, t.character)}'s {kind}{label} is not settled")
+        if table.contest is not None:
+            held.append(f"the contest{f' {table.contest.label!r}' if table.contest.label else ''} is not settled")
+        if table.team is not None:
+            held.append(f"the team task{f' {table.team.label!r}' if table.team.label else ''} is not rolled")
+        return "; ".join(held) or None
 
     def on_boundary(self, state: TableState, boundary: Boundary, detail: Mapping[str, Any]) -> Decision:
         """End of scene: non-damaging losses recover, Motivation's re-roll returns, failed must-succeed tasks are
