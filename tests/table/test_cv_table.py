@@ -1148,3 +1148,36 @@ def test_disabled_by_an_enemy_follows_the_sides_the_gm_set(svc: TableService) ->
     run(svc, GM, SetSides())  # back to heroes against NPCs
     assert svc.view(CID, SAM)["game"]["sides"]["mo"] == "heroes"
     assert_replays(svc)
+
+
+# --- skills named from the sheet ---
+
+
+def test_a_skill_a_typo_away_from_the_sheet_s_is_refused_with_the_sheet_s_name(svc: TableService) -> None:
+    # R-CV-1 (rules version 6): "Notise" on a sheet with Notice used to roll untrained, ranks lost without a word
+    for cmd in (
+        CallCheck("kes", 15, skill="Notise"),
+        CallCheck("kes", 15, skill="notic"),
+        RollCheck("kes", 15, skill="Diplomcy"),
+    ):
+        err = refused(svc, GM, cmd)
+        assert err.code == "cv/skill_not_on_sheet" and "did you mean" in err.reason
+        assert "Notice" in err.reason or "Diplomacy" in err.reason
+        assert "untrained" in err.fix
+    call = run(svc, GM, CallCheck("kes", 15))["cv.check_called"]["call"]  # the roller names the skill
+    err = refused(svc, ANA, RollCheck("kes", call=call, skill="Notise"))
+    assert "did you mean Notice?" in err.reason
+    # the sheet's name in any case rolls with its ranks; a skill far from any on the sheet rolls untrained, and one
+    # a typo away rolls untrained when the roller says so
+    assert run(svc, ANA, RollCheck("kes", call=call, skill="NOTICE"), 7)["cv.check_rolled"]["modifier"] == 4
+    for skill, untrained in (("Stealth", False), ("Notise", True)):
+        call = run(svc, GM, CallCheck("kes", 15, skill=skill, untrained=untrained))["cv.check_called"]["call"]
+        assert run(svc, ANA, RollCheck("kes", call=call), 7)["cv.check_rolled"]["modifier"] == 0
+    assert_replays(svc)
+
+
+def test_a_check_offers_the_sheet_s_skills_to_pick_from(svc: TableService) -> None:
+    acts = svc.legal_actions(CID, GM)
+    call = next(a for a in acts if a.type == CallCheck.type and a.fixed["character"] == "kes")
+    assert call.fields["skill"].suggestions == ("Diplomacy", "Notice")  # type: ignore[attr-defined]
+    assert "untrained" in call.fields
