@@ -231,7 +231,18 @@ def _controls(state: TableState, layout: Layout, kind: str, name: str, d: Domain
     if isinstance(d, TextDomain):
         hint = "dice like 2d20kh1+3 or 4d6kh3" if d.format == "dice" else ""
         text = default if isinstance(default, str) else ""
-        return [Field(name, label, "text", value=text, required=d.required, hint=hint, maxlength=d.max_length)]
+        return [
+            Field(
+                name,
+                label,
+                "text",
+                value=text,
+                required=d.required,
+                hint=hint,
+                maxlength=d.max_length,
+                suggestions=d.suggestions,
+            )
+        ]
     if isinstance(d, Flag):
         return [Field(name, label, "check", value="true" if default is True else "")]
     if isinstance(d, Subset):

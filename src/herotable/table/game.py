@@ -40,13 +40,15 @@ class IntRange:
 @dataclass(frozen=True)
 class TextDomain:
     """Any text of at most `max_length` characters; `required`: not blank; none of `exclude` (compared without
-    regard to case or spacing); `format`: "dice" for dice notation."""
+    regard to case or spacing); `format`: "dice" for dice notation; `suggestions`: the names a picker offers first
+    (a character's skills), which the text need not be one of."""
 
     max_length: int
     required: bool = False
     exclude: tuple[str, ...] = ()
     format: str | None = None
     kind: str = "text"
+    suggestions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ def domain_json(d: Domain) -> dict[str, Any]:
             out["exclude"] = list(d.exclude)
         if d.format:
             out["format"] = d.format
+        if d.suggestions:
+            out["suggestions"] = list(d.suggestions)
     elif isinstance(d, KeyedValues):
         out.update(keys=list(d.keys), value=domain_json(d.value))
         if d.labels:

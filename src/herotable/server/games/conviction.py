@@ -166,6 +166,10 @@ class CvPresenter:
     layout = Layout(
         table_actions=frozenset({Rest.type, CallCheck.type, RaiseLevel.type}),
         round_controls=frozenset({StartRound.type, BeginTurns.type}),
+        field_labels={
+            (CallCheck.type, "untrained"): "Untrained: a skill not on the sheet, named as typed",
+            (RollCheck.type, "untrained"): "Untrained: a skill not on the sheet, named as typed",
+        },
     )
 
     duels: Duels | None = None  # a check's chance stands beside it (`chances`): no exchanges to weigh

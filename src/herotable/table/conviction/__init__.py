@@ -30,7 +30,7 @@ _CAUSES = {
 # counts as revealed (R-T-4). 4: a feat's numbers apply (R-CV-6); initiative stays pending until the first turn,
 # and Conviction may re-roll it (R-CV-4). 5: the GM's situational modifier is a bonus named by its reason, on saves
 # too (R-T-2)
-RULES_VERSION = 5
+RULES_VERSION = 6  # 6: a skill a typo away from the sheet's is refused (R-CV-1)
 
 
 def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:

@@ -69,13 +69,15 @@ class CallCheck(Command):
     ability: Ability | None = None
     skill: Annotated[str | None, Text(NAME_LENGTH)] = None
     reason: Annotated[str, Text(LABEL_LENGTH)] = ""  # why the modifier: the roller sees it (R-T-2 amended)
+    untrained: bool = False  # the skill is meant as named though one on the sheet is a typo away (rules version 6)
 
 
 @dataclass(frozen=True)
 class RollCheck(Command):
     """d20 + modifiers against the GM's Difficulty. A player rolls a check the GM called for (`call`); the GM may
     also set `difficulty` and `modifier` directly (R-T-3). `ability` and `skill` add the sheet's modifier and ranks
-    (Expertise included). `secret` (GM only) keeps it GM-only even once announced."""
+    (Expertise included): a skill a typo away from one on the sheet is refused unless `untrained` says it is meant
+    (rules version 6). `secret` (GM only) keeps it GM-only even once announced."""
 
     type = "cv.check"
     character: str
@@ -87,6 +89,7 @@ class RollCheck(Command):
     secret: bool = False
     call: str | None = None
     reason: Annotated[str, Text(LABEL_LENGTH)] = ""
+    untrained: bool = False  # as on `CallCheck`
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from herotable.conviction.damage import (
 )
 from herotable.conviction.exit_scene import Side, attempt_exit, interfere, pass_bid, press_exit
 from herotable.conviction.feats import Catalogue, Modelled, feat_bonuses, sample_catalogue
-from herotable.conviction.hero import Hero
+from herotable.conviction.hero import EffectKind, Hero
 from herotable.conviction.quotable_wit import designate, use_wit
 from herotable.conviction.regain import apply_regain_check, award_nature, gain_from_setback, raise_level
 from herotable.conviction.regain import regain_check as roll_regain_check
@@ -132,6 +132,7 @@ from herotable.table.conviction.facts import (
     sheet_record,
 )
 from herotable.table.conviction.state import CalledCheck, CvTable, OpenCheck
+from herotable.names import meant
 from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
 from herotable.table.kit import hero_changes
@@ -295,8 +296,9 @@ def _call(state: TableState, cmd: CallCheck, ctx: Ctx) -> Decision:
     """The GM calls for a check; the character's controller rolls it (R-T-3, R-CV-1)."""
     require_gm(state, ctx.user)
     table = table_of(state)
-    table.hero(cmd.character)
     skill = cmd.skill.strip() if cmd.skill and cmd.skill.strip() else None
+    if skill is not None and not cmd.untrained:
+        _skill_on_sheet(table.hero(cmd.character), skill)
     ability = None if cmd.ability is None else cmd.ability.value
     reason = cmd.reason.strip() if cmd.modifier else ""
     label = cmd.label.strip()
@@ -357,6 +359,7 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
         difficulty, situational, reason, label = called.difficulty, called.modifier, called.reason, called.label
         ability = called.ability if called.ability is not None else cmd.ability
         skill = called.skill if called.skill is not None else cmd.skill
+        named = called.skill is None and bool(cmd.skill and cmd.skill.strip())  # the roller names it
         lead.append(private(state, cmd.character, CallClosed(called.id, cmd.character, False)))
         table = replace(table, calls=tuple(c for c in table.calls if c.id != called.id))
     else:
@@ -373,13 +376,35 @@ def _check(state: TableState, cmd: RollCheck, ctx: Ctx) -> Decision:
             )
         difficulty, situational, reason, label = cmd.difficulty, cmd.modifier, cmd.reason, cmd.label
         ability, skill = cmd.ability, cmd.skill
+        named = bool(skill and skill.strip())
     hero = table.hero(cmd.character)
+    if named and skill and not cmd.untrained:
+        _skill_on_sheet(hero, skill.strip())
     words = [ability.value.capitalize()] if ability is not None else []
     words += [skill.strip()] if skill and skill.strip() else []
     modifier, bonuses = check_modifier(hero, ability, skill, situational, reason)
     label = label.strip() or (" ".join(words) + " check" if words else "check")
     check = roll_check(ctx.rng, hero.name, label, modifier, difficulty)
     return _open(state, table, ctx, cmd.character, check, secret=cmd.secret, lead=lead, bonuses=bonuses)
+
+
+def sheet_skills(hero: Hero) -> tuple[str, ...]:
+    """The skills a hero holds ranks in: the sheet's, and those Expertise lends for the scene (R-CV-7)."""
+    lent = (e.name for e in hero.effects if e.kind is EffectKind.SKILL_RANKS)
+    return tuple(sorted({name for name, _ in hero.sheet.skills} | set(lent), key=str.casefold))
+
+
+def _skill_on_sheet(hero: Hero, skill: str) -> None:
+    """Refuse a skill a typo away from one the hero holds: its ranks would be lost without a word (R-CV-1, rules
+    version 6). The sheet's own name in any case, or a name far from all of them (untrained), passes."""
+    near = meant(skill, sheet_skills(hero))
+    if near is not None:
+        raise TableError(
+            "cv/skill_not_on_sheet",
+            f"{hero.name} has no skill called {skill!r}; did you mean {near}?",
+            fix=f"name it {near} as the sheet does, or tick untrained to roll {skill!r} without ranks",
+            ruling="R-CV-1",
+        )
 
 
 def situational_bonus(modifier: int, reason: str) -> tuple[Bonus, ...]:

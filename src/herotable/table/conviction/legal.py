@@ -68,7 +68,7 @@ from herotable.table.conviction.commands import (
     UseTalentPower,
     UseWit,
 )
-from herotable.table.conviction.decide import acting_refusal, catalogue, initiative_roll, table_of
+from herotable.table.conviction.decide import acting_refusal, catalogue, initiative_roll, sheet_skills, table_of
 from herotable.table.conviction.state import CvTable, OpenCheck
 from herotable.table.game import (
     Choice,
@@ -122,13 +122,15 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
     name = c.name
     out: list[LegalAction] = []
     abilities = Choice((None, *(a.value for a in Ability)), ("—", *(a.value for a in Ability)))
+    skills = TextDomain(NAME_LENGTH, suggestions=sheet_skills(hero))  # the sheet's, or one untrained
     check_fields: dict[str, Domain] = {
         "difficulty": IntRange(DIFFICULTY.lo, DIFFICULTY.hi),
         "label": TextDomain(LABEL_LENGTH),
         "modifier": IntRange(MODIFIER.lo, MODIFIER.hi),
         "reason": TextDomain(LABEL_LENGTH),  # why the modifier: the roller sees it (R-T-2 amended)
         "ability": abilities,
-        "skill": TextDomain(NAME_LENGTH),
+        "skill": skills,
+        "untrained": Flag(),
     }
     if gm:  # the GM sets Difficulties (R-T-3) and rolls in secret (R-CV-4)
         out.append(
@@ -151,7 +153,8 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         if call.ability is None:
             open_fields["ability"] = abilities
         if call.skill is None:
-            open_fields["skill"] = TextDomain(NAME_LENGTH)
+            open_fields["skill"] = skills
+            open_fields["untrained"] = Flag()
         what = call.label or "the check"
         situational = f", {call.modifier:+d} {call.reason or 'situational modifier'}" if call.modifier else ""
         out.append(
