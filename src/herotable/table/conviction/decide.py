@@ -46,6 +46,7 @@ from herotable.conviction.spending import (
     the_talent,
     use_talent_power,
 )
+from herotable.names import meant
 from herotable.table.commands import (
     Ctx,
     Decision,
@@ -132,7 +133,6 @@ from herotable.table.conviction.facts import (
     sheet_record,
 )
 from herotable.table.conviction.state import CalledCheck, CvTable, OpenCheck
-from herotable.names import meant
 from herotable.table.core import CharacterJoined
 from herotable.table.facts import Emitted, Fact, Visibility
 from herotable.table.kit import hero_changes
