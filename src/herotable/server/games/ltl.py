@@ -11,6 +11,7 @@ from herotable.errors import InvalidSheet, Problem
 from herotable.ltl.sheet import CREATION_SECTIONS, sheet_from_dict, sheet_to_dict
 from herotable.server.actions import Layout, Panel
 from herotable.server.board import Board, DiceSide, Die
+from herotable.server.games import ltl_chances
 from herotable.server.games.ltl_odds import LtlDuels
 from herotable.server.presenter import Duels, register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, lines_of
@@ -221,7 +222,9 @@ class LtlPresenter:
 
     @staticmethod
     def chances(state: TableState, user: str, laid: Panel) -> dict[str, str]:
-        return {}  # an attack's odds are a panel of their own (`odds_panels`)
+        """The line of odds beside a called roll, a Push and Recovery (`ltl_chances`); an attack's odds are a panel
+        of their own (`odds_panels`)."""
+        return dict(ltl_chances.chances(state, user, laid))
 
     @staticmethod
     def odds_panels(laid: Panel) -> set[str]:
