@@ -271,6 +271,7 @@ RARE = {
     "character.return": 0.5,
     "campaign.archive": 0.05,
     "campaign.hand_over": 0.02,
+    "campaign.options": 0.05,
     "ltl.override": 0.3,  # three forms a character (a plain override, a serious wound, bonds or mind control)
 }
 

@@ -18,9 +18,17 @@ from starlette.concurrency import run_in_threadpool
 from herotable.errors import RulesError
 from herotable.server import portraits
 from herotable.server.deps import MaybeUserDep, ServicesDep, check_csrf
+from herotable.server.options_form import option_fields, options_from_form
 from herotable.server.pages import Refused, member, page, render
 from herotable.store.port import UnknownCampaign
-from herotable.table.campaign_settings import ArchiveCampaign, HandOver, RenameCampaign, campaign_actions
+from herotable.table.campaign_settings import (
+    ArchiveCampaign,
+    ChangeOptions,
+    HandOver,
+    RenameCampaign,
+    campaign_actions,
+)
+from herotable.table.codec import encode
 from herotable.table.commands import NAME_LENGTH, PROSE_LENGTH, command_from_json
 from herotable.table.game import LegalAction, game_of
 from herotable.table.sheet_edits import (
@@ -215,7 +223,39 @@ def _settings_page(
         error=error,
         confirm_archive=CONFIRM_ARCHIVE.format(name=state.name),
         name_length=NAME_LENGTH,
+        options=option_fields(game_of(state).option_specs, encode(state.game.options), OPTION),
     )
+
+
+OPTION = "option."  # the prefix of the options form's fields
+
+
+@router.post("/campaigns/{campaign_id}/settings/options")
+async def change_options(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(
+        _change_options, campaign_id=campaign_id, request=request, svc=svc, user=user, form=form
+    )
+
+
+@page
+def _change_options(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, form: Any) -> Response:
+    """Change the game's options from the settings page: those that differ from the campaign's now; a refusal (an
+    open roll, a value out of range) comes back on the page, nothing changed."""
+    assert user is not None
+    state = member(svc, campaign_id, user)
+    if not state.is_gm(user.user_id):
+        raise Refused(403, "Only the GM changes the campaign's settings.")
+    game = game_of(state)
+    now = encode(state.game.options)
+    try:
+        given = options_from_form(game.option_specs, form, OPTION)
+        changed = {k: v for k, v in given.items() if now.get(k) != v}
+        if changed:  # nothing changed: nothing to record
+            svc.table.execute(campaign_id, user.user_id, ChangeOptions(changed))
+    except RulesError as err:
+        return _settings_page(request, svc, user, state, error=err)
+    return RedirectResponse(f"/campaigns/{campaign_id}/settings#options-h", status_code=303)
 
 
 @router.get("/campaigns/{campaign_id}/settings")

@@ -30,11 +30,13 @@ from herotable.server import (
 from herotable.server.api import accounts, campaigns, members
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.server.options_form import option_fields, options_from_form
 from herotable.server.presenter import listed, presenter_for
 from herotable.server.security import digest
 from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
+from herotable.table.commands import InvalidCommand
 from herotable.table.game import LegalAction, game_for, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.sheet_edits import may_change
@@ -298,36 +300,56 @@ def join_form(
 # --- campaigns ---
 
 
-def _games() -> list[dict[str, str]]:
-    """The games a new campaign may play, as the form lists them."""
-    return [{"value": p.ruleset.value, "title": game_for(p.ruleset).title, "blurb": p.blurb} for p in listed()]
+def _games() -> list[dict[str, Any]]:
+    """The games a new campaign may play, as the form lists them, each with its options at their defaults."""
+    out = []
+    for p in listed():
+        game = game_for(p.ruleset)
+        prefix = f"option.{p.ruleset.value}."
+        fields = option_fields(game.option_specs, game.default_options(), prefix)
+        out.append({"value": p.ruleset.value, "title": game.title, "blurb": p.blurb, "options": fields})
+    return out
 
 
 @router.post("/campaigns")
+async def new_campaign(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_new_campaign, request=request, svc=svc, user=user, form=form)
+
+
 @page
-def new_campaign(
-    request: Request, svc: ServicesDep, user: MaybeUserDep, name: str = Form(""), ruleset: str = Form("")
-) -> Response:
+def _new_campaign(request: Request, svc: ServicesDep, user: MaybeUserDep, form: Any) -> Response:
+    """A new campaign from the form: its name, its game, and that game's options (the other games' are ignored)."""
     assert user is not None
+    name, ruleset = str(form.get("name", "")), str(form.get("ruleset", ""))
     try:
         body = campaigns.NewCampaign(name=name.strip(), ruleset=ruleset)
+        game = game_for(Ruleset(body.ruleset))
+        chosen = options_from_form(game.option_specs, form, f"option.{body.ruleset}.")
+        created = campaigns.new_campaign(svc, user, body.model_copy(update={"options": chosen}))
     except ValidationError as err:
         field = str(err.errors()[0]["loc"][0])
         titles = " or ".join(g["title"] for g in _games())
         message = "give the campaign a name" if field == "name" else f"choose {titles}"
-        return render(
-            request,
-            "campaigns.html",
-            svc,
-            user,
-            status=422,
-            campaigns=campaigns.my_campaigns(svc, user),
-            games=_games(),
-            errors={field: message},
-            form={"name": name, "ruleset": ruleset},
-        )
-    created = campaigns.new_campaign(svc, user, body)
+        return _campaigns_again(request, svc, user, form, {field: message})
+    except InvalidCommand as err:
+        return _campaigns_again(request, svc, user, form, {"options": f"{err.reason}: {err.fix}"})
     return RedirectResponse(f"/campaigns/{created}", status_code=303)
+
+
+def _campaigns_again(request: Request, svc: Services, user: User, form: Any, errors: dict[str, str]) -> Response:
+    """The campaigns page again, with what was typed and what is wrong with it; nothing was made."""
+    return render(
+        request,
+        "campaigns.html",
+        svc,
+        user,
+        status=422,
+        campaigns=campaigns.my_campaigns(svc, user),
+        games=_games(),
+        errors=errors,
+        form={"name": form.get("name", ""), "ruleset": form.get("ruleset", "")},
+    )
 
 
 @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)

@@ -1,4 +1,5 @@
-"""A campaign's own settings, the GM's to change: its name, whether it is archived, and who is its GM.
+"""A campaign's own settings, the GM's to change: its name, its game's options, whether it is archived, and who is
+its GM.
 
 An archived campaign is kept read-only: every command is refused (`decide`) but bringing it back from the archive and
 members leaving or being removed. Handing the GM role over makes the new GM's the whole log and every character the
@@ -14,10 +15,19 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from herotable.table.codec import evolved
-from herotable.table.commands import NAME_LENGTH, Command, Ctx, Decision, Text, handles, require_gm
+from herotable.table.commands import (
+    NAME_LENGTH,
+    Command,
+    Ctx,
+    Decision,
+    InvalidCommand,
+    Text,
+    handles,
+    require_gm,
+)
 from herotable.table.core import evolves
 from herotable.table.facts import Emitted, Fact, fact
-from herotable.table.game import LegalAction, TextDomain, game_of
+from herotable.table.game import KeyedValues, LegalAction, TextDomain, checked_options, game_of
 from herotable.table.state import Role, TableError, TableState
 
 RULE = "R-T-1"
@@ -54,6 +64,21 @@ class GmHandedOver(Fact):
     characters: tuple[str, ...] = ()
 
 
+@fact
+@dataclass(frozen=True)
+class OptionsChanged(Fact):
+    """Some of the game's campaign options changed (`options`: the new values), from the next round or scene on:
+    nothing was open when they changed."""
+
+    type = "campaign.options_changed"
+    options: dict[str, Any]
+
+
+@evolves(OptionsChanged)
+def _options(state: TableState, f: OptionsChanged) -> TableState:
+    return evolved(state, game=game_of(state).with_options(state.game, f.options), done=(), befores=())
+
+
 @evolves(CampaignRenamed)
 def _renamed(state: TableState, f: CampaignRenamed) -> TableState:
     return evolved(state, name=f.name, done=(), befores=())
@@ -81,6 +106,15 @@ def _handed(state: TableState, f: GmHandedOver) -> TableState:
 class RenameCampaign(Command):
     type = "campaign.rename"
     name: Annotated[str, Text(NAME_LENGTH, required=True)]
+
+
+@dataclass(frozen=True)
+class ChangeOptions(Command):
+    """Change some of the game's campaign options (by name, as `GET /api/v1/games` lists them), between rounds and
+    scenes: refused while a roll, a conflict or anything else is open."""
+
+    type = "campaign.options"
+    options: Annotated[dict[str, Any], Text(NAME_LENGTH * 20)]
 
 
 @dataclass(frozen=True)
@@ -138,6 +172,17 @@ def _archive(state: TableState, cmd: ArchiveCampaign, ctx: Ctx) -> Decision:
     return Decision([Emitted(CampaignArchived(cmd.archived))])
 
 
+@handles(ChangeOptions)
+def _change_options(state: TableState, cmd: ChangeOptions, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    game = game_of(state)
+    given = checked_options(game.option_specs, cmd.options, changing=True)
+    if not given:
+        raise InvalidCommand("options/none", "no option was named", fix="name at least one option and its new value")
+    _not_busy(state, "given other options")
+    return Decision([Emitted(OptionsChanged(given))])
+
+
 @handles(HandOver)
 def _hand_over(state: TableState, cmd: HandOver, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
@@ -174,6 +219,17 @@ def campaign_actions(state: TableState, user: str) -> list[LegalAction]:
         )
     ]
     if game_of(state).busy(state) is None:
+        out += [  # one option at a time, from the next round or scene on
+            LegalAction(
+                ChangeOptions.type,
+                f"Change the option: {spec.title}",
+                fields={"options": KeyedValues((spec.name,), spec.domain, (spec.title,), min_keys=1)},
+                group=group,
+                rule=spec.rule,
+            )
+            for spec in game_of(state).option_specs
+            if spec.changeable
+        ]
         out.append(LegalAction(ArchiveCampaign.type, "Archive the campaign", {"archived": True}, group=group))
         out += [
             LegalAction(HandOver.type, f"Hand the GM role to {m.name}", {"user": m.user}, group=group)
@@ -190,6 +246,11 @@ def _say_renamed(f: CampaignRenamed, n: Mapping[str, str]) -> str:
     return f"The campaign is renamed {f.name!r}"
 
 
+def _say_options(f: OptionsChanged, n: Mapping[str, str]) -> str:
+    said = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in f.options.items())
+    return f"The GM changes the campaign's options ({said}), from the next round or scene on"
+
+
 def _say_archived(f: CampaignArchived, n: Mapping[str, str]) -> str:
     return "The GM archives the campaign: it is read-only" if f.archived else "The campaign is back from the archive"
 
@@ -203,7 +264,13 @@ SAYS: dict[str, Callable[[Any, Mapping[str, str]], str]] = {
     CampaignRenamed.type: _say_renamed,
     CampaignArchived.type: _say_archived,
     GmHandedOver.type: _say_handed,
+    OptionsChanged.type: _say_options,
 }
-TITLES = {CampaignRenamed.type: "Campaign", CampaignArchived.type: "Campaign", GmHandedOver.type: "Campaign"}
-COMMANDS_OUTSIDE_UNDO = frozenset({RenameCampaign.type, ArchiveCampaign.type, HandOver.type})
+TITLES = {
+    CampaignRenamed.type: "Campaign",
+    CampaignArchived.type: "Campaign",
+    GmHandedOver.type: "Campaign",
+    OptionsChanged.type: "Campaign",
+}
+COMMANDS_OUTSIDE_UNDO = frozenset({RenameCampaign.type, ArchiveCampaign.type, HandOver.type, ChangeOptions.type})
 LISTED_FACTS = frozenset({CampaignRenamed.type, CampaignArchived.type, GmHandedOver.type})  # for campaign listings

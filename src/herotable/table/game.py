@@ -7,14 +7,14 @@ Also the vocabulary of legal actions: what a viewer may do now, each field with 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol
 
 from herotable.table.codec import Json, decode_as, encode
-from herotable.table.commands import NAME_LENGTH, Decision
+from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
-from herotable.table.state import CharacterRef, Role, Ruleset, TableState
+from herotable.table.state import CharacterRef, Role, Ruleset, TableError, TableState
 
 # --- legal actions: field domains ---
 
@@ -242,6 +242,67 @@ class Board:
     extras: Mapping[str, Any] = field(default_factory=dict)  # game-specific panels (wits, an exit bid…)
 
 
+@dataclass(frozen=True)
+class OptionSpec:
+    """One campaign option of a game as the GM chooses it: its values (a `Choice`, an `IntRange` or a `Flag`), a
+    sentence on what it changes, and whether it may change once the campaign is under way (a change is a fact, and
+    counts from the next round or scene: it is refused while anything is open, `Game.busy`)."""
+
+    name: str
+    title: str
+    about: str
+    domain: Domain
+    changeable: bool = True
+    rule: str = ""
+
+    def to_json(self, **more: Any) -> dict[str, Any]:
+        out = {"name": self.name, "title": self.title, "about": self.about, "changeable": self.changeable}
+        return out | {"rule": self.rule, "values": domain_json(self.domain), **more}
+
+
+def checked_options(
+    specs: tuple[OptionSpec, ...], given: Mapping[str, Any], *, changing: bool = False
+) -> dict[str, Any]:
+    """The options as given, each checked against its spec; while `changing` a campaign under way, only those that
+    may change. Raises InvalidCommand naming the option, what it may be, and the options there are (TableError for
+    one that cannot change in play)."""
+    by_name = {s.name: s for s in specs}
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        spec = by_name.get(name)
+        if spec is None:
+            known = ", ".join(by_name) or "none"
+            raise InvalidCommand(
+                "options/unknown", f"this game has no option {name!r}", fix=f"choose among: {known}", field=name
+            )
+        if changing and not spec.changeable:
+            raise TableError(
+                "options/fixed",
+                f"{spec.title} is chosen when the campaign is made and cannot change in play",
+                fix="leave it out, or start a new campaign with the other choice",
+                ruling=spec.rule,
+            )
+        d = spec.domain
+        ok = (
+            (isinstance(d, Choice) and value in d.choices and not isinstance(value, bool))
+            or (isinstance(d, IntRange) and type(value) is int and d.min <= value <= d.max)
+            or (isinstance(d, Flag) and isinstance(value, bool))
+        )
+        if not ok:
+            allowed = (
+                ", ".join(map(str, d.choices))
+                if isinstance(d, Choice)
+                else f"a whole number from {d.min} to {d.max}"
+                if isinstance(d, IntRange)
+                else "true or false"
+            )
+            raise InvalidCommand(
+                "options/value", f"{spec.title} cannot be {value!r}", fix=f"give {name} one of: {allowed}", field=name
+            )
+        out[name] = value
+    return out
+
+
 class Boundary(StrEnum):
     """Structure boundaries that carry a game's effects (R-T-1)."""
 
@@ -267,6 +328,12 @@ class Game(Protocol):
         ...
 
     def default_options(self) -> dict[str, Any]: ...
+
+    option_specs: ClassVar[tuple[OptionSpec, ...]]  # the campaign options the GM chooses, in words
+
+    def with_options(self, table: Any, changed: Mapping[str, Any]) -> Any:
+        """The game state with some of its campaign options changed (checked already, `checked_options`)."""
+        ...
 
     def decode_state(self, data: Mapping[str, Any]) -> Any:
         """The game state from a snapshot's JSON."""
@@ -310,6 +377,7 @@ class PackagedGame:
 
     options_type: ClassVar[type]
     table_type: ClassVar[type]
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()  # what the GM may choose, in words (none: nothing to choose)
 
     def default_options(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self.options_type())
@@ -320,6 +388,9 @@ class PackagedGame:
 
     def decode_state(self, data: Mapping[str, Any]) -> Any:
         return decode_as(self.table_type, dict(data))
+
+    def with_options(self, table: Any, changed: Mapping[str, Any]) -> Any:
+        return replace(table, options=decode_as(self.options_type, {**encode(table.options), **changed}))
 
 
 def register(game: Game) -> Game:

@@ -13,7 +13,7 @@ from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.log_pages import seen_json
 from herotable.server.presenter import listed
 from herotable.store.accounts import User
-from herotable.table.game import game_for
+from herotable.table.game import checked_options, game_for
 from herotable.table.state import Ruleset
 
 router = APIRouter()
@@ -28,6 +28,11 @@ class NewCampaign(BaseModel):
 
     name: str = Field(min_length=1, max_length=100)
     ruleset: str = Field(description="the game it plays: GET /api/v1/games lists them", json_schema_extra=_games_schema)
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the game's campaign options by name, as GET /api/v1/games lists them; the rest keep defaults",
+        max_length=40,
+    )
 
     @field_validator("ruleset")
     @classmethod
@@ -59,21 +64,30 @@ def campaigns(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
 
 
 def new_campaign(svc: ServicesDep, user: User, body: NewCampaign) -> str:
-    """A new campaign with the user as its GM; its id."""
-    return svc.table.create_campaign(user.user_id, user.display_name, body.name, Ruleset(body.ruleset)).campaign_id
+    """A new campaign with the user as its GM, with the game's options given (checked first, `checked_options`);
+    its id."""
+    ruleset = Ruleset(body.ruleset)
+    options = checked_options(game_for(ruleset).option_specs, body.options)
+    return svc.table.create_campaign(user.user_id, user.display_name, body.name, ruleset, options=options).campaign_id
 
 
 @router.get("/games")
 def games() -> list[dict[str, Any]]:
-    """The games a campaign may play: the `ruleset` a new campaign names, its title, and its rules' version."""
-    return [
-        {
-            "ruleset": p.ruleset.value,
-            "title": game_for(p.ruleset).title,
-            "rules_version": game_for(p.ruleset).rules_version,
-        }
-        for p in listed()
-    ]
+    """The games a campaign may play: the `ruleset` a new campaign names, its title, its rules' version, and the
+    campaign options a GM chooses (each with its values, its default, and whether it may change in play)."""
+    out = []
+    for p in listed():
+        game = game_for(p.ruleset)
+        defaults = game.default_options()
+        out.append(
+            {
+                "ruleset": p.ruleset.value,
+                "title": game.title,
+                "rules_version": game.rules_version,
+                "options": [s.to_json(default=defaults.get(s.name)) for s in game.option_specs],
+            }
+        )
+    return out
 
 
 @router.post("/campaigns", status_code=201)

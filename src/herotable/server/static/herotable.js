@@ -360,6 +360,17 @@
     });
   });
 
+  // The new-campaign form shows the options of the game chosen, and only those.
+  function gameOptions() {
+    var chosen = document.getElementById("new-ruleset");
+    if (!chosen) { return; }
+    Array.prototype.forEach.call(document.querySelectorAll(".game-options[data-game]"), function (d) {
+      d.hidden = d.getAttribute("data-game") !== chosen.value;
+    });
+  }
+  document.addEventListener("change", function (event) { if (event.target.id === "new-ruleset") { gameOptions(); } });
+  document.addEventListener("DOMContentLoaded", gameOptions);
+
   // A plain form with data-confirm (removing a member, deleting a character, handing the GM role over) asks first;
   // htmx forms ask through hx-confirm.
   document.addEventListener("submit", function (event) {

@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from herotable.conviction.options import CampaignOptions
+from herotable.conviction.options import CampaignOptions, DisabledActions
 from herotable.conviction.rounds import end_round, end_scene
 from herotable.table.commands import Decision
 from herotable.table.conviction import decide, evolve, legal, present, render
 from herotable.table.conviction.facts import InitiativeOrder, PresenceSet, WitsRefreshed
 from herotable.table.conviction.state import CvTable
 from herotable.table.facts import Emitted
-from herotable.table.game import Boundary, LegalAction, PackagedGame, register
+from herotable.table.game import Boundary, Choice, LegalAction, OptionSpec, PackagedGame, register
 from herotable.table.state import Ruleset, TableError, TableState
 from herotable.table.structure import EndAdventure
 
@@ -41,6 +41,18 @@ def _rounds_over(table: CvTable, facts: list[Emitted]) -> Decision:
     return Decision(facts, evolve.evolve(table, facts[-1].fact))
 
 
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "disabled_actions",
+        "What a Disabled character may do",
+        "Each round, a Disabled character takes one move action (Dino-Pirates), or one standard or one move action, "
+        "a standard one being strenuous (core True20).",
+        Choice(tuple(DisabledActions), ("One move action", "One standard or one move action")),
+        rule="R-CV-8",
+    ),
+)
+
+
 class ConvictionGame(PackagedGame):
     """The Conviction rules of Dino-Pirates of Ninja Island (seed 000), by the rulings R-CV-1 … R-CV-14."""
 
@@ -48,6 +60,7 @@ class ConvictionGame(PackagedGame):
     title = "Conviction"
     rules_version = RULES_VERSION
     options_type = CampaignOptions
+    option_specs = OPTIONS
     table_type = CvTable
     titles: Mapping[str, str] = render.TITLES
     command_titles: Mapping[str, str] = render.COMMAND_TITLES

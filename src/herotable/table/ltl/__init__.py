@@ -9,10 +9,20 @@ from typing import Any
 
 from herotable.ltl.advancement import award_hero_points
 from herotable.ltl.hero import end_adventure, end_scene
-from herotable.ltl.options import LtlOptions
+from herotable.ltl.options import Initiative, LtlOptions, QuickTies, RerollMode
 from herotable.table.commands import Decision
 from herotable.table.facts import Emitted
-from herotable.table.game import Boundary, IntRange, KeyedValues, LegalAction, PackagedGame, register
+from herotable.table.game import (
+    Boundary,
+    Choice,
+    Flag,
+    IntRange,
+    KeyedValues,
+    LegalAction,
+    OptionSpec,
+    PackagedGame,
+    register,
+)
 from herotable.table.ltl import contests, decide, evolve, legal, present, render, teamwork
 from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import CritRewardLapsed, FailuresForgotten
@@ -26,6 +36,56 @@ RULES_VERSION = 6  # bump when a rules correction changes what a command decides
 ROLL_NAMES = {"challenge": "challenge", "karma": "Karma roll", "stunt": "Power Stunt", "last_chance": "Last Chance"}
 
 
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "initiative",
+        "Initiative",
+        "Who acts first in a conflict's round: everyone at once, in any order (the rules' way), or by an initiative "
+        "roll each round or once a conflict (Power, or Karma with the GM's leave; ties act together).",
+        Choice(
+            tuple(Initiative),
+            ("Everyone at once", "Initiative rolled each round", "Initiative rolled once a conflict"),
+        ),
+        rule="R-LTL-12",
+    ),
+    OptionSpec(
+        "reroll_mode",
+        "Re-rolls",
+        "What a re-roll (Try Again, a Specialty, Motivation) keeps: the better of the two results, or the new one.",
+        Choice(tuple(RerollMode), ("Keep the better result", "The new result stands")),
+        rule="R-LTL-9",
+    ),
+    OptionSpec(
+        "effect_cap",
+        "Most levels one exchange deals",
+        "Going For Broke adds levels of effect to a win, up to this many in one exchange (3 by the rules).",
+        IntRange(1, 6),
+        rule="R-LTL-7",
+    ),
+    OptionSpec(
+        "exploding",
+        "Exploding dice",
+        "A die showing its maximum is rolled again and added, as long as it keeps showing its maximum.",
+        Flag(),
+        rule="R-LTL-18",
+    ),
+    OptionSpec(
+        "stun_on_damage",
+        "Stun on physical damage",
+        "After losing physical levels a hero rolls Heroism against the levels lost; a failure stuns for a round.",
+        Flag(),
+        rule="R-LTL-18",
+    ),
+    OptionSpec(
+        "quick_ties",
+        "Ties in a quick contest",
+        "A tie for first in a quick contest is rolled again among the tied, or they share the win.",
+        Choice(tuple(QuickTies), ("Rolled again", "Shared")),
+        rule="R-LTL-13",
+    ),
+)
+
+
 class LtlGame(PackagedGame):
     """Larger Than Life (seed 001), by the rulings R-LTL-1 … R-LTL-19."""
 
@@ -33,6 +93,7 @@ class LtlGame(PackagedGame):
     title = "Larger Than Life"
     rules_version = RULES_VERSION
     options_type = LtlOptions
+    option_specs = OPTIONS
     table_type = LtlTable
     titles: Mapping[str, str] = render.TITLES
     command_titles: Mapping[str, str] = render.COMMAND_TITLES

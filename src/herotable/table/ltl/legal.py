@@ -13,6 +13,7 @@ from herotable.ltl import conflict as cf
 from herotable.ltl.healing import WOUNDS, healing_powers
 from herotable.ltl.hero import GM_CHOSEN_LOSSES, Defeat, Hero, LossType, NextRound, TimePassed
 from herotable.ltl.karma import Fortune
+from herotable.ltl.options import Initiative
 from herotable.ltl.roll import RerollSource
 from herotable.ltl.task import CritBonus, CritPenalty
 from herotable.table.codec import Json
@@ -392,20 +393,16 @@ def _situational(state: TableState, table: LtlTable) -> list[LegalAction]:
 def _start_conflict(state: TableState, table: LtlTable) -> LegalAction:
     ids = tuple(table.heroes)
     names = tuple(state.character(cid).name for cid in ids)
-    return LegalAction(
-        StartConflict.type,
-        "Start a conflict",
-        fields={
-            "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
-            "stakes": word_choice(tuple(k.value for k in LossType)),
-            "karma_initiative": Subset(ids, names, within="fighters"),
-            "fatigue": Flag(),  # whether failed challenges cost a level (R-LTL-12 amended)
-            # a Power the GM allows (superspeed) rolls initiative one die type up (R-LTL-12 amended)
-            "initiative_power": Subset(ids, names, within="fighters"),
-        },
-        group="Conflict",
-        rule="R-LTL-12",
-    )
+    fields: dict[str, Domain] = {
+        "fighters": KeyedValues(ids, TextDomain(NAME_LENGTH, required=True), names, min_keys=1, pairs=True),
+        "stakes": word_choice(tuple(k.value for k in LossType)),
+        "fatigue": Flag(),  # whether failed challenges cost a level (R-LTL-12 amended)
+    }
+    if table.options.initiative is not Initiative.SIMULTANEOUS:  # initiative's fields only where it is rolled
+        fields["karma_initiative"] = Subset(ids, names, within="fighters")
+        # a Power the GM allows (superspeed) rolls initiative one die type up (R-LTL-12 amended)
+        fields["initiative_power"] = Subset(ids, names, within="fighters")
+    return LegalAction(StartConflict.type, "Start a conflict", fields=fields, group="Conflict", rule="R-LTL-12")
 
 
 def _conflict(state: TableState, table: LtlTable, user: str, mine: list[CharacterRef]) -> list[LegalAction]:
