@@ -392,3 +392,31 @@ def test_archiving_while_a_roll_is_open_names_the_roll_and_its_roller(service, d
         service.execute(CID, "gm", ArchiveCampaign())
     assert "Captain Comet's challenge 'Leap the gap' is not settled" in refused.value.reason
     assert "settle" in refused.value.fix
+
+
+def test_a_conflict_with_one_side_left_offers_its_end_first_and_no_more_fighting(service, dice):
+    # R-LTL-12, R-LTL-5: once one side is left standing there is nothing to fight over; the GM ends the conflict
+    from herotable.table.ltl.commands import GiveUp
+
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("nova", "heroes"), ("entropy", "villains"))))
+    kinds = {a.type for a in service.legal_actions(CID, "pat")}
+    assert {"ltl.attack", "ltl.conflict.give_up", "ltl.conflict.pass"} <= kinds
+    service.execute(CID, "gm", GiveUp("entropy"))
+    assert not {"ltl.attack", "ltl.conflict.give_up", "ltl.conflict.pass"} & {
+        a.type for a in service.legal_actions(CID, "pat")
+    }
+    ending = [a.type for a in service.legal_actions(CID, "gm") if a.type.startswith("ltl.conflict.end")]
+    assert ending == ["ltl.conflict.end", "ltl.conflict.end_round"]
+    assert service.view(CID, "pat")["game"]["conflict"]["over"] is True
+
+
+def test_a_players_roll_answering_a_call_is_headed_by_the_roll_not_the_call(service, dice):
+    # issue 28: the roll's first fact closes the GM's call, and the entry read "The GM calls for a roll"
+    from herotable.table.render import log_entries
+
+    setup(service)
+    dice.faces = [9, 4]
+    service.execute(CID, "pat", Challenge("comet", style="Flight", call=called(service, "comet")))
+    entries = log_entries(service.state(CID), service.stream(CID, "pat", limit=100).seen)
+    assert [e.title for e in entries[-2:]] == ["The GM calls for a roll", "Challenge"]

@@ -115,6 +115,39 @@ def _read_cv(state: TableState, user: str, game: Mapping[str, Any], board: Board
         words = f"{name}: {c['total']} against Difficulty {c['difficulty']}, {verdict}"
         board.dice[c["id"]] = [DiceSide(name, tuple(dice), c["total"], words)]
         board.outcome[c["id"]] = f"{c['total']} against {c['difficulty']}: {verdict} as it stands."
+    _turns(state, user, game, board)
+
+
+def _turns(state: TableState, user: str, game: Mapping[str, Any], board: Board) -> None:
+    """The rounds' initiative order as the tracker at the top of the table (R-CV-14): each character in order with
+    the total the viewer may see, whether it has taken its standard action this round, and the first that has not
+    highlighted as next to act."""
+    order = game.get("order") or []
+    if not order:
+        return
+    table = table_of(state)
+    names = state.names()
+    mine = {card.id for card in board.party + board.opponents if card.mine}
+    out = {cid for cid in (*table.absent, *table.left)}
+    entries = []
+    for o in order:
+        cid = o["character"]
+        turn = table.hero(cid).turn if cid in table.heroes else None
+        acted = turn is not None and (turn.standard_used + turn.full_round_used) > turn.extra_standard
+        entries.append(
+            {"id": cid, "name": names.get(cid, cid), "acted": acted, "out": cid in out, "mine": cid in mine}
+            | {"total": o.get("total")}
+        )
+    nxt = next((e["id"] for e in entries if not e["acted"] and not e["out"]), None)
+    rounds = [table.hero(o["character"]).turn.number for o in order if o["character"] in table.heroes]
+    board.turns = {
+        "round": max(rounds, default=0),
+        "groups": [[e] for e in entries],
+        "initiative": True,
+        "turn": [nxt] if nxt else [],
+        "yours": not state.is_gm(user) and nxt in mine,
+        "waiting": [e["name"] for e in entries if not e["acted"] and not e["out"]],
+    }
 
 
 def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, str]:

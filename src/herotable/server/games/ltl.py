@@ -185,7 +185,7 @@ def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Boar
         "initiative": bool(c.get("order")),
         "turn": turn,
         "yours": not gm and any(fid in mine for fid in turn),
-        "waiting": [e["name"] for g in groups for e in g if not e["acted"] and not e["out"]],
+        "waiting": [] if c.get("over") else [e["name"] for g in groups for e in g if not e["acted"] and not e["out"]],
     }
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from herotable.conviction.conditions import Fatigue, Lethal, NonLethal
 from herotable.table.conviction import facts as cf
-from herotable.table.conviction.commands import DyingCheck, SetPresence, SetSides, StartRound
+from herotable.table.conviction.commands import DyingCheck, RollCheck, SetPresence, SetSides, StartRound
 from herotable.table.kit import Names, Wording, words
 
 TITLES = {
@@ -48,6 +48,7 @@ TITLES = {
 }
 
 COMMAND_TITLES = {
+    RollCheck.type: "Check",  # a check answering the GM's call opens with the call's closing: headed by the check
     DyingCheck.type: "Dying check",
     StartRound.type: "New round",
     SetPresence.type: "In the scene",

@@ -412,8 +412,8 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
     out: list[LegalAction] = []
     group, rule = "Conflict", "R-LTL-12"
     for ref in mine:
-        if not any(f.id == ref.id for f in c.fighters):
-            continue
+        if c.over or not any(f.id == ref.id for f in c.fighters):
+            continue  # one side left standing: nothing to fight over, the GM ends the conflict
         me = c.fighter(ref.id)
         fixed = {"character": ref.id}
         if cf.may_act(c, ref.id):
@@ -460,8 +460,11 @@ def _conflict(state: TableState, table: LtlTable, user: str, mine: list[Characte
         end: dict[str, Domain] = {}
         if wounded:  # physical damage the GM may mark serious as it lands (R-LTL-6)
             end["serious"] = Subset(wounded, tuple(state.character(fid).name for fid in wounded))
-        out.append(LegalAction(EndRound.type, "End the round", fields=end, group=group, rule=rule))
-        out.append(LegalAction(EndConflict.type, "End the conflict", group=group, rule=rule))
+        ending = [
+            LegalAction(EndRound.type, "End the round", fields=end, group=group, rule=rule),
+            LegalAction(EndConflict.type, "End the conflict", group=group, rule=rule),
+        ]
+        out += ending[::-1] if c.over else ending  # over: ending it comes first
     return out
 
 

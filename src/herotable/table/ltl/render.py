@@ -5,7 +5,16 @@ from __future__ import annotations
 from herotable.dice import die_name
 from herotable.table.kit import Names, Wording, words
 from herotable.table.ltl import facts as lf
-from herotable.table.ltl.commands import EndConflict, EndRound, RecordDefeat, Reroll
+from herotable.table.ltl.commands import (
+    Attempt,
+    Challenge,
+    EndConflict,
+    EndRound,
+    KarmaRoll,
+    LastChance,
+    RecordDefeat,
+    Reroll,
+)
 
 TITLES = {
     lf.SheetRecorded.type: "New character",
@@ -53,6 +62,11 @@ TITLES = {
 }
 
 COMMAND_TITLES = {
+    # a roll answering the GM's call opens with the call's closing: headed by the roll, not by the call
+    Challenge.type: "Challenge",
+    Attempt.type: "Challenge in the conflict",
+    KarmaRoll.type: "Karma roll",
+    LastChance.type: "Last Chance",
     EndRound.type: "End of round",
     EndConflict.type: "Conflict over",
     Reroll.type: "Re-roll",
