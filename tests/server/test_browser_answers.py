@@ -69,3 +69,36 @@ def test_an_invitation_link_is_copied_with_one_click(browser, server):  # noqa: 
     expect(gm.page.locator("button[data-copy]").first).to_have_text("Copied")
     assert gm.page.evaluate("navigator.clipboard.readText()") == link
     gm.close()
+
+
+def test_a_player_answers_the_gm_s_call_in_two_clicks(browser, server):  # noqa: F811
+    gm = Player(browser, server, "Gwen")
+    ana = Player(browser, server, "Ana", viewport=PHONE)
+    squall_in_a_scene(gm, ana)
+    gm.act("play", "ltl.call", {"difficulty": "Average", "label": "Leap the gap"}, card="squall")
+
+    clicks = 0
+    called = ana.page.locator("#play [data-character='squall'] details.called[open] form[data-action='ltl.challenge']")
+    expect(called).to_be_visible()  # open on the card: the one thing to do now, its odds beside it
+    odds = ana.page.locator("#play [data-character='squall'] .odds-line").filter(has_text="Against Average (d6)")
+    expect(odds).to_contain_text("Lightning d20")
+    with ana.page.expect_response(lambda r: r.url.endswith("/table/act")):
+        called.locator("button[type=submit]").click()
+        clicks += 1
+    accept = ana.page.locator("#play article.roll form[data-action='ltl.settle'] button[type=submit]")
+    expect(accept).to_have_text("Accept the roll")  # nothing to choose: one button
+    with ana.page.expect_response(lambda r: r.url.endswith("/table/act")):
+        accept.click()
+        clicks += 1
+    assert clicks == 2
+    for p in (gm, ana):
+        expect(p.page.locator("#log-entries > li.entry").last).to_contain_text("Leap the gap")
+    expect(ana.page.locator("#play article.roll")).to_have_count(0)
+    # the roll is everyone's now: its entry is no longer marked private (the GM's call to her still is)
+    rolled = ana.page.locator("#log-entries > li.entry").filter(has_text="Squall rolls a challenge")
+    expect(rolled.locator(".tag")).to_have_count(0)
+    # the settled roll's answer stays in front of her, on her character's card
+    expect(ana.page.locator("#play [data-character='squall'] > .answer")).to_contain_text("Leap the gap: Squall")
+    ana.shot("63-ltl-table-player-called-roll-settled-phone")
+    for p in (gm, ana):
+        p.close()

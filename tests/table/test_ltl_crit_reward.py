@@ -72,7 +72,12 @@ def test_a_player_settling_against_a_villain_leaves_the_villain_s_reward_to_the_
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [1, 10]  # Comet's Fisticuffs d12 rolls 1, Entropy's base d10 rolls 10
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
-    service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
+    with pytest.raises(TableError) as refused:  # rules version 7: Comet's 1 can be no critical success of hers
+        service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
+    assert refused.value.code == "ltl/no_critical"
+    settle = next(a for a in legal_actions(service.state(CID), "pat") if a.type == Settle.type)
+    assert settle.label == "Accept the roll" and not settle.fields  # one click: nothing to choose
+    service.execute(CID, "pat", Settle())
     assert _pending_levels(service, "comet") == 1
     with pytest.raises(Forbidden):
         service.execute(CID, "pat", ChooseCritReward("entropy", CritBonus.OPPONENT_MINUS_ONE))
@@ -145,3 +150,23 @@ def test_a_reward_against_a_difficulty_offers_only_what_counts_there(service: Ta
     with pytest.raises(RulesError) as err:
         service.execute(CID, "pat", ChooseCritReward("comet", CritBonus.EXTRA_LEVEL))
     assert err.value.code == "critical/no_opponent" and service.store.head(CID) == head
+
+
+def test_a_critical_s_choices_are_offered_only_where_one_may_have_happened(service: TableService, dice):
+    # R-LTL-8, issue 28: the settle asked for a reward and a mishap on every roll; a player is asked for a reward only
+    # when their own die shows its highest face (what they cannot see stays unknown), the GM when the dice show one
+    setup(service)
+    service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
+    dice.faces = [5, 4]
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    for user in ("pat", "gm"):
+        settle = next(a for a in legal_actions(service.state(CID), user) if a.type == Settle.type)
+        assert not settle.fields
+    service.execute(CID, "pat", Settle())
+    service.execute(CID, "gm", EndRound())
+    dice.faces = [12, 3]  # Comet's d12 shows 12: a critical is possible as far as her player can tell
+    service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    settle = next(a for a in legal_actions(service.state(CID), "pat") if a.type == Settle.type)
+    assert set(settle.fields) == {"crit_bonus"}
+    gm_settle = next(a for a in legal_actions(service.state(CID), "gm") if a.type == Settle.type)
+    assert not gm_settle.fields  # the GM sees Entropy's 3: no critical

@@ -420,3 +420,14 @@ def test_a_players_roll_answering_a_call_is_headed_by_the_roll_not_the_call(serv
     service.execute(CID, "pat", Challenge("comet", style="Flight", call=called(service, "comet")))
     entries = log_entries(service.state(CID), service.stream(CID, "pat", limit=100).seen)
     assert [e.title for e in entries[-2:]] == ["The GM calls for a roll", "Challenge"]
+
+
+def test_a_settled_roll_keeps_the_label_the_gm_called_it_by(service, dice):
+    # issue 28 (ltl.task_settled version 4): the settled entry said "Captain Comet succeeds" and nothing of what
+    setup(service)
+    dice.faces = [9, 4]
+    service.execute(CID, "pat", Challenge("comet", style="Flight", call=called(service, "comet", label="Leap the gap")))
+    settled = service.execute(CID, "pat", Settle())
+    [data] = [d for kind, _, d in facts(settled) if kind == "ltl.task_settled"]
+    assert data["label"] == "Leap the gap"
+    assert "Leap the gap: Captain Comet succeeds" in text_seen(service, CID, "sam")  # the whole table reads it

@@ -109,7 +109,8 @@ def test_a_settle_recorded_before_it_named_the_power_stunt_reads_and_audits_as_i
     document = fixture("campaign-ltl-stunt-v2.json")
     recorded = [e for e in document["events"] if e["type"] == "ltl.task_settled"]
     assert [(e["version"], e["rules_version"], "stunt" in e["data"]) for e in recorded] == [(2, 2, False)] * 3
-    assert TaskSettled.version == 3 and upcast("ltl.task_settled", 2, recorded[0]["data"])["stunt"] is None
+    upcast_to_now = upcast("ltl.task_settled", 2, recorded[0]["data"])
+    assert TaskSettled.version == 4 and upcast_to_now["stunt"] is None and upcast_to_now["label"] == ""
     service = TableService(MemoryEventStore())
     verified_import(service.store, document)
     cid = document["campaign"]["campaign_id"]
@@ -123,7 +124,7 @@ def test_a_settle_recorded_before_it_named_the_power_stunt_reads_and_audits_as_i
             "Doctor Entropy fails",
             "Captain Comet succeeds",
         ]
-        assert {f.stunt for f in settles} == {None}
+        assert {f.stunt for f in settles} == {None} and {f.label for f in settles} == {""}  # version 3 kept none
     report = audit(service.store.load(cid))
     # decided under rules version 2, which did not name the stunt: listed, not judged against today's settle
     assert report.clean and report.agreed == 0 and {v for _, _, v in report.older} == {2}

@@ -204,13 +204,18 @@ class LogEntry:
 
 
 def log_entries(state: TableState, seen: Iterable[Seen]) -> list[LogEntry]:
-    """The viewer's facts, grouped by action, in the order given."""
+    """The viewer's facts, grouped by action, in the order given. A roll made in private (its roller and the GM) and
+    announced to everyone later in these facts is no longer marked private: the table has seen it since."""
     names = state.names()
     out: list[LogEntry] = []
+    seen = list(seen)
+    announced = {
+        getattr(s.fact, s.fact.reveals) for s in seen if s.fact.reveals is not None and s.visibility == "public"
+    }
     for s in seen:
         line = render(state, s.fact, names)
         dice = s.fact.dice_faces()
-        private = "" if s.visibility == "public" else s.visibility
+        private = "" if s.visibility == "public" or s.command_id in announced else s.visibility
         if out and out[-1].command_id == s.command_id:
             last = out[-1]
             out[-1] = LogEntry(

@@ -275,20 +275,25 @@
 
   // Every action answers where it was taken. Its answer (the dice and the outcome in words, or a refusal with its
   // tip) stays on the card or roll it was sent from, through the redraws the live frames bring, until the user
-  // dismisses it or acts again (a refusal too, so a redraw that closes its form loses nothing). A success whose card or
-  // roll is gone (a settled roll) or that came from the bar's drop-downs is a toast instead.
-  var answer = null;  // {home: a selector of the card or roll, html: the answer}
+  // dismisses it or acts again (a refusal too, so a redraw that closes its form loses nothing); a settled roll's
+  // answer moves to its roller's card when the roll is gone. An answer from the bar's drop-downs is a toast.
+  // {home: a selector of the card or roll, then: the roller's card once a settled roll is gone, html: the answer}
+  var answer = null;
   function homeOf(form) {
     var home = form.closest("[data-character],[data-roll]");
     if (!home) { return null; }
     var key = home.hasAttribute("data-character") ? "data-character" : "data-roll";
-    return "[" + key + '="' + CSS.escape(home.getAttribute(key)) + '"]';
+    var roller = home.getAttribute("data-roller");
+    return {
+      home: "[" + key + '="' + CSS.escape(home.getAttribute(key)) + '"]',
+      then: roller ? '#play [data-character="' + CSS.escape(roller) + '"]' : null,
+    };
   }
   function showAnswer() {
     Array.prototype.forEach.call(document.querySelectorAll(".answer"), function (a) {
       if (!answer || a.getAttribute("data-stamp") !== String(answer.stamp)) { a.remove(); }
     });
-    var home = answer && document.querySelector(answer.home);
+    var home = answer && (document.querySelector(answer.home) || (answer.then && document.querySelector(answer.then)));
     if (!home || home.querySelector(":scope > .answer")) { return; }
     var box = document.createElement("div");
     box.className = "answer";
@@ -318,7 +323,7 @@
     var refused = /role="alert"/.test(xhr.responseText);
     var home = homeOf(form);
     if (home) {
-      answer = { home: home, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1 };
+      answer = { home: home.home, then: home.then, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1 };
       var result = form.querySelector(".result");
       if (result) { result.innerHTML = ""; }  // said on the card, once
       showAnswer();
@@ -327,7 +332,7 @@
     var menu = form.closest("#bar details");
     if (menu) { var live = (menu.id && document.getElementById(menu.id)) || menu; live.open = false; }
     var words = wordsOf(xhr.responseText);
-    if (words && !(home && document.querySelector(home))) { toast(words, true); }  // else the card says it
+    if (words && !home) { toast(words, true); }  // else the card (or the roller's, once the roll is gone) says it
   });
   // What others did that concerns the table (a roll, an outcome) is a toast for each member who sees it.
   document.body.addEventListener("herotable:frame", function (event) {

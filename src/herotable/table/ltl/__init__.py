@@ -30,7 +30,9 @@ from herotable.table.ltl.state import LtlTable
 from herotable.table.state import Ruleset, TableError, TableState
 from herotable.table.structure import EndAdventure
 
-RULES_VERSION = 6  # bump when a rules correction changes what a command decides (see `herotable audit`)
+RULES_VERSION = (
+    7  # bump when a rules correction changes what a command decides (see `herotable audit`); 7: R-LTL-8 choices
+)
 
 
 ROLL_NAMES = {"challenge": "challenge", "karma": "Karma roll", "stunt": "Power Stunt", "last_chance": "Last Chance"}

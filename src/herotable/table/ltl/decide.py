@@ -36,7 +36,7 @@ from herotable.ltl.hero import GM_CHOSEN_LOSSES, Hero, NextRound, finish_action,
 from herotable.ltl.heroism import HeroismResult, push, recover
 from herotable.ltl.karma import fortune_by_burning, karma_task, last_chance, power_stunt, stunt_pulled_off
 from herotable.ltl.karma import try_again as karma_try_again
-from herotable.ltl.roll import Critical, RerollSource, Throw
+from herotable.ltl.roll import Critical, RerollSource, Throw, compare
 from herotable.ltl.roll import Outcome as Result
 from herotable.ltl.sheet import sheet_from_dict, sheet_to_dict
 from herotable.ltl.task import (
@@ -307,6 +307,7 @@ def _settled(
     failed_must_succeed: bool = False,
     in_conflict: bool = False,
     stunt: str | None = None,
+    label: str = "",
 ) -> TaskSettled:
     return TaskSettled(
         roll_id,
@@ -322,6 +323,7 @@ def _settled(
         failed_must_succeed,
         in_conflict,
         stunt,
+        label,
     )
 
 
@@ -737,10 +739,41 @@ def _crit_choices(
     return bonus, penalty, None
 
 
+def crit_choices_open(state: TableState, user: str, task: Task) -> tuple[bool, bool]:
+    """Whether the settler may choose a critical success's reward, and a critical failure's penalty (R-LTL-8): the
+    GM, who sees both dice, when the dice show a critical (one side's success is the other's failure); a player a
+    reward only when their own die shows its highest face, which a critical needs, so what they are offered never
+    tells them what a die they cannot see rolled; a penalty never (the GM's call)."""
+    if state.is_gm(user):
+        crit = compare(task.actor.throw, task.opposition.throw).critical is not Critical.NONE
+        return crit, crit
+    own_max = any(
+        s.who is not None and controls(state, user, s.who) and s.throw.natural == s.throw.sides
+        for s in (task.actor, task.opposition)
+    )
+    return own_max, False
+
+
 @handles(Settle, LTL)
 def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     table = table_of(state)
     roll = _open_roll(state, table, cmd.task, ctx.user)
+    reward, penalty_open = crit_choices_open(state, ctx.user, roll.task)
+    chose = [
+        name
+        for name, given, default, open_ in (
+            ("reward", cmd.crit_bonus, CritBonus.EXTRA_LEVEL, reward),
+            ("penalty", cmd.crit_penalty, CritPenalty.MINUS_ONE_NEXT, penalty_open),
+        )
+        if given is not default and not open_
+    ]
+    if chose:  # rules version 7: a choice nothing here asks for was ignored without a word
+        raise TableError(
+            "ltl/no_critical",
+            f"there is no critical's {' or '.join(chose)} to choose on this roll",
+            fix="accept the roll without choosing one",
+            ruling="R-LTL-8",
+        )
     bonus, penalty, due = _crit_choices(state, table, ctx.user, roll, cmd)
     chosen = "due" if due is not None else bonus.value
     if isinstance(roll, OpenAction):
@@ -779,8 +812,17 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
         tasks=tuple(t for t in table.tasks if t.id != roll.id),
         failed=failed,
     )
+    label = roll.detail if roll.purpose != "stunt" else ""  # a stunt's detail is the stunt, named on its own
     settled = _settled(
-        state, roll.id, roll.task, result, chosen, penalty, failed_must_succeed=failing, stunt=_stunt_shown(state, roll)
+        state,
+        roll.id,
+        roll.task,
+        result,
+        chosen,
+        penalty,
+        failed_must_succeed=failing,
+        stunt=_stunt_shown(state, roll),
+        label=label,
     )
     facts = [Emitted(settled, Visibility.GM if roll.secret else Visibility.PUBLIC)]
     facts += _reveals(state, roll.id, roll.task, roll.secret)

@@ -282,11 +282,12 @@ class TaskSettled(Fact):
     """A roll settled and announced (R-LTL-3, R-LTL-7, R-LTL-8), from the actor's side. `stunt` names the Power
     Stunt the roll was for ("Power: stunt"), shown with the result to everyone who sees it; None for any other roll,
     for a hidden character's stunt (its Superpowers are on the sheet the GM alone sees), and for a settle recorded
-    before version 3, which did not name it."""
+    before version 3, which did not name it. `label`: what the roll was for, as the GM called it ("Leap the gap"),
+    from version 4."""
 
     type = "ltl.task_settled"
     news = True
-    version = 3
+    version = 4
     commit = True
     reveals = "task"
     task: str
@@ -302,6 +303,14 @@ class TaskSettled(Fact):
     failed_must_succeed: bool = False
     in_conflict: bool = False
     stunt: str | None = None
+    label: str = ""
+
+
+@upcaster(TaskSettled.type, 3)
+def _label_not_kept(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 → 4: the settle keeps the roll's label (what the GM called it for), so the log's settled entry says
+    what was settled; one recorded before it kept none."""
+    return {**payload, "label": ""}
 
 
 @upcaster(TaskSettled.type, 2)

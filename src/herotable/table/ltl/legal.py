@@ -74,7 +74,7 @@ from herotable.table.ltl.commands import (
     TimePasses,
     TryAgain,
 )
-from herotable.table.ltl.decide import due_reward, failed_task, table_of
+from herotable.table.ltl.decide import crit_choices_open, due_reward, failed_task, table_of
 from herotable.table.ltl.render import situation_words
 from herotable.table.ltl.state import CritDue, LtlTable, OpenAction, OpenTask, rules_conflict
 from herotable.table.state import CharacterRef, TableState
@@ -363,13 +363,16 @@ def _roll_actions(
 
 
 def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction) -> LegalAction:
-    # every reward is offered whatever the dice: an extra level past the cap becomes the advantage next round, so
-    # the choices never tell a settler what the side they cannot see rolled
-    fields: dict[str, Domain] = {
-        "crit_bonus": word_choice(tuple(b.value for b in CritBonus)),
-        "crit_penalty": word_choice(tuple(p.value for p in CritPenalty)),
-    }
-    return LegalAction(Settle.type, "Settle the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
+    """Accepting the roll as it stands settles it (R-LTL-3, R-LTL-8), with a critical's choices only where one may
+    have happened as far as the settler can tell (`decide.crit_choices_open`). A reward left unchosen is the extra
+    level."""
+    reward, penalty = crit_choices_open(state, user, roll.task)
+    fields: dict[str, Domain] = {}
+    if reward:
+        fields["crit_bonus"] = word_choice(tuple(b.value for b in CritBonus))
+    if penalty:
+        fields["crit_penalty"] = word_choice(tuple(p.value for p in CritPenalty))
+    return LegalAction(Settle.type, "Accept the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
 
 
 # the GM's situational modifier on a roll: die types and the reason its roller sees (R-T-2 amended 2026-12-02)

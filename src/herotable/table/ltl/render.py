@@ -288,7 +288,7 @@ def _settled(f: lf.TaskSettled, n: Names) -> str:
             text += f" ({REWARDS.get(f.crit_bonus, _words(f.crit_bonus))})"
     if f.failed_must_succeed:
         text += "; Last Chance may follow"
-    return text
+    return f"{f.label}: {text}" if f.label else text  # no label before version 4, nor on an unlabelled roll
 
 
 @_says(lf.DieRevealed)
