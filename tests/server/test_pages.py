@@ -3,6 +3,7 @@ of other players' HTML (R-T-2)."""
 
 from __future__ import annotations
 
+import html
 import re
 from html import unescape as html_text
 
@@ -494,6 +495,10 @@ def test_the_rules_reference_has_an_anchor_for_every_ruling_the_table_links_to(m
     assert linked and linked <= anchors, linked - anchors
     assert {"R-LTL-9", "R-CV-4", "R-T-3"} <= anchors
     assert "<script" not in rules.text.split("<main", 1)[1]  # the rule books' Markdown renders no raw HTML
+    # the rules in a GM's words: no command names, no code, no change log (docs/rules-changes.md keeps that)
+    words = html.unescape(re.sub(r"<[^>]+>", " ", rules.text.split("<main", 1)[1]))
+    assert not re.findall(r"\b(?:ltl|cv|request|structure|table|dice)\.[a-z_]+", words)
+    assert "herotable." not in words and "Rules version" not in words and "What changed" not in words
 
 
 def test_the_table_speaks_plain_words_and_asks_before_ending_an_adventure(make_table):
