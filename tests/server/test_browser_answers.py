@@ -91,14 +91,29 @@ def test_a_player_answers_the_gm_s_call_in_two_clicks(browser, server):  # noqa:
         accept.click()
         clicks += 1
     assert clicks == 2
-    for p in (gm, ana):
-        expect(p.page.locator("#log-entries > li.entry").last).to_contain_text("Leap the gap")
+
     expect(ana.page.locator("#play article.roll")).to_have_count(0)
     # the roll is everyone's now: its entry is no longer marked private (the GM's call to her still is)
     rolled = ana.page.locator("#log-entries > li.entry").filter(has_text="Squall rolls a challenge")
     expect(rolled.locator(".tag")).to_have_count(0)
     # the settled roll's answer stays in front of her, on her character's card
     expect(ana.page.locator("#play [data-character='squall'] > .answer")).to_contain_text("Leap the gap: Squall")
+    for p in (gm, ana):
+        expect(p.page.locator("#log-entries > li.entry").last).to_contain_text("Leap the gap")
     ana.shot("63-ltl-table-player-called-roll-settled-phone")
+
+    # the same by keyboard, for the GM: "?" lists the keys, "a" goes to the open roll's Accept, Enter accepts it
+    gm.page.keyboard.press("?")
+    expect(gm.page.locator("dialog#keys")).to_be_visible()
+    gm.page.keyboard.press("Escape")
+    expect(gm.page.locator("dialog#keys")).to_be_hidden()
+    gm.act("play", "ltl.call", {"difficulty": "Easy", "label": "Climb the crane"}, card="squall")
+    gm.page.locator("#play [data-character='squall'] details.called[open] form button[type=submit]").click()
+    gm.page.locator("body").click(position={"x": 5, "y": 5})  # out of the form: keys act on the page
+    gm.page.keyboard.press("a")
+    expect(gm.page.locator("#play article.roll form[data-action='ltl.settle'] button")).to_be_focused()
+    with gm.page.expect_response(lambda r: r.url.endswith("/table/act")):
+        gm.page.keyboard.press("Enter")
+    expect(gm.page.locator("#log-entries > li.entry").last).to_contain_text("Climb the crane")
     for p in (gm, ana):
         p.close()

@@ -61,6 +61,9 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     for player in everyone:
         open_table(player, campaign_url)
         panels_styled(player)
+    expect(ben.page.locator("#chat-panel textarea[name='text']")).to_be_hidden()  # a phone shows one tab at a time
+    ben.page.locator(".tabs .tab[data-tab='chat']").click()
+    for player in everyone:
         expect(player.page.locator("#chat-panel textarea[name='text']")).to_be_visible()
 
     send(ana, "Evening, all")
@@ -107,7 +110,9 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     expect(ana.page.locator("#chat-panel [role=alert]")).to_contain_text("Cannot read")
     expect(ana.page.locator("#chat-panel textarea[name='text']")).to_have_value("/r 2d+")
 
-    # the Chat filter keeps the chat and drops the rest (members joining)
+    # the Chat filter keeps the chat and drops the rest (members joining); on the phone, on the Log tab
+    ben.page.locator(".tabs .tab[data-tab='log']").click()
+    expect(ben.page.locator("#chat-panel")).to_be_hidden()
     for player in (ana, ben):
         player.page.locator("#log-panel button.filter[data-filter='chat']").click()
         expect(player.page.locator("#log-panel")).to_have_attribute("data-filter", "chat")

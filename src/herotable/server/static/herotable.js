@@ -376,6 +376,71 @@
   document.addEventListener("change", function (event) { if (event.target.id === "new-ruleset") { gameOptions(); } });
   document.addEventListener("DOMContentLoaded", gameOptions);
 
+  // Keyboard shortcuts on the table page (the Keys button or "?" lists them): each takes the focus to a place, and
+  // Enter or Space acts there; none fires while the user types in a field or holds a modifier.
+  function focusFirst(selectors) {
+    for (var i = 0; i < selectors.length; i++) {
+      var el = document.querySelector(selectors[i]);
+      if (el && el.offsetParent !== null) {
+        var d = el.closest("details:not([open])");
+        if (d && !el.matches("summary")) { d.open = true; }
+        el.focus();
+        el.scrollIntoView({ block: "nearest" });
+        return true;
+      }
+    }
+    return false;
+  }
+  function showTab(name) {
+    var page = document.querySelector(".table-page");
+    if (!page) { return; }
+    page.setAttribute("data-tab", name);
+    Array.prototype.forEach.call(document.querySelectorAll(".tabs .tab"), function (b) {
+      b.setAttribute("aria-pressed", b.getAttribute("data-tab") === name ? "true" : "false");
+    });
+    if (name === "log") {  // the log was hidden: down to its newest entry
+      var list = document.getElementById("log-entries");
+      if (list) { list.scrollTop = list.scrollHeight; }
+    }
+  }
+  var KEYS = {
+    m: function () {
+      return focusFirst([
+        "#play .char.mine .card-acts summary", "#play .char.mine .card-acts button",
+        "#play .char .card-acts summary", "#play .char summary",
+      ]);
+    },
+    a: function () {
+      showTab("table");
+      return focusFirst(["#play article.roll form[data-action$='settle'] button", "#play article.roll summary",
+        "#play article.roll button"]);
+    },
+    b: function () { return focusFirst(["#bar .menus > details > summary", "#bar summary", "#bar button"]); },
+    l: function () { showTab("log"); return focusFirst(["#log-entries"]); },
+    c: function () { showTab("chat"); return focusFirst(["#chat-text"]); },
+  };
+  document.addEventListener("keydown", function (event) {
+    var dialog = document.getElementById("keys");
+    if (!dialog || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) { return; }
+    var t = event.target;
+    if (t && (/^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.isContentEditable)) { return; }
+    if (event.key === "?") {
+      event.preventDefault();
+      if (!dialog.open) { dialog.showModal(); }
+      return;
+    }
+    if (dialog.open || !KEYS[event.key]) { return; }
+    if (KEYS[event.key]()) { event.preventDefault(); }
+  });
+  document.addEventListener("click", function (event) {
+    var tab = event.target.closest ? event.target.closest(".tabs .tab") : null;
+    if (tab) { showTab(tab.getAttribute("data-tab")); return; }
+    if (event.target.id === "keys-help") {
+      var dialog = document.getElementById("keys");
+      if (dialog && !dialog.open) { dialog.showModal(); }
+    }
+  });
+
   // A plain form with data-confirm (removing a member, deleting a character, handing the GM role over) asks first;
   // htmx forms ask through hx-confirm.
   document.addEventListener("submit", function (event) {
