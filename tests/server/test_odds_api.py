@@ -166,3 +166,13 @@ def test_duel_odds_on_a_conviction_campaign_say_which_game_it_plays():
             assert "plays Conviction" in error["message"] and "Larger Than Life" in error["message"]
             assert "odds/check" in error["fix"]
     assert m["gm"].get(f"/api/v1/campaigns/{cid}/events").json() == before
+
+
+def test_the_gm_may_let_players_see_odds_against_a_hidden_sheet():
+    # R-T-2, issue 28: off by default; the refusal says where to turn it on, and once on the player gets the odds
+    cid, m = heroes_and_villains()
+    refused = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
+    assert refused.status_code == 409 and "campaign's settings" in refused.json()["error"]["fix"]
+    assert m["gm"].command(cid, type="campaign.options", options={"hidden_odds": True}).status_code == 200
+    shown = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
+    assert shown.status_code == 200 and shown.json()["options"]

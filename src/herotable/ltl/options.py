@@ -38,6 +38,7 @@ class LtlOptions:
     stun_on_damage: bool = False  # R-LTL-18
     initiative: Initiative = Initiative.SIMULTANEOUS  # R-LTL-12
     quick_ties: QuickTies = QuickTies.REROLL  # R-LTL-13
+    hidden_odds: bool = False  # R-T-2: players see their odds against a character whose sheet the GM hides
 
     def __post_init__(self) -> None:
         if self.effect_cap < 1:

@@ -29,12 +29,13 @@ from herotable.table.state import TableError, TableState
 
 
 def _visible(state: TableState, viewer: str, cid: str) -> None:
+    """Refuse odds against a hidden sheet, unless the GM lets players see them (the `hidden_odds` option)."""
     c = state.character(cid)
-    if c.hidden and not state.is_gm(viewer) and c.owner != viewer:
+    if c.hidden and not state.is_gm(viewer) and c.owner != viewer and not table_of(state).options.hidden_odds:
         raise TableError(
             "odds/hidden",
             f"{c.name}'s sheet is hidden, so no odds against it are shown",
-            fix="the GM sees these odds",
+            fix="the GM may let players see odds against hidden characters in the campaign's settings",
             ruling="R-T-2",
         )
 

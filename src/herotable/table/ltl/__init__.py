@@ -85,6 +85,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         Choice(tuple(QuickTies), ("Rolled again", "Shared")),
         rule="R-LTL-13",
     ),
+    OptionSpec(
+        "hidden_odds",
+        "Odds against hidden characters",
+        "Players see their odds against a character whose sheet you hide; the odds tell something of its dice.",
+        Flag(),
+        rule="R-T-2",
+    ),
 )
 
 
