@@ -431,3 +431,27 @@ def test_a_settled_roll_keeps_the_label_the_gm_called_it_by(service, dice):
     [data] = [d for kind, _, d in facts(settled) if kind == "ltl.task_settled"]
     assert data["label"] == "Leap the gap"
     assert "Leap the gap: Captain Comet succeeds" in text_seen(service, CID, "sam")  # the whole table reads it
+
+
+def test_play_begins_in_one_step_as_the_three_starts_would(service):
+    # R-T-1, issue 28: adventure, session and scene begin together, with each boundary's game facts
+    from herotable.table.structure import BeginPlay
+
+    service.create_campaign("gm", "Gwen", "Harbour Nights", Ruleset.LTL, campaign_id="one")
+    service.create_campaign("gm", "Gwen", "Harbour Nights", Ruleset.LTL, campaign_id="three")
+    for cid in ("one", "three"):
+        service.execute(cid, "pat", Join("Pat"))
+        service.execute(cid, "pat", CreateLtlCharacter("comet", CAPTAIN_COMET))
+    assert "structure.begin" in {a.type for a in service.legal_actions("one", "gm")}
+    begun = service.execute("one", "gm", BeginPlay())
+    for cmd in (StartAdventure(), StartSession(), StartScene()):
+        service.execute("three", "gm", cmd)
+    kinds = [kind for kind, _, _ in facts(begun)]
+    assert kinds[0] == "structure.adventure_started" and "structure.scene_started" in kinds
+    one, three = service.state("one"), service.state("three")
+    assert one.structure == three.structure and one.game == three.game
+    assert "structure.begin" not in {a.type for a in service.legal_actions("one", "gm")}
+    with pytest.raises(TableError):
+        service.execute("one", "gm", BeginPlay())
+    with pytest.raises(Forbidden):
+        service.execute("three", "pat", BeginPlay())

@@ -32,7 +32,7 @@ from herotable.table.game import (
 )
 from herotable.table.requests import AnswerGm, AskGm
 from herotable.table.state import TableError, TableState
-from herotable.table.structure import EndAdventure, RemoveMember, SetRole
+from herotable.table.structure import BeginPlay, EndAdventure, RemoveMember, SetRole
 from herotable.table.undo import Undo
 
 Options = tuple[tuple[str, str], ...]
@@ -43,6 +43,7 @@ BAR_GROUPS = {"Conflict", "Teamwork", "Scene", "Members"}  # the GM's table-wide
 SKIPPED = {SetRole.type, RemoveMember.type}
 # kinds with pages of their own (sheets, the campaign's settings; each card links its sheet) and the chat's box
 ELSEWHERE = ("character.", "campaign.", "chat.")
+BAR_BUTTONS = {BeginPlay.type}  # a button of its own on the bar, in view: the first step of play
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
 SIDES: Options = (("", "not in it"), ("heroes", "heroes"), ("villains", "villains"), ("third", "a third side"))
 
@@ -312,7 +313,7 @@ def panel(state: TableState, actions: Sequence[LegalAction], layout: Layout, *, 
             out.answers[str(a.fixed["request"])] = form_of(state, layout, a)
         elif a.type == Undo.type:
             out.undo = form_of(state, layout, a)
-        elif a.type in layout.round_controls:
+        elif a.type in layout.round_controls or a.type in BAR_BUTTONS:
             out.rounds.append(form_of(state, layout, a))
         elif cid is not None:
             card = out.cards.setdefault(cid, CardActions())

@@ -334,6 +334,8 @@ def _new_campaign(request: Request, svc: ServicesDep, user: MaybeUserDep, form: 
         return _campaigns_again(request, svc, user, form, {field: message})
     except InvalidCommand as err:
         return _campaigns_again(request, svc, user, form, {"options": f"{err.reason}: {err.fix}"})
+    # the first thing a new GM does is invite the players: their link is waiting on the campaign's page, to copy
+    members.make_invite(created, members.NewInvite(), svc, user)
     return RedirectResponse(f"/campaigns/{created}", status_code=303)
 
 

@@ -11,6 +11,7 @@ from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, 
 from herotable.table.requests import AnswerGm, AskGm, RequestKind
 from herotable.table.state import Role, TableState
 from herotable.table.structure import (
+    BeginPlay,
     EndScene,
     EndSession,
     MarkDramatic,
@@ -52,6 +53,8 @@ def _structure(state: TableState) -> list[LegalAction]:
     busy = game_of(state).busy(state) is not None
     group, rule = "Structure", "R-T-1"
     out = []
+    if not (s.in_adventure or s.in_session or s.in_scene):  # the first step of play, in one click
+        out.append(LegalAction(BeginPlay.type, "Begin play: adventure, session and scene", group="Begin", rule=rule))
     if not s.in_adventure:
         out.append(LegalAction(StartAdventure.type, "Start an adventure", group=group, rule=rule))
     elif not busy:

@@ -153,6 +153,14 @@ class StartScene(Command):
 
 
 @dataclass(frozen=True)
+class BeginPlay(Command):
+    """The first step of play in one: an adventure, a game session and a scene begin together (R-T-1), each with its
+    game's effects, as the three commands one after another would. Only with none of them running."""
+
+    type = "structure.begin"
+
+
+@dataclass(frozen=True)
 class MarkDramatic(Command):
     type = "structure.mark_dramatic"
     dramatic: bool = True
@@ -243,6 +251,25 @@ def _start_scene(state: TableState, cmd: StartScene, ctx: Ctx) -> Decision:
     if s.in_scene:
         raise TableError("structure/scene_open", "a scene is already running", fix="end it first")
     facts = [Emitted(SceneStarted(s.scene + 1, cmd.dramatic))]
+    _, expected = boundary(state, facts, Boundary.SCENE_START)
+    return Decision(facts, expected)
+
+
+@handles(BeginPlay)
+def _begin(state: TableState, cmd: BeginPlay, ctx: Ctx) -> Decision:
+    require_gm(state, ctx.user)
+    s = state.structure
+    if s.in_adventure or s.in_session or s.in_scene:
+        raise TableError(
+            "structure/begun",
+            "play has begun: an adventure, a game session or a scene is running",
+            fix="start what is missing on its own from the Structure menu",
+        )
+    facts: list[Emitted] = [Emitted(AdventureStarted(s.adventure + 1))]
+    now, _ = boundary(state, facts, Boundary.ADVENTURE_START)
+    facts.append(Emitted(SessionStarted(now.structure.session + 1)))
+    now, _ = boundary(state, facts, Boundary.SESSION_START)
+    facts.append(Emitted(SceneStarted(now.structure.scene + 1, False)))
     _, expected = boundary(state, facts, Boundary.SCENE_START)
     return Decision(facts, expected)
 
