@@ -52,7 +52,10 @@ def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, 
     form.evaluate("f => { f.noValidate = true; }")
     form.locator("[name='points']").fill("-3")
     form.locator("button[type=submit]").click()
-    refusal = gm.page.locator("#play [data-character='squall'] > .answer [role=alert]")
+    # beside the ruling it answers, in the GM's section, not up at the card's top
+    refusal = gm.page.locator(
+        "#play [data-character='squall'] .gm-acts details[data-action='ltl.hero_points.award'] > .answer [role=alert]"
+    )
     expect(refusal).to_contain_text("points")
     assert not form.locator(".result").inner_text().strip()  # said on the card, once
     gm.shot("62-ltl-table-gm-refusal-on-card")

@@ -90,6 +90,16 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     expect(gm.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to you")
     expect(ben.page.locator("#log li.whisper:has-text('I search the bar')")).to_contain_text("to the GM")
 
+    # the log reads down to the newest; a reader who scrolled up stays where they are as news arrives
+    entries = ana.page.locator("#log-entries")
+    ana.page.wait_for_function(
+        "() => { const l = document.getElementById('log-entries'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }"
+    )
+    entries.evaluate("l => { l.scrollTop = 120; l.dispatchEvent(new Event('scroll')); }")
+    send(gm, "News while Ana reads")
+    expect(ana.page.locator("#log")).to_contain_text("News while Ana reads")
+    assert abs(entries.evaluate("l => l.scrollTop") - 120) < 2
+
     # reading back: older pages stay open while news arrives, until "Back to the newest"
     log = ana.page.locator("#log")
     expect(log).not_to_contain_text("earlier line 0")

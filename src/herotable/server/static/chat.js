@@ -49,11 +49,20 @@
     var l = list();
     if (l && following && !panel().hasAttribute("data-paged")) { l.scrollTop = l.scrollHeight; }
   }
+  function isLog(target) {
+    return target && (target.id === "log" || target.id === "log-panel" || (target.closest && target.closest("#log")));
+  }
+  var kept = null;  // where a reader who scrolled up was, while the log is drawn again
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var l = list();
+    kept = isLog(event.detail.target) && l && !following ? l.scrollTop : null;
+  });
   document.addEventListener("htmx:afterSettle", function (event) {
-    var target = event.detail.target;
-    if (target && (target.id === "log" || target.id === "log-panel" || (target.closest && target.closest("#log")))) {
-      if (!(event.detail.elt && event.detail.elt.hasAttribute && event.detail.elt.hasAttribute("data-log-older"))) { toEnd(); }
-    }
+    if (!isLog(event.detail.target)) { return; }
+    if (event.detail.elt && event.detail.elt.hasAttribute && event.detail.elt.hasAttribute("data-log-older")) { return; }
+    var l = list();
+    if (kept !== null && l) { l.scrollTop = kept; kept = null; return; }  // they stay where they were reading
+    toEnd();
   });
   document.addEventListener("DOMContentLoaded", toEnd);
 

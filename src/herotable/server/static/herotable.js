@@ -46,11 +46,12 @@
   }
 
   // --- toasts ---
-  function toast(text, quiet) {
+  function toast(text, quiet, alert) {
     var box = document.getElementById("toasts");
     if (!box) { return; }
     var item = document.createElement("div");
     item.className = quiet ? "toast note" : "toast alert";
+    if (alert) { item.setAttribute("data-alert", alert); }
     var words = document.createElement("span");
     words.textContent = text;
     var close = document.createElement("button");
@@ -75,11 +76,15 @@
       now.forEach(function (key) {
         if (alerted.indexOf(key) >= 0) { return; }
         var kind = key.split(":")[0];
-        if (kind === "call") { toast("The GM calls for your roll: it is on your character's card."); }
-        else if (kind === "turn") { toast("Your turn: act from your character's card."); }
-        else if (kind === "request") { toast("A request from a player: open Requests in the bar."); }
+        if (kind === "call") { toast("The GM calls for your roll: it is on your character's card.", false, key); }
+        else if (kind === "turn") { toast("Your turn: act from your character's card.", false, key); }
+        else if (kind === "request") { toast("A request from a player: open Requests in the bar.", false, key); }
       });
     }
+    // a call rolled, a turn taken, a request answered: its toast has said what it had to
+    Array.prototype.forEach.call(document.querySelectorAll("#toasts .toast[data-alert]"), function (t) {
+      if (now.indexOf(t.getAttribute("data-alert")) < 0) { t.remove(); }
+    });
     alerted = now;
   }
 
@@ -260,6 +265,14 @@
     var menu = event.target.closest ? event.target.closest("details[open]") : null;
     if (menu) { menu.open = false; var s = menu.querySelector("summary"); if (s) { s.focus(); } }
   });
+  // A section's form loads as the section opens (its slot listens for "herotable:opened"; htmx evaluates no
+  // trigger filters here, the page forbids eval)
+  document.addEventListener("toggle", function (event) {
+    var d = event.target;
+    if (!d.open || !d.querySelector) { return; }
+    var slot = d.querySelector(":scope > .form-slot");
+    if (slot && window.htmx) { window.htmx.trigger(slot, "herotable:opened"); }
+  }, true);
   document.addEventListener("toggle", function (event) {
     var d = event.target;
     if (!d.open || !d.classList || !d.classList.contains("menu")) { return; }
@@ -284,9 +297,11 @@
     if (!home) { return null; }
     var key = home.hasAttribute("data-character") ? "data-character" : "data-roll";
     var roller = home.getAttribute("data-roller");
+    var section = form.closest(".act[id]");
     return {
       home: "[" + key + '="' + CSS.escape(home.getAttribute(key)) + '"]',
       then: roller ? '#play [data-character="' + CSS.escape(roller) + '"]' : null,
+      near: section && home.querySelector(".gm-acts") && home.querySelector(".gm-acts").contains(section) ? section.id : null,
     };
   }
   function showAnswer() {
@@ -306,8 +321,12 @@
     close.setAttribute("aria-label", "Dismiss this answer");
     close.addEventListener("click", function () { answer = null; showAnswer(); });
     box.appendChild(close);
+    // beside the GM's ruling it answers, when it came from one (the card's top may be far up the screen), else
+    // under the card's or roll's heading
+    var near = answer.near && home.querySelector("#" + CSS.escape(answer.near));
     var head = home.querySelector(":scope > header, :scope > h2");
-    if (head) { head.after(box); } else { home.prepend(box); }
+    if (near) { (near.querySelector(":scope > summary") || near).after(box); }
+    else if (head) { head.after(box); } else { home.prepend(box); }
   }
   function wordsOf(html) {
     // the answer's words: tags become spaces, and a textarea turns entities (&#39;) back into characters
@@ -323,7 +342,9 @@
     var refused = /role="alert"/.test(xhr.responseText);
     var home = homeOf(form);
     if (home) {
-      answer = { home: home.home, then: home.then, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1 };
+      answer = {
+        home: home.home, then: home.then, near: home.near, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1,
+      };
       var result = form.querySelector(".result");
       if (result) { result.innerHTML = ""; }  // said on the card, once
       showAnswer();
@@ -340,6 +361,7 @@
     var root = document.querySelector("[data-live-campaign]");
     var me = root ? root.getAttribute("data-user") : "";
     if (frame.type !== "events" || !frame.events) { return; }
+    if (answer && frame.events.some(function (e) { return e.type === "action.undone"; })) { answer = null; showAnswer(); }
     var news = frame.events.filter(function (e) { return e.headline && e.text && e.actor !== me && !e.undone; });
     if (!news.length) { return; }
     var text = news.slice(0, 2).map(function (e) { return e.text; }).join(" · ");
