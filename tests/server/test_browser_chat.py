@@ -93,7 +93,8 @@ def test_a_whisper_reaches_only_its_target_and_the_gm(browser, server):  # noqa:
     # the log reads down to the newest; a reader who scrolled up stays where they are as news arrives
     entries = ana.page.locator("#log-entries")
     ana.page.wait_for_function(
-        "() => { const l = document.getElementById('log-entries'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }"
+        "() => { const l = document.getElementById('log-entries');"
+        " return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }"
     )
     entries.evaluate("l => { l.scrollTop = 120; l.dispatchEvent(new Event('scroll')); }")
     send(gm, "News while Ana reads")
