@@ -361,7 +361,9 @@ def _checks(state: TableState, table: CvTable, user: str) -> list[LegalAction]:
                         )
                     )
         if check.kind is not CheckKind.DYING or hero.conditions.dying:
-            out.append(LegalAction(Announce.type, "Accept the roll (announce it)", fixed, group="Checks", rule="R-CV-4"))
+            out.append(
+                LegalAction(Announce.type, "Accept the roll (announce it)", fixed, group="Checks", rule="R-CV-4")
+            )
         if gm:
             out.append(
                 LegalAction(
