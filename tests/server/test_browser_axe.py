@@ -50,6 +50,8 @@ def sweep(player: Player, paths: list[str], where: str) -> list[str]:
             for scheme in ("light", "dark"):
                 player.page.emulate_media(color_scheme=scheme)
                 out += [f"{where} {path} {width} {scheme}: {v}" for v in violations(player)]
+                if path.endswith("/table") and scheme == "dark":  # the table as it looks at night, to look at
+                    player.shot(f"70-table-dark-{where.lower().replace(' ', '-')}-{width}")
     player.page.set_viewport_size(own)
     player.page.emulate_media(color_scheme="light")
     return out
@@ -71,8 +73,8 @@ def test_no_serious_accessibility_violation_on_any_page_of_either_role(browser, 
         for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
             gm.act("bar", step)
     campaign = ana.page.url.split("/table")[0].replace(server.url, "")
-    found = sweep(gm, ["/", campaign, campaign + "/settings", campaign + "/table"], "GM")
-    found += sweep(ana, ["/", campaign, campaign + "/table"], "player")
+    found = sweep(gm, ["/", campaign, campaign + "/settings", campaign + "/table"], f"GM {game}")
+    found += sweep(ana, ["/", campaign, campaign + "/table"], f"player {game}")
     assert not found, "\n".join(found)
     for p in (gm, ana):
         p.close()

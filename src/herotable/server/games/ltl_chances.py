@@ -91,10 +91,12 @@ def _recovery_line(table: LtlTable, cid: str) -> str | None:
     against = recovery_difficulty(hero).rating
     if against is None or against.sides is None or hero.heroism.sides is None:
         return None
-    burn = 2 if hero.below_d4_by_any_loss() else 1
+    below = hero.below_d4_by_any_loss()
+    burn = 2 if below else 1
+    why = "Inconceivable: taken below d4" if below else "levels lost + 1"
     roll = dice_exchange(hero.heroism.sides, against.sides, exploding=table.options.exploding)
     return (
-        f"Heroism d{hero.heroism.sides} must beat d{against.sides} (levels lost + 1): {percent(roll.win)} to shake "
+        f"Heroism d{hero.heroism.sides} must beat d{against.sides} ({why}): {percent(roll.win)} to shake "
         f"off every loss. Burning recovers for sure and costs {burn} Heroism level"
         f"{'s' if burn > 1 else ''}."
     )
