@@ -112,6 +112,7 @@ def test_a_player_answers_the_gm_s_call_in_two_clicks(browser, server):  # noqa:
     expect(gm.page.locator("dialog#keys")).to_be_hidden()
     gm.act("play", "ltl.call", {"difficulty": "Easy", "label": "Climb the crane"}, card="squall")
     gm.page.locator("#play [data-character='squall'] details.called[open] form button[type=submit]").click()
+    expect(gm.page.locator("#play article.roll form[data-action='ltl.settle'] button")).to_be_visible()
     gm.page.locator("body").click(position={"x": 5, "y": 5})  # out of the form: keys act on the page
     gm.page.keyboard.press("a")
     expect(gm.page.locator("#play article.roll form[data-action='ltl.settle'] button")).to_be_focused()

@@ -753,21 +753,28 @@ def _act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDe
         return render(request, "parts/result.html", svc, user, error=err)
     if not htmx:
         return RedirectResponse(f"/campaigns/{campaign_id}/table", status_code=303)
-    response = render(request, "parts/result.html", svc, user, done=_done_text(applied))
+    done, dice = _done_text(applied)
+    response = render(request, "parts/result.html", svc, user, done=done, dice=dice)
     response.headers["HX-Trigger"] = "acted"
     return response
 
 
-def _done_text(applied: Any) -> str:
-    """The action's first fact in words: what the result area says."""
+def _done_text(applied: Any) -> tuple[str, Any]:
+    """What the answer says: the action's first fact in words (its outcome, where it has one), and every die it
+    rolled that its actor may see, drawn as dice."""
     from herotable.table.facts import read_fact
     from herotable.table.render import render as say
     from herotable.table.views import may_see
 
+    said: list[str] = []
+    faces: list[tuple[int, int]] = []
     for e in applied.events:
         if not may_see(applied.state, e.actor, e.visibility, e.owner):
             continue
-        text = say(applied.state, read_fact(e.type, e.version, e.data))
-        if text:
-            return text
-    return "Done."
+        f = read_fact(e.type, e.version, e.data)
+        faces += f.dice_faces()
+        text = say(applied.state, f)
+        if text and (not said or f.news):
+            said.append(text)
+    dice = board.dice_svg([board.Die(sides, face) for sides, face in faces]) if faces else ""
+    return ("; ".join(said) or "Done."), dice
