@@ -57,6 +57,10 @@ def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, 
         "#play [data-character='squall'] .gm-acts details[data-action='ltl.hero_points.award'] > .answer [role=alert]"
     )
     expect(refusal).to_contain_text("points")
+    ana.act("bar", "request.ask", {"kind": "deus_ex_machina", "character": "squall", "text": "the crane falls"})
+    expect(gm.page.locator("#inbox .count")).to_have_text("1")
+    expect(gm.page.locator("#play .answer")).to_have_count(1)  # redrawn, and still one answer beside its ruling
+    expect(refusal).to_contain_text("points")
     assert not form.locator(".result").inner_text().strip()  # said on the card, once
     gm.shot("62-ltl-table-gm-refusal-on-card")
     for p in (gm, ana):

@@ -309,7 +309,7 @@
       if (!answer || a.getAttribute("data-stamp") !== String(answer.stamp)) { a.remove(); }
     });
     var home = answer && (document.querySelector(answer.home) || (answer.then && document.querySelector(answer.then)));
-    if (!home || home.querySelector(":scope > .answer")) { return; }
+    if (!home || home.querySelector('.answer[data-stamp="' + answer.stamp + '"]')) { return; }  // shown already
     var box = document.createElement("div");
     box.className = "answer";
     box.setAttribute("data-stamp", String(answer.stamp));
