@@ -74,7 +74,7 @@ def test_the_gm_changes_options_on_the_settings_page_between_scenes(make_table, 
     )
     assert changed.status_code == 303 and view_options(t.pat, cid)["initiative"] == "each_round"
     log = unescape(t.sam.client.get(f"/campaigns/{cid}/table/log").text)
-    assert "The GM changes the campaign's options (initiative: each_round)" in log  # only what changed
+    assert "The GM changes the campaign's options (Initiative: Initiative rolled each round)" in log  # what changed
     start = next(
         a
         for a in t.gm.client.get(f"/api/v1/campaigns/{cid}/actions").json()["actions"]

@@ -660,3 +660,14 @@ def test_every_page_has_an_icon_and_the_old_address_of_icons_finds_it(anonymous)
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml") and "<svg" in icon.text
     old = anonymous.get("/favicon.ico", follow_redirects=False)
     assert old.status_code == 308 and old.headers["location"] == "/static/favicon.svg"
+
+
+def test_a_refused_field_is_named_as_the_form_labels_it(make_table):
+    # issue 28: "shift is 5; give shift a value" named the command's field, not the form's "Situational modifier"
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    form = {"type": "ltl.call", "character": "comet", "difficulty": "Hard", "shift": "5", "reason": "rain"}
+    answer = t.gm.post(f"/campaigns/{cid}/table/act", form, headers={"HX-Request": "true"})
+    words = html_text(re.sub(r"<[^>]+>", " ", answer.text))
+    assert 'role="alert"' in answer.text and "Situational modifier" in words, words
+    assert not re.search(r"\bshift\b", words), words

@@ -43,7 +43,7 @@ def test_the_gm_changes_an_option_between_scenes_and_everyone_reads_it(svc):
     assert svc.state(CID).game.options.initiative is Initiative.EACH_ROUND
     assert svc.view(CID, "pat")["game"]["options"]["initiative"] == "each_round"
     said = render(svc.state(CID), svc.stream(CID, "pat", limit=100).seen[-1].fact)
-    assert said is not None and "initiative: each_round" in said
+    assert said is not None and "Initiative: Initiative rolled each round; Exploding dice: on" in said
     assert replay_events(svc.store.load(CID)) == svc.state(CID)
     with pytest.raises(TableError):  # a line undo does not cross, like the campaign's other settings
         svc.execute(CID, "gm", Undo())

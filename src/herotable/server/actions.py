@@ -194,6 +194,11 @@ CONFIRM = {
 }
 
 
+def field_label(layout: Layout, kind: str, name: str) -> str:
+    """A command field as its form labels it."""
+    return _label(layout, name, kind)
+
+
 def _label(layout: Layout, name: str, kind: str = "") -> str:
     own = layout.field_labels.get((kind, name))
     return own or FIELD_LABELS.get((kind, name)) or LABELS.get(name) or name.replace("_", " ").capitalize()

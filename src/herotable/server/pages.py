@@ -3,6 +3,7 @@ posted to the table service; the rules decide, and their errors are shown beside
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import threading
@@ -740,23 +741,48 @@ async def act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeU
 def _act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, form: Any) -> Response:
     """Run one table command from an action form. The answer is a fragment for the form's result area."""
     assert user is not None
-    member(svc, campaign_id, user)
+    state = member(svc, campaign_id, user)
     htmx = bool(request.headers.get("HX-Request"))
     try:
         applied = svc.table.execute(campaign_id, user.user_id, actions.command_from_form(form))
     except RulesError as err:
+        said = _in_form_words(state, form, err)
         if not htmx:
-            message = f"{err.reason} ({err.ruling}). Tip: {err.fix}"
+            message = f"{said.reason} ({said.ruling}). Tip: {said.fix}"
             return render(
                 request, "message.html", svc, user, status=409, message=message, back=f"/campaigns/{campaign_id}/table"
             )
-        return render(request, "parts/result.html", svc, user, error=err)
+        return render(request, "parts/result.html", svc, user, error=said)
     if not htmx:
         return RedirectResponse(f"/campaigns/{campaign_id}/table", status_code=303)
     done, dice = _done_text(applied)
     response = render(request, "parts/result.html", svc, user, done=done, dice=dice)
     response.headers["HX-Trigger"] = "acted"
     return response
+
+
+@dataclasses.dataclass(frozen=True)
+class Said:
+    """A refusal as a form shows it: its words, with the field it names called by the form's label."""
+
+    code: str
+    reason: str
+    fix: str
+    ruling: str
+    problems: tuple[Any, ...] = ()
+
+
+def _in_form_words(state: TableState, form: Any, err: RulesError) -> Any:
+    """A refusal about one field of the form (a number out of its range, a text too long) names the field as the form
+    labels it, not as the command spells it ("Situational modifier is 5", not "shift is 5")."""
+    field = getattr(err, "field", "")
+    if not field:
+        return err
+    label = actions.field_label(presenter_for(state).layout, str(form.get("type", "")), field)
+    label = re.sub(r"\s*\(.*?\)", "", label)  # the words, without the range the label spells out
+    named = re.compile(rf"\b{re.escape(field)}\b")
+    reason, fix = named.sub(label, err.reason, count=1), named.sub(label.lower(), err.fix)
+    return Said(err.code, reason[:1].upper() + reason[1:], fix, err.ruling)
 
 
 def _done_text(applied: Any) -> tuple[str, Any]:

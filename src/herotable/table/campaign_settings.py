@@ -27,7 +27,16 @@ from herotable.table.commands import (
 )
 from herotable.table.core import evolves
 from herotable.table.facts import Emitted, Fact, fact
-from herotable.table.game import KeyedValues, LegalAction, TextDomain, checked_options, game_of
+from herotable.table.game import (
+    GAMES,
+    Choice,
+    Flag,
+    KeyedValues,
+    LegalAction,
+    TextDomain,
+    checked_options,
+    game_of,
+)
 from herotable.table.state import Role, TableError, TableState
 
 RULE = "R-T-1"
@@ -247,8 +256,24 @@ def _say_renamed(f: CampaignRenamed, n: Mapping[str, str]) -> str:
 
 
 def _say_options(f: OptionsChanged, n: Mapping[str, str]) -> str:
-    said = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in f.options.items())
+    said = "; ".join(option_words(name, value) for name, value in f.options.items())
     return f"The GM changes the campaign's options ({said}), from the next round or scene on"
+
+
+def option_words(name: str, value: object) -> str:
+    """An option and its value as the forms say them ("Initiative: Initiative rolled each round"), from the game
+    that lists it; the name as it is for an option no game lists any more."""
+    for game in GAMES.values():
+        spec = next((s for s in game.option_specs if s.name == name), None)
+        if spec is None:
+            continue
+        d = spec.domain
+        if isinstance(d, Choice) and d.labels and value in d.choices:
+            return f"{spec.title}: {d.labels[d.choices.index(value)]}"
+        if isinstance(d, Flag):
+            return f"{spec.title}: {'on' if value else 'off'}"
+        return f"{spec.title}: {value}"
+    return f"{name.replace('_', ' ')}: {value}"
 
 
 def _say_archived(f: CampaignArchived, n: Mapping[str, str]) -> str:
