@@ -671,3 +671,23 @@ def test_a_refused_field_is_named_as_the_form_labels_it(make_table):
     words = html_text(re.sub(r"<[^>]+>", " ", answer.text))
     assert 'role="alert"' in answer.text and "Situational modifier" in words, words
     assert not re.search(r"\bshift\b", words), words
+
+
+def test_a_called_check_left_open_shows_the_chance_of_each_choice_and_names_what_was_set(make_table):
+    # issue 28: a call leaving the ability to the roller showed no odds, and its label hid the skill the GM set
+    from herotable.odds.check import check
+
+    t = cv_table(make_table)
+    cid = t.campaign_id
+    called = {"type": "cv.check.call", "character": "kes", "difficulty": 15, "skill": "Notice"}
+    assert t.gm.command(cid, called).is_success
+    page = html_text(re.sub(r"<[^>]+>", " ", t.pat.client.get(f"/campaigns/{cid}/table").text))
+    assert "Notice check the GM called for" in page
+    strength = float(check(2 + 4, 15).success)  # Strength +2, Notice 4 ranks: 9 or more on the d20
+    assert f"Chance by ability with Notice, as it is: Strength {strength:.0%}," in page
+    assert t.gm.command(
+        cid, {"type": "cv.check.call", "character": "kes", "difficulty": 12, "ability": "wisdom"}
+    ).is_success
+    page = html_text(re.sub(r"<[^>]+>", " ", t.pat.client.get(f"/campaigns/{cid}/table").text))
+    notice, untrained = float(check(1 + 4, 12).success), float(check(1, 12).success)
+    assert f"Chance by skill with Wisdom, as it is: Notice {notice:.0%}, untrained {untrained:.0%}." in page

@@ -30,7 +30,7 @@ from herotable.table.conviction.commands import (
     RollCheck,
     StartRound,
 )
-from herotable.table.conviction.decide import catalogue, check_modifier, table_of
+from herotable.table.conviction.decide import catalogue, check_modifier, sheet_skills, table_of
 from herotable.table.state import Ruleset, TableState
 from herotable.table.views import view_for
 
@@ -160,10 +160,13 @@ def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, str]:
     for card in laid.cards.values():
         for a in card.own:
             call = next((c for c in table.calls if c.id == a.get("call")), None)
-            if a.type != RollCheck.type or call is None or any(f.name in ("ability", "skill") for f in a.fields):
+            if a.type != RollCheck.type or call is None:
+                continue
+            hero = table.hero(call.character)
+            if any(f.name in ("ability", "skill") for f in a.fields):  # the roller names what the GM left open
+                out[a.key] = _open_call_chances(hero, call)
                 continue
             ability = Ability(call.ability) if call.ability else None
-            hero = table.hero(call.character)
             modifier, bonuses = check_modifier(hero, ability, call.skill, call.modifier, call.reason)
             bonus = modifier + sum(b.amount for b in bonuses)
             as_is, _, rerolled, _ = advise_check(bonus, call.difficulty)
@@ -187,6 +190,23 @@ def _check_chances(state: TableState, uid: str, laid: Panel) -> dict[str, str]:
             )
             out[a.key] = f"It fails as it stands; the re-roll turns it into a success {float(turned):.0%} of the time."
     return out
+
+
+def _open_call_chances(hero: Any, call: Any) -> str:
+    """The chance of a called check whose ability or skill the roller chooses, for each choice the sheet offers: by
+    ability (with the call's skill, if it set one), or by skill on the sheet and untrained (with the call's ability);
+    as it is, before any re-roll (R-CV-1)."""
+
+    def chance(ability: Ability | None, skill: str | None) -> str:
+        modifier, bonuses = check_modifier(hero, ability, skill, call.modifier, call.reason)
+        return f"{float(check(modifier + sum(b.amount for b in bonuses), call.difficulty).success):.0%}"
+
+    fixed = Ability(call.ability) if call.ability else None
+    if call.ability is None:
+        parts = [f"{a.value.capitalize()} {chance(a, call.skill)}" for a in Ability]
+        return f"Chance by ability{f' with {call.skill}' if call.skill else ''}, as it is: {', '.join(parts)}."
+    parts = [f"{name} {chance(fixed, name)}" for name in sheet_skills(hero)] + [f"untrained {chance(fixed, None)}"]
+    return f"Chance by skill with {fixed.value.capitalize() if fixed else 'no ability'}, as it is: {', '.join(parts)}."
 
 
 class CvPresenter:

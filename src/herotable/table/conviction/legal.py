@@ -155,7 +155,12 @@ def _own(state: TableState, table: CvTable, c: CharacterRef, gm: bool) -> list[L
         if call.skill is None:
             open_fields["skill"] = skills
             open_fields["untrained"] = Flag()
-        what = call.label or "the check"
+        named = " ".join(w for w in ((call.ability or "").capitalize(), call.skill or "") if w)
+        what = (
+            (call.label + (f" ({named})" if named else ""))
+            if call.label
+            else (f"{named} check" if named else "the check")
+        )
         situational = f", {call.modifier:+d} {call.reason or 'situational modifier'}" if call.modifier else ""
         out.append(
             LegalAction(
