@@ -77,6 +77,8 @@ def test_the_gm_calls_a_team_challenge_and_its_highest_member_rolls_the_team_die
     log = text_seen(table, CID, "sly")
     assert "The GM calls a team challenge (lift the girder) against d10: Nova and Captain Comet act together" in log
     assert "Captain Comet rolls for the team of Nova and Captain Comet" in log
+    # issue 28: the settled line names the team's task, not only the member who rolled for it
+    assert "lift the girder (Nova and Captain Comet as a team): Captain Comet succeeds" in log
     assert replay_events(table.store.load(CID)) == table.state(CID)
 
 

@@ -259,10 +259,14 @@ def _roll(state: TableState, cmd: RollTeam, ctx: Ctx) -> Decision:
         assert team.difficulty is not None
         against = Difficulty(Rating(team.difficulty))
         roll = tw.team_challenge(members, against, ctx.rng, table.options, stance=stance)
-        opened = OpenTask(ctx.command_id, leader, roll.task, CHALLENGE)
+        # the settle names the team, not only the member who rolled for it
+        names = [state.character(m).name for m in team.members]
+        together = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+        label = f"{team.label} ({together} as a team)" if team.label else f"{together} as a team"
+        opened = OpenTask(ctx.command_id, leader, roll.task, CHALLENGE, detail=label)
         after = replace(table.with_hero(leader, roll.hero), tasks=(*table.tasks, opened), team=None)
         facts = [Emitted(rolled), *changes(state, table, after, "automatic_success")]
-        facts += _opened(state, ctx.command_id, CHALLENGE, roll.task)
+        facts += _opened(state, ctx.command_id, CHALLENGE, roll.task, detail=label)
         return Decision(facts, after)
     target_style = defence_style(table, team.target)
     assert table.conflict is not None
