@@ -191,3 +191,12 @@ def test_a_roll_splits_from_its_words():
     assert split_roll("2d6 + 1") == ("2d6 + 1", "")
     assert split_roll("1d20+5  to hit the orc ") == ("1d20+5", "to hit the orc")
     assert split_roll("2d+") == ("2d+", "")
+
+
+def test_rolls_and_outcomes_are_headlines_but_a_chat_roll_stays_in_the_chat():
+    # issue 28: the table page toasts a headline fact to the members who see it; a chat roll is already where they talk
+    from herotable.table.chat import ChatRolled, ChatSaid
+    from herotable.table.ltl.facts import DieRolled, TaskSettled
+
+    assert DieRolled.headline() and TaskSettled.headline()
+    assert not ChatRolled.headline() and not ChatSaid.headline()

@@ -67,6 +67,10 @@ class ChatRolled(Fact):
     dice: tuple[tuple[int, int], ...]
     to: str | None = None
 
+    @classmethod
+    def headline(cls) -> bool:
+        return False  # the chat shows it where the talk is: no toast as well
+
     def dice_faces(self) -> tuple[tuple[int, int], ...]:
         return self.dice
 
