@@ -52,6 +52,9 @@ def test_a_new_gm_reaches_a_first_settled_roll_within_eight_interactions_and_a_p
     gm.type("#reg-password", PASSWORD)
     gm.click("form[action='/register'] button[type=submit]")
     gm.type("#new-name", "Harbour Nights")
+    gwen.page.locator(".game-options[data-game='ltl'] > summary").click()  # to look at, not counted: not needed
+    expect(gwen.page.locator(".game-options[data-game='conviction']")).to_be_hidden()  # the chosen game's only
+    gwen.shot("65-new-campaign-options")
     gm.click("text=Create the campaign")
     gm.click("button[data-copy]")
     link = gwen.page.evaluate("navigator.clipboard.readText()")
@@ -98,6 +101,9 @@ def test_a_new_gm_reaches_a_first_settled_roll_within_eight_interactions_and_a_p
         expect(p.page.locator("#log-entries > li.entry").last).to_contain_text("Settled")
     ana.shot("64-first-roll-player-phone")
     gwen.shot("64-first-roll-gm")
+    gwen.goto(gwen.page.url.replace("/table", "/settings"))
+    expect(gwen.page.locator("#options-h")).to_be_visible()
+    gwen.shot("66-settings-options")
     assert gm.count <= 8, gm.count
     assert pl.count <= 12, pl.count
     for p in (gwen, ana):
