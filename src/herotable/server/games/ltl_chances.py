@@ -102,7 +102,7 @@ def _recovery_line(table: LtlTable, cid: str) -> str | None:
     )
 
 
-def _line(state: TableState, table: LtlTable, cid: str, a: Action) -> str | None:
+def _line(table: LtlTable, cid: str, a: Action) -> str | None:
     fixed = dict(a.fixed)
     if a.type == Push.type:
         return _push_line(table, cid)
@@ -122,7 +122,7 @@ def chances(state: TableState, user: str, laid: Panel) -> dict[str, Markup]:
     out: dict[str, Markup] = {}
     for cid, card in laid.cards.items():
         for a in card.own:
-            line = _line(state, table, cid, a)
+            line = _line(table, cid, a)
             if line:
                 out[a.key] = escape(line)
     return out
