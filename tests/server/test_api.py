@@ -182,6 +182,9 @@ def test_a_player_attack_makes_the_villain_lose_a_level_through_the_api(app):
     for _ in range(30):
         opened = m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
         assert opened.status_code == 200, opened.text
+        # R-LTL-3 (rules version 8): the GM accepts the villain's side; Pat's Accept then settles the exchange
+        waits = m["gm"].command(cid, type="ltl.settle").json()["events"][0]
+        assert (waits["type"], waits["fact"]["characters"]) == ("ltl.roll_accepted", ["entropy"])
         settled = m["pat"].command(cid, type="ltl.settle").json()["events"][0]
         assert settled["type"] == "ltl.task_settled"
         m["gm"].command(cid, type="ltl.conflict.end_round")

@@ -362,6 +362,10 @@ def test_a_larger_than_life_conflict_to_defeat_in_three_browsers(browser, server
                     for other in (gm, ben):
                         other.log_has("holds 2 Try Again token(s)")
                 player.roll_action("ltl.settle")
+                # the exchange waits for the GM's Accept for the villain (R-LTL-3); everyone reads so on its card
+                for other in (gm, ana, ben):
+                    expect(other.page.locator("#play article.roll .roll-status")).to_contain_text("waiting for")
+                gm.roll_action("ltl.settle")
                 settled += 1
                 for other in (gm, ana, ben):
                     expect(other.page.locator("#log li.entry:has-text('Settled')")).to_have_count(settled)
@@ -558,6 +562,7 @@ def test_a_three_fighter_conflict_fits_one_screen_with_only_legal_actions_at_bot
     in_view(gm, "#play article.roll")
     expect(ana.page.locator("#play article.roll svg.die title").first).to_contain_text(re.compile(r"d\d+ showing \d+"))
     both_widths(ana, "35-table-player-pending-roll")
+    gm.roll_action("ltl.settle")  # the GM accepts for the villain first; Ana's Accept settles (R-LTL-3)
     ana.roll_action("ltl.settle")
     expect(gm.page.locator("#play [data-fighter='squall']")).to_contain_text("acted")
     in_view(gm, "#bar .rounds [data-action='ltl.conflict.end_round']")
@@ -568,7 +573,8 @@ def test_a_three_fighter_conflict_fits_one_screen_with_only_legal_actions_at_bot
     ben.page.evaluate("window.scrollTo(0, 0)")
     in_view(ben, "#play article.roll [data-action='ltl.settle']")
     ben.shot("37-table-phone-pending-roll")
-    ben.roll_action("ltl.settle")  # the round ends only with no exchange open (R-LTL-12)
+    ben.roll_action("ltl.settle")
+    gm.roll_action("ltl.settle")  # the round ends only with no exchange open (R-LTL-12)
     gm.page.set_viewport_size(PHONE)
     gm.page.evaluate("window.scrollTo(0, 0)")
     in_view(gm, "#bar .rounds [data-action='ltl.conflict.end_round']")

@@ -572,6 +572,7 @@ def test_the_hero_s_player_is_offered_the_critical_reward_the_gm_s_settle_left_d
     assert t.gm.command(cid, start).is_success
     dice.faces = [1, 10]
     assert t.gm.command(cid, {"type": "ltl.attack", "actor": "entropy", "target": "comet", "style": "Decay"}).is_success
+    assert t.pat.command(cid, {"type": "ltl.settle"}).is_success  # Pat accepts Comet's side first (R-LTL-3)
     assert t.gm.command(cid, {"type": "ltl.settle"}).is_success
     play = opened(t.pat.client, t.pat.client.get(f"/campaigns/{cid}/table/play").text)
     forms = re.findall(r'<form[^>]*data-action="ltl.crit.choose".*?</form>', play, re.S)
@@ -691,3 +692,27 @@ def test_a_called_check_left_open_shows_the_chance_of_each_choice_and_names_what
     page = html_text(re.sub(r"<[^>]+>", " ", t.pat.client.get(f"/campaigns/{cid}/table").text))
     notice, untrained = float(check(1 + 4, 12).success), float(check(1, 12).success)
     assert f"Chance by skill with Wisdom, as it is: Notice {notice:.0%}, untrained {untrained:.0%}." in page
+
+
+def test_an_exchange_card_says_whom_it_waits_for_and_the_gm_settles_for_an_absent_player(make_table, dice):
+    # R-LTL-3 (rules version 8): Pat accepts; every card reads who accepted and whom the exchange waits for; the GM's
+    # table offers settling it for everyone, and the posted form does it
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    start = {"type": "ltl.conflict.start", "fighters": [["comet", "heroes"], ["entropy", "villains"]]}
+    assert t.gm.command(cid, start).is_success
+    dice.faces = [6, 4]
+    assert t.pat.command(cid, {"type": "ltl.attack", "actor": "comet", "target": "entropy"}).is_success
+    assert t.gm.command(cid, {"type": "ltl.settle"}).is_success  # the GM accepts for Entropy
+    for member in (t.pat, t.sam):
+        play = html_text(member.client.get(f"/campaigns/{cid}/table/play").text)
+        assert "Accepted for Doctor Entropy; waiting for Captain Comet." in play
+    play = opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table/play").text)
+    forms = re.findall(r'<form[^>]*data-action="ltl.settle".*?</form>', play, re.S)
+    assert len(forms) == 1 and "Settle it for everyone now (waiting for Captain Comet)" in html_text(forms[0])
+    assert 'name="for_everyone" value="true"' in forms[0]
+    task = re.search(r'name="task" value="([^"]+)"', forms[0])
+    assert task is not None
+    answer = act(t.gm, cid, type="ltl.settle", task=task.group(1), for_everyone="true")
+    assert answer.status_code == 200 and answer.headers.get("HX-Trigger") == "acted"
+    assert t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["conflict"]["open"] is None

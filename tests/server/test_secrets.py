@@ -110,6 +110,7 @@ def test_the_loser_cannot_choose_the_winners_critical_reward():
     assert chosen.status_code == 422 and error["field"] == "target_style"
     assert m["gm"].command(cid, type="ltl.defence", character="entropy", style="Decay").status_code == 200
     m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
+    assert m["gm"].command(cid, type="ltl.settle").status_code == 200  # the GM accepts first (R-LTL-3)
     refused = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap")
     assert refused.json()["error"]["code"] == "ltl/no_critical"  # her own 1 is no critical to reward (version 7)
     settled = m["pat"].command(cid, type="ltl.settle").json()

@@ -35,3 +35,22 @@ def text_seen(service: TableService, campaign_id: str, user: str) -> str:
 def hero(service: TableService, campaign_id: str, cid: str) -> Any:
     """A character's rules value (a Larger Than Life or Conviction hero) in the campaign now."""
     return service.state(campaign_id).game.heroes[cid]
+
+
+def accept_others(service: TableService, campaign_id: str, settler: str) -> None:
+    """Everyone but `settler` whose character rolls in the conflict's open exchange accepts it, so that `settler`'s
+    Accept is the one that settles it (R-LTL-3, Larger Than Life rules version 8)."""
+    from herotable.table.ltl.commands import Settle
+    from herotable.table.ltl.state import waiting_for
+    from herotable.table.state import Role
+
+    state = service.state(campaign_id)
+    o = state.game.conflict.open
+    users = []
+    for cid in waiting_for(o):
+        owner = state.character(cid).owner
+        user = owner if owner is not None and state.role_of(owner) is Role.PLAYER else state.gm
+        if user != settler and user not in users:
+            users.append(user)
+    for user in users:
+        service.execute(campaign_id, user, Settle())

@@ -28,6 +28,8 @@ from herotable.table.state import Ruleset
 from herotable.table.structure import EndAdventure, EndScene, Join, StartAdventure, StartScene
 from herotable.table.undo import Undo
 
+from .helpers import accept_others
+
 runner = CliRunner()
 
 
@@ -42,6 +44,7 @@ def played_campaign(url: str) -> TableService:
     service.execute("hn", "gm", StartConflict((("comet", "h"), ("entropy", "v"))))
     for _ in range(3):
         service.execute("hn", "pat", Attack("comet", "entropy", style="Fisticuffs"))
+        accept_others(service, "hn", "pat")
         service.execute("hn", "pat", Settle())
         service.execute("hn", "gm", EndRound())
     service.execute("hn", "pat", TryAgain("comet"))

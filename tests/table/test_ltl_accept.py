@@ -86,7 +86,7 @@ def test_the_gm_settles_for_an_absent_player_and_a_player_cannot(service, dice):
 def test_a_critical_choice_waits_for_the_last_accept(service, dice):
     # R-LTL-8: a critical's reward is chosen when the exchange settles; an earlier Accept chooses nothing, and a
     # reward its winner could not choose then is asked of them after (CritRewardDue)
-    _fight(service, dice, faces=(12, 2))
+    _fight(service, dice, faces=(12, 1))
     assert not any("crit_bonus" in a.fields for a in service.legal_actions(CID, "pat") if a.type == "ltl.settle")
     with pytest.raises(TableError) as err:
         service.execute(CID, "pat", Settle(crit_bonus=CritBonus.PLUS_ONE_NEXT))

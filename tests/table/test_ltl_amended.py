@@ -36,7 +36,7 @@ from herotable.table.ltl.commands import (
 from herotable.table.state import Forbidden, Ruleset
 from herotable.table.structure import EndScene, Join, StartAdventure, StartScene, StartSession
 
-from .helpers import facts, hero, seen
+from .helpers import accept_others, facts, hero, seen
 from .test_ltl_table import CID, setup
 
 
@@ -122,6 +122,7 @@ def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: Tab
     service.execute(CID, "gm", SetDefence("entropy", "Decay"))  # the GM sets the villain's defence (R-T-3)
     dice.faces = [10, 2]  # Comet's Fisticuffs d12 against Entropy's Decay d12
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     dice.faces = [1, 3]  # Entropy's stun check: Heroism d10 against the one level just lost (d4)
     ended = service.execute(CID, "gm", EndRound())
@@ -132,6 +133,7 @@ def test_a_stunned_fighter_can_be_attacked_and_defends_with_its_die(service: Tab
     opened = service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     entropy_die = next(p for t, _, p in facts(opened) if t == "dice.rolled" and p["side"] == "opposition")
     assert entropy_die["die"] == 10  # Decay d12, one level down
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     assert [p for t, p in seen(service, CID, "gm") if t == "ltl.loss_pending"][-1]["character"] == "comet"
     assert not hero(service, CID, "entropy").can_act()
@@ -161,6 +163,7 @@ def test_hours_heal_physical_damage_except_what_the_gm_marked_serious(service: T
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [6, 2]  # Comet's Fisticuffs, three levels down: d6
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     with pytest.raises(RulesError):  # Comet takes no physical damage this round
         service.execute(CID, "gm", EndRound(serious=("comet",)))

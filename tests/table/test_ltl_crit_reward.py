@@ -22,7 +22,7 @@ from herotable.table.ltl.commands import (
 from herotable.table.state import Forbidden, TableError
 from herotable.table.undo import Undo
 
-from .helpers import facts, hero, seen, text_seen
+from .helpers import accept_others, facts, hero, seen, text_seen
 from .test_ltl_table import CID, setup
 
 
@@ -33,6 +33,7 @@ def _villain_attacks_and_comet_crits(service: TableService, dice) -> str:
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [1, 10]
     opened = service.execute(CID, "gm", Attack("entropy", "comet", style="Decay"))
+    accept_others(service, CID, "gm")  # Pat accepts first: the GM's Accept settles (R-LTL-3)
     service.execute(CID, "gm", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
     return opened.events[0].command_id
 
@@ -72,6 +73,7 @@ def test_a_player_settling_against_a_villain_leaves_the_villain_s_reward_to_the_
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [1, 10]  # Comet's Fisticuffs d12 rolls 1, Entropy's base d10 rolls 10
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     with pytest.raises(TableError) as refused:  # rules version 7: Comet's 1 can be no critical success of hers
         service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
     assert refused.value.code == "ltl/no_critical"
@@ -132,6 +134,7 @@ def test_the_settler_who_controls_the_winner_still_chooses_at_once(service: Tabl
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [12, 1]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
     assert _pending_levels(service, "entropy") == 2
     assert service.state(CID).game.crit_due == ()
@@ -162,10 +165,12 @@ def test_a_critical_s_choices_are_offered_only_where_one_may_have_happened(servi
     for user in ("pat", "gm"):
         settle = next(a for a in legal_actions(service.state(CID), user) if a.type == Settle.type)
         assert not settle.fields
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     service.execute(CID, "gm", EndRound())
     dice.faces = [12, 3]  # Comet's d12 shows 12: a critical is possible as far as her player can tell
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")  # the critical's choices belong to the Accept that settles
     settle = next(a for a in legal_actions(service.state(CID), "pat") if a.type == Settle.type)
     assert set(settle.fields) == {"crit_bonus"}
     gm_settle = next(a for a in legal_actions(service.state(CID), "gm") if a.type == Settle.type)

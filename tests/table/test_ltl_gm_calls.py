@@ -33,7 +33,7 @@ from herotable.table.state import Forbidden, TableError
 from herotable.table.structure import EndScene
 from herotable.table.views import view_for
 
-from .helpers import facts, hero, seen, seen_types, text_seen
+from .helpers import accept_others, facts, hero, seen, seen_types, text_seen
 from .test_ltl_table import CID, setup
 
 HARD = DifficultyName.HARD
@@ -198,6 +198,7 @@ def test_a_defence_style_is_set_between_rounds_vetoed_with_a_reason_and_used_at_
     [defence] = [p for t, _, p in facts(attack) if t == "dice.rolled" and p["side"] == "opposition"]
     assert (defence["style"], defence["die"]) == ("Fisticuffs", 12)  # at once: nobody waits for Comet's player
     assert refused(service, "pat", SetDefence("comet", "Flight")).code == "ltl/defence_mid_round"
+    accept_others(service, CID, "gm")
     service.execute(CID, "gm", Settle())
     service.execute(CID, "gm", EndRound())
     service.execute(CID, "pat", SetDefence("comet", "Flight"))  # between rounds
@@ -212,6 +213,7 @@ def test_a_hidden_villains_defence_style_stays_the_gms(service, dice):
     assert service.view(CID, "pat")["game"]["conflict"]["defences"] == []
     dice.faces = [6, 4]
     service.execute(CID, "pat", Attack("comet", "entropy"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     assert "Gadgets" not in text_seen(service, CID, "pat") and "Gadgets" in text_seen(service, CID, "gm")
     assert not [p for t, p in seen(service, CID, "pat") if t == "dice.revealed" and p["roller"] == "entropy"]

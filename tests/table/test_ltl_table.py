@@ -33,7 +33,7 @@ from herotable.table.state import Forbidden, Role, Ruleset, TableError
 from herotable.table.structure import EndAdventure, EndScene, Join, StartAdventure, StartScene, StartSession
 from herotable.table.undo import Undo
 
-from .helpers import facts, hero, seen, seen_types, text_seen
+from .helpers import accept_others, facts, hero, seen, seen_types, text_seen
 
 CID = "harbour"
 HARD = DifficultyName.HARD
@@ -136,6 +136,7 @@ def test_a_player_attack_makes_the_gm_villain_lose_a_level(service, dice):
     with pytest.raises(TableError) as err:  # the defender's standing defence Style, never the attacker's (R-T-3)
         command_from_json({"type": "ltl.attack", "actor": "comet", "target": "entropy", "target_style": "Gadgets"})
     assert err.value.code == "table/retired_field" and "ltl.defence" in str(err.value)
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     assert not any(t == "dice.revealed" and p["roller"] == "entropy" for t, p in seen(service, CID, "pat"))
     service.execute(CID, "gm", EndRound())
@@ -211,6 +212,7 @@ def test_scene_and_adventure_boundaries(service, dice):
     )
     dice.faces = [1, 9]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     service.execute(CID, "gm", EndRound())
     service.execute(CID, "gm", EndConflict())
@@ -247,6 +249,7 @@ def test_replay_folds_without_rolling_and_the_audit_decides_again(service, dice)
     dice.faces = [3, 8, 11]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
     service.execute(CID, "pat", Reroll("comet", "try_again"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     service.execute(CID, "gm", EndRound())
     log = service.store.load(CID)
@@ -309,6 +312,7 @@ def test_settling_never_tells_a_player_what_the_hidden_side_rolled(service, dice
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [8, 1]  # going for broke by two levels rolls Fisticuffs' d12 as a d8
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs", broke=2))
+    accept_others(service, CID, "pat")
     settle = next(a for a in legal_actions(service.state(CID), "pat") if a.type == "ltl.settle")
     assert set(settle.fields["crit_bonus"].choices) == {b.value for b in CritBonus}  # the extra level too
     applied = service.execute(CID, "pat", Settle(crit_bonus=CritBonus.EXTRA_LEVEL))
@@ -345,6 +349,7 @@ def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_fol
     service.execute(CID, "gm", SetDefence("entropy", "Decay"))
     dice.faces = [1, 12]  # Comet's d8 base against Entropy's d12 Decay
     service.execute(CID, "pat", Attack("comet", "entropy"))
+    accept_others(service, CID, "pat")
     service.execute(CID, "pat", Settle())
     service.execute(CID, "gm", ChooseCritReward("entropy", CritBonus.EXTRA_LEVEL))  # Entropy's, the GM's (R-LTL-8)
     service.execute(CID, "gm", EndRound())
@@ -354,6 +359,7 @@ def test_a_d4_under_a_critical_failure_counts_its_face_one_lower_and_the_log_fol
     opened = service.execute(CID, "pat", Attack("comet", "entropy"))
     rolled = [data for kind, _, data in facts(opened) if kind == "dice.rolled" and data["roller"] == "comet"]
     assert [(r["rating"], r["die"], r["faces"]) for r in rolled] == [(0, 4, [2])]
+    accept_others(service, CID, "pat")
     settled = next(data for kind, _, data in facts(service.execute(CID, "pat", Settle())) if kind == "ltl.task_settled")
     assert settled["outcome"] == "tie"
 
@@ -373,6 +379,7 @@ def test_opponent_minus_one_on_a_critical_failure_becomes_another_advantage(serv
     service.execute(CID, "gm", StartConflict((("comet", "heroes"), ("entropy", "villains"))))
     dice.faces = [12, 1]
     service.execute(CID, "pat", Attack("comet", "entropy", style="Fisticuffs"))
+    accept_others(service, CID, "pat")
     applied = service.execute(CID, "pat", Settle(crit_bonus=CritBonus.OPPONENT_MINUS_ONE))
     settled = next(data for kind, _, data in facts(applied) if kind == "ltl.task_settled")
     assert (settled["actor_critical"], settled["crit_bonus"]) == ("success", "plus_one_next")

@@ -26,7 +26,7 @@ from herotable.table.state import Forbidden, Role, Ruleset, TableError
 from herotable.table.structure import EndScene, Join, StartAdventure, StartScene, StartSession
 from herotable.table.undo import Undo
 
-from .helpers import hero, seen, text_seen
+from .helpers import accept_others, hero, seen, text_seen
 
 CID = "harbour"
 HARD = DifficultyName.HARD
@@ -156,6 +156,7 @@ def test_a_team_attack_rolls_the_team_die_and_its_roller_pays_broke_and_deals_th
     assert hero(table, CID, "comet").base_now() == Rating.of("d8")  # Comet alone paid
     assert hero(table, CID, "nova").base_now() == Rating.of("d8")
     assert game.conflict.fighter("nova").acted  # Nova's action is spent on the team
+    accept_others(table, CID, "pat")
     table.execute(CID, "pat", Settle())
     assert table.state(CID).game.conflict.pending[-1].target == "grunt"
     assert table.state(CID).game.conflict.pending[-1].levels == 2
@@ -171,6 +172,7 @@ def test_a_team_that_loses_an_exchange_loses_it_through_its_rolling_member(table
     table.execute(CID, "pat", RollTeam("comet"))
     with pytest.raises(TableError):
         table.execute(CID, "pat", Undo())  # R-T-4: the roll is a commit point
+    accept_others(table, CID, "pat")
     table.execute(CID, "pat", Settle())
     table.execute(CID, "gm", EndRound())
     assert hero(table, CID, "comet").base_now() == Rating.of("d8")

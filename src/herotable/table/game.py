@@ -230,6 +230,7 @@ class OpenRoll:
     mine: bool  # the viewer may settle or announce it
     rolling: bool = False  # someone else's roll: no dice shown
     characters: tuple[str, ...] = ()  # the viewer's characters rolling in it
+    status: str = ""  # whom it waits for, shown on its card ("Accepted for Doctor Entropy; waiting for Nova.")
 
 
 @dataclass(frozen=True)

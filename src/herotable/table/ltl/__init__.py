@@ -31,7 +31,7 @@ from herotable.table.state import Ruleset, TableError, TableState
 from herotable.table.structure import EndAdventure
 
 RULES_VERSION = (
-    7  # bump when a rules correction changes what a command decides (see `herotable audit`); 7: R-LTL-8 choices
+    8  # bump when a rules correction changes what a command decides (see `herotable audit`); 8: one Accept each
 )
 
 

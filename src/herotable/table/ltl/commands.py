@@ -166,12 +166,15 @@ class BuySuccess(Command):
 
 @dataclass(frozen=True)
 class Settle(Command):
-    """Settle and announce an open roll; in a conflict, resolve the open exchange (R-LTL-3, R-LTL-8, R-LTL-12)."""
+    """Accept an open roll as it stands: it settles and is announced. An exchange in a conflict settles once the
+    controller of each character rolling in it has accepted (R-LTL-3, R-LTL-8, R-LTL-12); `for_everyone`: the GM
+    settles it at once, for a player who is away (R-T-3)."""
 
     type = "ltl.settle"
     task: str | None = None
     crit_bonus: CritBonus = CritBonus.EXTRA_LEVEL
     crit_penalty: CritPenalty = CritPenalty.MINUS_ONE_NEXT
+    for_everyone: bool = False
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,7 @@ from herotable.table.ltl.facts import (
     RecoveryAllowed,
     RecoveryLapsed,
     RecoveryTried,
+    RollAccepted,
     RollCalled,
     RoundEnded,
     SheetRecorded,
@@ -150,9 +151,11 @@ from herotable.table.ltl.state import (
     OpenAction,
     OpenTask,
     RecoveryLeave,
+    accepts_for,
     failures_after_settling,
     from_rules,
     rules_conflict,
+    waiting_for,
 )
 from herotable.table.state import Forbidden, Ruleset, TableError, TableState
 
@@ -754,11 +757,41 @@ def crit_choices_open(state: TableState, user: str, task: Task) -> tuple[bool, b
     return own_max, False
 
 
+def _accepting(state: TableState, roll: OpenAction, cmd: Settle, user: str) -> tuple[tuple[str, ...], bool]:
+    """The characters this Accept is for, and whether it is the last the exchange waits for (R-LTL-3; rules version
+    8). The GM's `for_everyone` accepts for all at once, for a player who is away (R-T-3). Raises Forbidden or
+    TableError naming whom the exchange waits for."""
+    left = waiting_for(roll)
+    if cmd.for_everyone:
+        require_gm(state, user)
+        return left, True
+    mine = tuple(cid for cid in left if accepts_for(state, user, cid))
+    if not mine:
+        if not state.is_gm(user) and not any(controls(state, user, cid) for cid in (roll.actor, roll.target) if cid):
+            require_controls(state, user, roll.actor)
+        names = " and ".join(state.character(cid).name for cid in left)
+        raise TableError(
+            "ltl/already_accepted",
+            f"the exchange waits for {names} to accept it"
+            if any(cid in roll.accepted for cid in (roll.actor, roll.target) if cid and accepts_for(state, user, cid))
+            else f"the exchange waits for {names}, not for you",
+            fix="wait for them; the GM may settle it for everyone now",
+            ruling="R-LTL-3",
+        )
+    return mine, len(mine) == len(left)
+
+
 @handles(Settle, LTL)
 def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     table = table_of(state)
     roll = _open_roll(state, table, cmd.task, ctx.user)
-    reward, penalty_open = crit_choices_open(state, ctx.user, roll.task)
+    last = True
+    if isinstance(roll, OpenAction):
+        mine, last = _accepting(state, roll, cmd, ctx.user)
+    elif cmd.for_everyone:
+        require_gm(state, ctx.user)  # a roll of one character: the GM's Accept already settles it
+    # a critical's choices belong to the Accept that settles the roll: an earlier one cannot know the roll stays
+    reward, penalty_open = crit_choices_open(state, ctx.user, roll.task) if last else (False, False)
     chose = [
         name
         for name, given, default, open_ in (
@@ -770,14 +803,18 @@ def _settle(state: TableState, cmd: Settle, ctx: Ctx) -> Decision:
     if chose:  # rules version 7: a choice nothing here asks for was ignored without a word
         raise TableError(
             "ltl/no_critical",
-            f"there is no critical's {' or '.join(chose)} to choose on this roll",
+            f"there is no critical's {' or '.join(chose)} to choose on this roll"
+            if last
+            else f"a critical's {' or '.join(chose)} is chosen as the exchange settles, and it waits for others",
             fix="accept the roll without choosing one",
             ruling="R-LTL-8",
         )
+    if isinstance(roll, OpenAction) and not last:
+        accepted = RollAccepted(roll.id, mine)
+        return Decision([Emitted(accepted)], evolve(table, accepted))
     bonus, penalty, due = _crit_choices(state, table, ctx.user, roll, cmd)
     chosen = "due" if due is not None else bonus.value
     if isinstance(roll, OpenAction):
-        require_controls(state, ctx.user, roll.actor)
         before = rules_conflict(table)
         c, result = cf.resolve(before, table.options, crit_bonus=bonus, crit_penalty=penalty)
         after = from_rules(table, c)

@@ -73,7 +73,8 @@ def _task_opened(table: LtlTable, f: lf.TaskOpened) -> LtlTable:
 def _with_task(table: LtlTable, roll: str, change: Callable[[Task], Task]) -> LtlTable:
     c = table.conflict
     if c is not None and c.open is not None and c.open.id == roll:
-        return evolved(table, conflict=evolved(c, open=evolved(c.open, task=change(c.open.task))))
+        # a changed exchange is everyone's to answer again: the acceptances given before it changed lapse
+        return evolved(table, conflict=evolved(c, open=evolved(c.open, task=change(c.open.task), accepted=())))
     return evolved(table, tasks=tuple(evolved(t, task=change(t.task)) if t.id == roll else t for t in table.tasks))
 
 
@@ -96,7 +97,7 @@ def _die_rolled(table: LtlTable, f: lf.DieRolled) -> LtlTable:
     else:
         task = evolved(task, opposition=evolved(task.opposition, rating=rating, throw=throw, karma_roll=f.karma_roll))
     if c is not None and o is not None and o.id == f.roll:
-        return evolved(table, conflict=evolved(c, open=evolved(o, task=task)))
+        return evolved(table, conflict=evolved(c, open=evolved(o, task=task, accepted=())))
     return evolved(table, tasks=tuple(evolved(t, task=task) if t.id == f.roll else t for t in table.tasks))
 
 
@@ -116,6 +117,13 @@ def _die_rerolled(table: LtlTable, f: lf.DieRerolled) -> LtlTable:
         return s
 
     return _with_task(table, f.roll, lambda t: _with_side(t, f.side, rerolled))
+
+
+@_on(lf.RollAccepted)
+def _roll_accepted(table: LtlTable, f: lf.RollAccepted) -> LtlTable:
+    c = table.conflict
+    assert c is not None and c.open is not None and c.open.id == f.roll
+    return evolved(table, conflict=evolved(c, open=evolved(c.open, accepted=(*c.open.accepted, *f.characters))))
 
 
 @_on(lf.SuccessBought)
@@ -207,7 +215,8 @@ def _situational(table: LtlTable, f: lf.SituationalSet) -> LtlTable:
     c = _conflict(table)
     kept = tuple(s for s in c.situational if s[0] != f.character)
     now = (*kept, (f.character, f.shift, f.reason)) if f.shift else kept
-    return evolved(table, conflict=evolved(c, situational=now))
+    o = None if c.open is None else evolved(c.open, accepted=())  # the exchange's odds changed: ask again
+    return evolved(table, conflict=evolved(c, situational=now, open=o))
 
 
 @_on(lf.DefenceSet)

@@ -278,6 +278,18 @@ class SuccessBought(Fact):
 
 @fact
 @dataclass(frozen=True)
+class RollAccepted(Fact):
+    """The controller of `characters` accepts the conflict's open exchange as it stands; it settles once every
+    character rolling in it is accepted for, and any change to its dice asks everyone again (R-LTL-3)."""
+
+    type = "ltl.roll_accepted"
+    news = True
+    roll: str
+    characters: tuple[str, ...]
+
+
+@fact
+@dataclass(frozen=True)
 class TaskSettled(Fact):
     """A roll settled and announced (R-LTL-3, R-LTL-7, R-LTL-8), from the actor's side. `stunt` names the Power
     Stunt the roll was for ("Power: stunt"), shown with the result to everyone who sees it; None for any other roll,

@@ -6,6 +6,8 @@ stays sound and complete against `decide`; `tests/table/test_legal_actions.py` p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from herotable.dice import MAX_POSITION, Rating, step_up
 from herotable.errors import IllegalAction
 from herotable.ltl import advancement as adv
@@ -76,7 +78,15 @@ from herotable.table.ltl.commands import (
 )
 from herotable.table.ltl.decide import crit_choices_open, due_reward, failed_task, table_of
 from herotable.table.ltl.render import situation_words
-from herotable.table.ltl.state import CritDue, LtlTable, OpenAction, OpenTask, rules_conflict
+from herotable.table.ltl.state import (
+    CritDue,
+    LtlTable,
+    OpenAction,
+    OpenTask,
+    accepts_for,
+    rules_conflict,
+    waiting_for,
+)
 from herotable.table.state import CharacterRef, TableState
 
 DIFFICULTIES = Choice(
@@ -357,12 +367,38 @@ def _roll_actions(
         if not side.auto_success and not task.power_stunt and hero.karma.position >= 2 and spends:
             label = f"{name}: buy success (burn 2 Karma)"
             out.append(LegalAction(BuySuccess.type, label, fixed, group="Rolls", rule="R-LTL-10"))
-    if controls(state, user, settler):
+    if isinstance(roll, OpenAction):
+        out += _accepts(state, table, user, roll)
+    elif controls(state, user, settler):
         out.append(_settle(state, table, user, roll))
     return out
 
 
-def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | OpenAction) -> LegalAction:
+def _accepts(state: TableState, table: LtlTable, user: str, roll: OpenAction) -> list[LegalAction]:
+    """An exchange settles once each of its characters' controllers accepted it (R-LTL-3): the viewer's Accept while
+    one of theirs waits, and for the GM, while a player's waits, settling it for everyone now (R-T-3)."""
+    left = waiting_for(roll)
+    mine = tuple(cid for cid in left if accepts_for(state, user, cid))
+    last = len(mine) == len(left)
+    out = [_settle(state, table, user, roll)] if mine and last else []
+    if mine and not last:  # an earlier Accept chooses no critical: the roll may still change
+        out.append(LegalAction(Settle.type, "Accept the roll", {"task": roll.id}, group="Rolls", rule="R-LTL-3"))
+    if state.is_gm(user) and not last:
+        names = " and ".join(state.character(cid).name for cid in left if cid not in mine)
+        label = f"Settle it for everyone now (waiting for {names})"
+        out.append(_settle(state, table, user, roll, label=label, fixed={"for_everyone": True}))
+    return out
+
+
+def _settle(
+    state: TableState,
+    table: LtlTable,
+    user: str,
+    roll: OpenTask | OpenAction,
+    *,
+    label: str = "Accept the roll",
+    fixed: Mapping[str, Json] | None = None,
+) -> LegalAction:
     """Accepting the roll as it stands settles it (R-LTL-3, R-LTL-8), with a critical's choices only where one may
     have happened as far as the settler can tell (`decide.crit_choices_open`). A reward left unchosen is the extra
     level."""
@@ -372,7 +408,7 @@ def _settle(state: TableState, table: LtlTable, user: str, roll: OpenTask | Open
         fields["crit_bonus"] = word_choice(tuple(b.value for b in CritBonus))
     if penalty:
         fields["crit_penalty"] = word_choice(tuple(p.value for p in CritPenalty))
-    return LegalAction(Settle.type, "Accept the roll", {"task": roll.id}, fields, "Rolls", "R-LTL-3, R-LTL-8")
+    return LegalAction(Settle.type, label, {"task": roll.id, **(fixed or {})}, fields, "Rolls", "R-LTL-3, R-LTL-8")
 
 
 # the GM's situational modifier on a roll: die types and the reason its roller sees (R-T-2 amended 2026-12-02)

@@ -6,6 +6,7 @@ by the GM alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from herotable.ltl.hero import Hero, LossType
@@ -15,7 +16,7 @@ from herotable.table.commands import controls
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.ltl.contests import contest_view
 from herotable.table.ltl.decide import table_of
-from herotable.table.ltl.state import LtlTable, OpenAction
+from herotable.table.ltl.state import LtlTable, OpenAction, waiting_for
 from herotable.table.ltl.teamwork import team_view
 from herotable.table.state import TableState
 from herotable.table.views import may_see_sheet
@@ -101,6 +102,8 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
                 "actor": o.actor,
                 "target": o.target,
                 "revealed": o.id in state.revealed,
+                "accepted": list(o.accepted),  # R-LTL-3: who accepted the exchange as it stands, who it waits for
+                "waiting": list(waiting_for(o)),
                 **task_json(
                     o.task,
                     actor=_sees_side(state, user, o, "actor"),
@@ -120,6 +123,15 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
             "defences": [[cid, style] for cid, style in c.defences if cid not in hidden],
         }
     return view
+
+
+def _waiting_words(o: OpenAction, names: Mapping[str, str]) -> str:
+    """Whom an exchange waits for once one side accepted it (R-LTL-3): it settles when each side is accepted for."""
+    if not o.accepted:
+        return ""
+    left = " and ".join(names.get(cid, cid) for cid in waiting_for(o))
+    done = " and ".join(names.get(cid, cid) for cid in o.accepted)
+    return f"Accepted for {done}; waiting for {left}."
 
 
 def _rules_over(table: LtlTable) -> bool:
@@ -250,9 +262,10 @@ def board(state: TableState, user: str) -> Board:
             sees_actor = _sees_side(state, user, o, "actor")
             sees_opposition = _sees_side(state, user, o, "opposition")
             mine = tuple(cid for cid in (o.actor, o.target) if cid and controls(state, user, cid))
+            status = _waiting_words(o, names)
             if not (sees_actor or sees_opposition):
-                rolls.append(OpenRoll(o.id, o.actor, title, ("being rolled…",), False, True))
+                rolls.append(OpenRoll(o.id, o.actor, title, ("being rolled…",), False, True, status=status))
             else:
                 lines = task_lines(state, o.task, actor=sees_actor, opposition=sees_opposition)
-                rolls.append(OpenRoll(o.id, o.actor, title, lines, controls(state, user, o.actor), False, mine))
+                rolls.append(OpenRoll(o.id, o.actor, title, lines, controls(state, user, o.actor), False, mine, status))
     return Board(cards, tuple(rolls), conflict)

@@ -32,6 +32,7 @@ TITLES = {
     lf.DieRolled.type: "Roll",
     lf.DieRerolled.type: "Re-roll",
     lf.SuccessBought.type: "Automatic Success",
+    lf.RollAccepted.type: "Accepted",
     lf.TaskSettled.type: "Settled",
     lf.DieRevealed.type: "Settled",
     lf.ConflictStarted.type: "Conflict",
@@ -258,6 +259,12 @@ def _rerolled(f: lf.DieRerolled, n: Names) -> str:
 @_says(lf.SuccessBought)
 def _bought(f: lf.SuccessBought, n: Names) -> str:
     return f"{_n(n, f.roller)} buys Automatic Success after the roll"
+
+
+@_says(lf.RollAccepted)
+def _accepted(f: lf.RollAccepted, n: Names) -> str:
+    who = " and ".join(_n(n, cid) for cid in f.characters)
+    return f"The exchange is accepted for {who}; it settles once the other side accepts"
 
 
 @_says(lf.TaskSettled)

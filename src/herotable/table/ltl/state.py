@@ -15,7 +15,7 @@ from herotable.ltl.options import LtlOptions
 from herotable.ltl.roll import DieRoll
 from herotable.ltl.task import Task
 from herotable.table.kit import Roster
-from herotable.table.state import TableError
+from herotable.table.state import Role, TableError, TableState
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,26 @@ class OpenAction:
     actor: str
     target: str | None
     task: Task
+    accepted: tuple[str, ...] = ()  # the characters whose controllers accepted the exchange as it stands (R-LTL-3)
+
+
+def exchange_sides(o: OpenAction) -> tuple[str, ...]:
+    """The characters rolling in an exchange: its actor, and its target if it has one."""
+    return (o.actor,) if o.target is None or o.target == o.actor else (o.actor, o.target)
+
+
+def waiting_for(o: OpenAction) -> tuple[str, ...]:
+    """The characters of the exchange nobody has accepted it for yet (R-LTL-3)."""
+    return tuple(cid for cid in exchange_sides(o) if cid not in o.accepted)
+
+
+def accepts_for(state: TableState, user: str, cid: str) -> bool:
+    """Whether `user`'s Accept is the one a character's side of an exchange needs (R-LTL-3): its player's; the GM's
+    for a character no player at the table owns (an NPC, or a hero whose player left)."""
+    owner = state.character(cid).owner
+    if owner is not None and state.role_of(owner) is Role.PLAYER:
+        return owner == user
+    return state.is_gm(user)
 
 
 @dataclass(frozen=True)
@@ -251,13 +271,14 @@ def rules_conflict(table: LtlTable) -> cf.Conflict:
 
 def from_rules(table: LtlTable, c: cf.Conflict, open_id: str | None = None) -> LtlTable:
     """The table after the rules changed the conflict: heroes back to the roster, the rest to the conflict. An open
-    action keeps its id and mark unless `open_id` names a new one."""
+    action keeps its id and mark unless `open_id` names a new one, and its acceptances while its dice stand."""
     opened = None
     if c.open is not None:
         old = table.conflict.open if table.conflict is not None else None
         if open_id is None or (old is not None and old.id == open_id):
             assert old is not None, "a new open action needs its id"
-            opened = OpenAction(old.id, c.open.actor, c.open.target, c.open.task)
+            kept = old.accepted if c.open.task == old.task else ()
+            opened = OpenAction(old.id, c.open.actor, c.open.target, c.open.task, kept)
         else:
             opened = OpenAction(open_id, c.open.actor, c.open.target, c.open.task)
     state = ConflictState(
