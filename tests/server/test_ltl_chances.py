@@ -51,3 +51,68 @@ def test_a_player_reads_the_odds_of_each_roll_before_making_it():
     assert f"{percent(chance)} to push" in push and "Heroism level" in push
     # a spectator rolls nothing, and reads no odds
     assert not lines(m["sly"].get(f"/campaigns/{cid}/table").text)
+
+
+def _ltl_table_with_three():
+    """Comet (Pat's), Nova (Sam's, a d8 base where Comet's is d10) and the GM's visible villain Entropy, in a scene."""
+    from herotable.ltl.samples import DOCTOR_ENTROPY
+
+    app = make_app()
+    cid, m = table(app)
+    nova = {**CAPTAIN_COMET, "name": "Nova", "base": "d8"}
+    for who, character, sheet in (("pat", "comet", CAPTAIN_COMET), ("sam", "nova", nova)):
+        made = m[who].post(
+            f"/api/v1/campaigns/{cid}/commands",
+            {"type": "character.create_ltl", "character": character, "sheet": sheet},
+        )
+        assert made.status_code == 200, made.text
+    villain = {"type": "character.create_ltl", "character": "entropy", "sheet": DOCTOR_ENTROPY, "npc": True}
+    assert m["gm"].post(f"/api/v1/campaigns/{cid}/commands", villain).status_code == 200
+    for step in ("structure.start_adventure", "structure.start_session", "structure.start_scene"):
+        m["gm"].post(f"/api/v1/campaigns/{cid}/commands", {"type": step})
+    return cid, m
+
+
+def test_a_team_s_roller_reads_the_team_die_s_odds_against_the_difficulty_and_the_target():
+    # R-LTL-14: the team rolls its highest member's die one type up (odds.exchange.team); against Hard's d10
+    from herotable.odds.exchange import team
+
+    cid, m = _ltl_table_with_three()
+    gm = m["gm"]
+    called = {"type": "ltl.team.challenge", "members": ["comet", "nova"], "difficulty": "Hard"}
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", called).status_code == 200
+    die = team([Rating.of(CAPTAIN_COMET["base"]), Rating.of("d8")])
+    line = next(x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text) if x.startswith("The team rolls"))
+    assert line.startswith(f"The team rolls d{die.sides} against d10, before any re-roll: ")
+    assert f"{percent(beats(die.sides, 10, False))} to succeed" in line
+    assert not any(x.startswith("The team") for x in lines(m["sam"].get(f"/campaigns/{cid}/table").text))
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", {"type": "ltl.team.cancel"}).status_code == 200
+    # in a conflict, against the target's standing defence: Entropy's base Power until the GM sets a Style
+    start = {"type": "ltl.conflict.start", "fighters": [["comet", "h"], ["nova", "h"], ["entropy", "v"]]}
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", start).status_code == 200
+    attack = {"type": "ltl.team.attack", "members": ["comet", "nova"], "target": "entropy"}
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", attack).status_code == 200
+    from herotable.ltl.samples import DOCTOR_ENTROPY
+    from herotable.odds.distributions import dice_exchange
+
+    theirs = Rating.of(DOCTOR_ENTROPY["base"]).sides
+    odds = dice_exchange(die.sides, theirs)
+    line = next(x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text) if x.startswith("The team's"))
+    assert f"against Doctor Entropy's base Power d{theirs}" in line
+    assert f"{percent(odds.win)} to win the exchange, {percent(odds.tie)} a tie" in line
+
+
+def test_a_contest_s_entrant_reads_each_style_s_chance_to_roll_highest():
+    # R-LTL-13: highest roll wins; Sam declared Nova's base d8 first, so Pat reads each of Comet's dice against it
+    cid, m = _ltl_table_with_three()
+    gm = m["gm"]
+    called = {"type": "ltl.contest.call", "participants": ["comet", "nova", "entropy"]}
+    assert gm.post(f"/api/v1/campaigns/{cid}/commands", called).status_code == 200
+    assert not any("roll highest" in x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text))  # none known
+    entered = m["sam"].post(f"/api/v1/campaigns/{cid}/commands", {"type": "ltl.contest.enter", "character": "nova"})
+    assert entered.status_code == 200, entered.text
+    line = next(x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text) if "roll highest" in x)
+    base = Rating.of(CAPTAIN_COMET["base"]).sides
+    # one opponent: rolling highest outright is beating it, as beats() counts it
+    assert line.startswith("Against Nova's d8: ") and f"base Power d{base} {percent(beats(base, 8, False))}" in line
+    assert "a tie for first is rolled again" in line and "Not counted: Doctor Entropy" in line

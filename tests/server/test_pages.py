@@ -716,3 +716,19 @@ def test_an_exchange_card_says_whom_it_waits_for_and_the_gm_settles_for_an_absen
     answer = act(t.gm, cid, type="ltl.settle", task=task.group(1), for_everyone="true")
     assert answer.status_code == 200 and answer.headers.get("HX-Trigger") == "acted"
     assert t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["conflict"]["open"] is None
+
+
+def test_a_failed_toughness_save_shows_its_player_the_conviction_re_roll_s_chance(make_table, dice):
+    # R-CV-8, R-CV-4: the GM rolls Kestrel's Toughness save against 15 + 3; her 5 + 2 Toughness fails. Beside the
+    # Conviction re-roll her player reads its chance: a re-roll below 11 counts 10 more, so 6-10 and 16-20 of the
+    # d20 reach 16 (+2 = 18): 10 faces in 20
+    t = cv_table(make_table)
+    cid = t.campaign_id
+    dice.faces = [5]
+    save = {"type": "cv.toughness_save", "character": "kes", "damage_bonus": 3}
+    assert t.gm.command(cid, save).is_success
+    board = t.pat.client.get(f"/campaigns/{cid}/table/play").text
+    assert 'data-action="cv.reroll"' in board
+    odds = re.findall(r'<p class="odds-line">(.*?)</p>', board, re.S)
+    assert "It fails as it stands; the re-roll turns it into a success 50% of the time." in odds
+    assert "re-roll turns it" not in t.sam.client.get(f"/campaigns/{cid}/table/play").text  # Kestrel's die is hers

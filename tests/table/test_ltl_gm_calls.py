@@ -243,3 +243,21 @@ def test_a_secret_roll_leaves_the_failure_a_player_may_follow_with_last_chance(s
         service.execute(CID, "gm", Settle())
         assert view_for(service.state(CID), "pat")["game"]["failed"] == seen_failed
     assert any(a.type == "ltl.karma.last_chance" for a in legal_actions(service.state(CID), "pat"))
+
+
+def test_a_stunt_named_a_typo_away_from_a_known_one_is_refused_with_the_name_meant(service: TableService, dice):
+    # R-LTL-10 (rules version 8): Comet's Cosmic Flight knows Tail Sweep; "Tail Swep" would be remembered as a second
+    # stunt once pulled off. The form suggests the known names; a name of its own is a new stunt
+    setup(service)
+    [karma] = [
+        a
+        for a in legal_actions(service.state(CID), "gm")
+        if a.type == KarmaRoll.type and a.fixed.get("purpose") == "stunt" and a.fixed.get("character") == "comet"
+    ]
+    assert "Tail Sweep" in karma.fields["stunt"].suggestions
+    err = refused(service, "gm", CallRoll("comet", CallKind.STUNT, HARD, power="Cosmic Flight", stunt="Tail Swep"))
+    assert err.code == "ltl/stunt_typo" and "did you mean Tail Sweep?" in str(err)
+    err = refused(service, "gm", KarmaRoll("comet", HARD, purpose="stunt", power="Cosmic Flight", stunt="tail sweeps"))
+    assert err.code == "ltl/stunt_typo"
+    service.execute(CID, "gm", CallRoll("comet", CallKind.STUNT, HARD, power="Cosmic Flight", stunt="Tail Whip"))
+    assert [c.stunt for c in service.state(CID).game.calls] == ["Tail Whip"]

@@ -1,6 +1,7 @@
 """Larger Than Life's odds beside each roll a player is about to make, read off the rules' own dice: a challenge or
 Karma roll the GM called for (each Style against the called difficulty), a Push (its price: the die it must beat,
-or the Heroism it burns) and Recovery. The exchange odds of an attack are a panel of their own (`ltl_odds`).
+or the Heroism it burns), Recovery, a team's roll (R-LTL-14) and a quick contest's Style (R-LTL-13). The exchange
+odds of an attack are a panel of their own (`ltl_odds`).
 
 Every line is the chance of the roll as it stands, before any re-roll, as exact fractions turned into whole
 percentages; it says only what the viewer already knows (their own sheet, the difficulty the GM called)."""
@@ -12,17 +13,21 @@ from fractions import Fraction
 from markupsafe import Markup, escape
 
 from herotable.dice import Rating, rolled_sides, shifted
+from herotable.ltl import teamwork as tw
 from herotable.ltl.difficulty import Difficulty
 from herotable.ltl.hero import Hero
 from herotable.ltl.heroism import push_target, recovery_difficulty
-from herotable.ltl.options import LtlOptions
+from herotable.ltl.options import LtlOptions, QuickTies
 from herotable.ltl.task import round_rating, scene_roll
-from herotable.odds.distributions import ExchangeOdds, dice_exchange
+from herotable.odds.distributions import ExchangeOdds, dice_exchange, tail, total_pmf
 from herotable.server.actions import Action, Panel
 from herotable.table.ltl.commands import CallKind, Challenge, KarmaRoll, Push, Recover
+from herotable.table.ltl.contests import EnterContest
 from herotable.table.ltl.decide import table_of
-from herotable.table.ltl.state import CalledRoll, LtlTable
+from herotable.table.ltl.state import CalledRoll, LtlTable, rules_conflict
+from herotable.table.ltl.teamwork import RollTeam, defence_style
 from herotable.table.state import TableState
+from herotable.table.views import may_see_sheet
 
 
 def percent(p: Fraction) -> str:
@@ -102,8 +107,97 @@ def _recovery_line(table: LtlTable, cid: str) -> str | None:
     )
 
 
-def _line(table: LtlTable, cid: str, a: Action) -> str | None:
+def _sees(state: TableState, viewer: str, cid: str) -> bool:
+    """Whether odds may count this character's dice: a sheet the viewer reads, or the GM's `hidden_odds` leave."""
+    return may_see_sheet(state, viewer, cid) or table_of(state).options.hidden_odds
+
+
+HIDDEN = "{}'s sheet is hidden, so no odds against it are shown; the GM may show them in the campaign's settings."
+
+
+def _team_line(state: TableState, viewer: str) -> str | None:
+    """The team's die against the called difficulty, or against its target's standing defence (R-LTL-14): what the
+    leader rolls for it, before any re-roll. A member's hidden sheet keeps the team's die the GM's."""
+    table = table_of(state)
+    team = table.team
+    if team is None or not all(may_see_sheet(state, viewer, cid) for cid in team.members):
+        return None
+    members = [(cid, table.hero(cid)) for cid in team.members]
+    options = table.options
+    if team.target is None:
+        if team.difficulty is None:
+            return None
+        die = tw.team_rating(tw.base_ratings(members)).rating
+        against = Rating(team.difficulty)
+        win = _odds(die, against, options).win
+        return (
+            f"The team rolls d{die.sides} against d{against.sides}, before any re-roll: {percent(win)} to succeed; "
+            "a tie changes nothing."
+        )
+    conflict = table.conflict
+    if conflict is None:
+        return None
+    die = tw.check_team_attack(rules_conflict(table), team.members, team.target).rating
+    name = state.character(team.target).name
+    if not _sees(state, viewer, team.target):
+        return HIDDEN.format(name)
+    defender = table.hero(team.target)
+    style = defence_style(table, team.target)
+    theirs = round_rating(defender.rating_for(style, conflict.stakes), defender.this_round)
+    shift = conflict.situation(team.target)[0]
+    odds = _odds(theirs, die, options, shift=shift).flipped()
+    guard = f"{style} " if style else "base Power "
+    return (
+        f"The team's d{die.sides} against {name}'s {guard}d{theirs.sides}, before any re-roll: {percent(odds.win)} "
+        f"to win the exchange, {percent(odds.tie)} a tie."
+    )
+
+
+def _highest(mine: int, others: list[int], exploding: bool) -> Fraction:
+    """P(a d`mine` rolls higher than every one of `others` at once): the quick contest's outright win (R-LTL-13)."""
+    top = max(mine, *others) * (12 if exploding else 1)
+    total = Fraction(0)
+    for t in range(1, top + 1):
+        p = total_pmf(mine, t, exploding)
+        for sides in others:
+            p *= 1 - tail(sides, t - 1, exploding)
+        total += p
+    return total
+
+
+def _contest_line(state: TableState, viewer: str, cid: str) -> str | None:
+    """Each Style's chance to roll highest outright against the dice declared so far that the viewer may count."""
+    table = table_of(state)
+    contest = table.contest
+    if contest is None:
+        return None
+    known = [(other, pos) for other, pos in contest.entries if other != cid and _sees(state, viewer, other)]
+    unknown = [other for other, _ in contest.entries if other != cid and not _sees(state, viewer, other)]
+    unknown += [other for other in contest.waiting if other != cid]
+    if not known:
+        return None
+    hero = table.hero(cid)
+    against = [rolled_sides(pos) for _, pos in known]
+    exploding = table.options.exploding
+    parts = []
+    for label, style in [("base Power", None), *((s.name, s.name) for s in hero.sheet.styles)]:
+        die = hero.rating_for(style)
+        if die.usable:
+            parts.append(f"{label} d{die.sides} {percent(_highest(rolled_sides(die.position), against, exploding))}")
+    names = ", ".join(f"{state.character(o).name}'s d{rolled_sides(p)}" for o, p in known)
+    ties = "shared" if table.options.quick_ties is QuickTies.SHARED else "rolled again"
+    left = ""
+    if unknown:
+        left = f" Not counted: {', '.join(state.character(o).name for o in unknown)}, whose die you do not know yet."
+    return f"Against {names}: {', '.join(parts)} to roll highest outright (a tie for first is {ties}).{left}"
+
+
+def _line(state: TableState, viewer: str, table: LtlTable, cid: str, a: Action) -> str | None:
     fixed = dict(a.fixed)
+    if a.type == RollTeam.type:
+        return _team_line(state, viewer)
+    if a.type == EnterContest.type:
+        return _contest_line(state, viewer, cid)
     if a.type == Push.type:
         return _push_line(table, cid)
     if a.type == Recover.type:
@@ -122,7 +216,7 @@ def chances(state: TableState, user: str, laid: Panel) -> dict[str, Markup]:
     out: dict[str, Markup] = {}
     for cid, card in laid.cards.items():
         for a in card.own:
-            line = _line(table, cid, a)
+            line = _line(state, user, table, cid, a)
             if line:
                 out[a.key] = escape(line)
     return out

@@ -53,6 +53,7 @@ from herotable.ltl.task import (
     scene_settled,
     settle,
 )
+from herotable.names import meant
 from herotable.table.commands import (
     Ctx,
     Decision,
@@ -404,6 +405,33 @@ def _call_difficulty(cmd: CallRoll) -> None:
         )
 
 
+def known_stunts(hero: Hero, power: str | None = None) -> tuple[str, ...]:
+    """The stunts a hero's Superpower (each of them, without `power`) is known for: on the sheet, or pulled off with
+    Karma before (R-LTL-10, R-LTL-16)."""
+    out: list[str] = []
+    for p in hero.sheet.superpowers:
+        if power is None or p.name == power:
+            out += [s for s in p.stunts if s not in out]
+    for entry in hero.stunts_pulled_off:
+        of, _, stunt = entry.partition(": ")
+        if (power is None or of == power) and stunt and stunt not in out:
+            out.append(stunt)
+    return tuple(out)
+
+
+def _stunt_not_a_typo(hero: Hero, power: str, stunt: str) -> None:
+    """A stunt named a typo away from one the power is known for is refused with the name meant (rules version 8):
+    a misspelt retry would be remembered as a second stunt. Raises TableError."""
+    near = meant(stunt, known_stunts(hero, power))
+    if near is not None:
+        raise TableError(
+            "ltl/stunt_typo",
+            f"{power} knows no stunt called {' '.join(stunt.split())!r}: did you mean {near}?",
+            fix=f"name it {near}, or give a new stunt a name of its own",
+            ruling="R-LTL-10",
+        )
+
+
 @handles(CallRoll, LTL)
 def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
     """The GM calls for a roll and sets its difficulty; the character's controller rolls it (R-T-3)."""
@@ -445,6 +473,7 @@ def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
                 fix=f"name the Superpower ({powers}) and the stunt",
                 ruling="R-LTL-10",
             )
+        _stunt_not_a_typo(hero, power, stunt)
     if cmd.kind is CallKind.ATTEMPT:
         _need_conflict(table).fighter(cmd.character)
     failed = failed_task(state, table, cmd.character, ctx.user)
@@ -1307,6 +1336,9 @@ def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
     detail = label
     shift = situation[0]
     if purpose is KarmaPurpose.STUNT:
+        known = next((p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower()), None)
+        if known is not None:
+            _stunt_not_a_typo(hero, known, stunt)  # before the dice: a refusal rolls nothing
         task = power_stunt(hero, power_name, stunt, difficulty(name), ctx.rng, table.options, shift=shift)
         power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower())
         detail = f"{power}: {stunt.strip()}"

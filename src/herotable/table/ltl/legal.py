@@ -76,7 +76,7 @@ from herotable.table.ltl.commands import (
     TimePasses,
     TryAgain,
 )
-from herotable.table.ltl.decide import crit_choices_open, due_reward, failed_task, table_of
+from herotable.table.ltl.decide import crit_choices_open, due_reward, failed_task, known_stunts, table_of
 from herotable.table.ltl.render import situation_words
 from herotable.table.ltl.state import (
     CritDue,
@@ -170,7 +170,7 @@ def _solo(state: TableState, table: LtlTable, c: CharacterRef, gm: bool) -> list
                     {
                         "difficulty": DIFFICULTIES,
                         "power": Choice(tuple(p.name for p in powers)),
-                        "stunt": TextDomain(NAME_LENGTH, required=True),
+                        "stunt": TextDomain(NAME_LENGTH, required=True, suggestions=known_stunts(hero)),
                     },
                     "Karma",
                     "R-LTL-10",
@@ -554,7 +554,7 @@ def _calls(state: TableState, table: LtlTable, c: CharacterRef, hero: Hero) -> l
                 "difficulty": DIFFICULTIES,
                 "label": label,
                 "power": Choice(tuple(p.name for p in powers)),
-                "stunt": TextDomain(NAME_LENGTH, required=True),
+                "stunt": TextDomain(NAME_LENGTH, required=True, suggestions=known_stunts(hero)),
             }
             out.append(call(CallKind.STUNT, "a Power Stunt", stunt))
         failed = next((f for f in table.failed if f.character == c.id), None)
