@@ -4,6 +4,7 @@ them per game, and a form shows initiative's fields only where initiative is rol
 
 from __future__ import annotations
 
+import re
 from html import unescape
 
 from .test_pages import ltl_table
@@ -22,7 +23,8 @@ def test_the_new_campaign_form_shows_each_game_s_options_and_makes_the_campaign_
     bad = gm.post("/campaigns", {"name": "Harbour", "ruleset": "ltl", "option.ltl.effect_cap": "lots"})
     assert bad.status_code == 422 and "Most levels one exchange deals must be a whole number" in unescape(bad.text)
     odd = gm.post("/campaigns", {"name": "Harbour", "ruleset": "ltl", "option.ltl.initiative": "sometimes"})
-    assert odd.status_code == 422 and "one of: simultaneous, each_round, once" in unescape(odd.text)
+    said = unescape(odd.text)
+    assert odd.status_code == 422 and "give initiative one of: simultaneous (Everyone at once), each_round" in said
     assert gm.client.get("/api/v1/campaigns").json() == before  # nothing was made
     made = gm.post(
         "/campaigns",
@@ -91,3 +93,26 @@ def test_the_gm_changes_options_on_the_settings_page_between_scenes(make_table, 
     refused = t.gm.post(f"/campaigns/{cid}/settings/options", {"option.initiative": "once"})
     assert refused.status_code == 422 and "the conflict is in round 1" in unescape(refused.text)
     assert view_options(t.pat, cid)["initiative"] == "each_round"
+
+
+def test_settings_refusals_name_fields_as_the_form_does_and_players_by_name(make_table):
+    # a refusal on the settings page says "New name", "Most levels one exchange deals", a player's name: never the
+    # command's field names or a bare user id, and changes nothing
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+
+    def refusal(url, form):
+        answer = t.gm.post(f"/campaigns/{cid}/{url}", form)
+        assert answer.status_code == 422
+        alert = re.search(r'<div class="error-summary" role="alert".*?</div>', answer.text, re.S)
+        assert alert is not None
+        return " ".join(unescape(re.sub(r"<[^>]+>", " ", alert.group(0))).split())
+
+    said = refusal("settings", {"type": "campaign.rename", "name": " "})
+    assert "New name is empty. Tip: write the new name." in said
+    said = refusal("settings/options", {"option.effect_cap": "99"})
+    assert "Most levels one exchange deals cannot be 99. Tip: give most levels one exchange deals a whole" in said
+    assert "effect_cap" not in said
+    said = refusal("settings", {"type": "campaign.hand_over", "to": "nobody"})
+    assert f"choose one of Pat ({t.pat.user_id}), Sam ({t.sam.user_id})" in said
+    assert view_options(t.pat, cid)["effect_cap"] == 3

@@ -53,7 +53,11 @@ def test_the_gm_changes_an_option_between_scenes_and_everyone_reads_it(svc):
 def test_options_are_refused_in_words_and_nothing_changes(svc):
     head = svc.store.head(CID)
     for cmd, error, words in (
-        (ChangeOptions({"initiative": "sometimes"}), InvalidCommand, "one of: simultaneous, each_round, once"),
+        (
+            ChangeOptions({"initiative": "sometimes"}),
+            InvalidCommand,
+            "one of: simultaneous (Everyone at once), each_round (Initiative rolled each round), once",
+        ),
         (ChangeOptions({"effect_cap": 9}), InvalidCommand, "from 1 to 6"),
         (ChangeOptions({"exploding": "yes"}), InvalidCommand, "true or false"),
         (ChangeOptions({"weather": "rain"}), InvalidCommand, "choose among: initiative"),

@@ -19,7 +19,7 @@ from herotable.errors import RulesError
 from herotable.server import portraits
 from herotable.server.deps import MaybeUserDep, ServicesDep, check_csrf
 from herotable.server.options_form import option_fields, options_from_form
-from herotable.server.pages import Refused, member, page, render
+from herotable.server.pages import Refused, labelled, member, page, render
 from herotable.store.port import UnknownCampaign
 from herotable.table.campaign_settings import (
     ArchiveCampaign,
@@ -199,7 +199,7 @@ def _settings_page(
     state: TableState,
     *,
     form: dict[str, str] | None = None,
-    error: RulesError | None = None,
+    error: Any = None,  # a refusal, its fields called by the form's labels (`labelled`)
     status: int = 200,
 ) -> Response:
     if not state.is_gm(user.user_id):
@@ -254,7 +254,8 @@ def _change_options(campaign_id: str, request: Request, svc: ServicesDep, user: 
         if changed:  # nothing changed: nothing to record
             svc.table.execute(campaign_id, user.user_id, ChangeOptions(changed))
     except RulesError as err:
-        return _settings_page(request, svc, user, state, error=err)
+        said = labelled(err, {s.name: s.title for s in game.option_specs})
+        return _settings_page(request, svc, user, state, error=said)
     return RedirectResponse(f"/campaigns/{campaign_id}/settings#options-h", status_code=303)
 
 
@@ -267,6 +268,7 @@ def settings_page(campaign_id: str, request: Request, svc: ServicesDep, user: Ma
 
 
 SETTINGS = frozenset({RenameCampaign.type, ArchiveCampaign.type, HandOver.type})  # what the settings form may change
+SETTING_LABELS = {"name": "New name", "user": "New GM"}  # the fields as the settings form names them
 
 
 @router.post("/campaigns/{campaign_id}/settings")
@@ -296,7 +298,8 @@ def change_settings(
     try:
         svc.table.execute(campaign_id, user.user_id, command_from_json(body))
     except RulesError as err:
-        return _settings_page(request, svc, user, state, form={"name": name or state.name}, error=err)
+        said = labelled(err, SETTING_LABELS)
+        return _settings_page(request, svc, user, state, form={"name": name or state.name}, error=said)
     if type == HandOver.type:
         return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
     return RedirectResponse(f"/campaigns/{campaign_id}/settings", status_code=303)

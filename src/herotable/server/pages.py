@@ -9,7 +9,7 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ParamSpec, cast
 from urllib.parse import urlsplit
@@ -334,7 +334,8 @@ def _new_campaign(request: Request, svc: ServicesDep, user: MaybeUserDep, form: 
         message = "give the campaign a name" if field == "name" else f"choose {titles}"
         return _campaigns_again(request, svc, user, form, {field: message})
     except InvalidCommand as err:
-        return _campaigns_again(request, svc, user, form, {"options": f"{err.reason}: {err.fix}"})
+        said = labelled(err, {s.name: s.title for s in game.option_specs})
+        return _campaigns_again(request, svc, user, form, {"options": f"{said.reason}: {said.fix}"})
     # the first thing a new GM does is invite the players: their link is waiting on the campaign's page, to copy
     members.make_invite(created, members.NewInvite(), svc, user)
     return RedirectResponse(f"/campaigns/{created}", status_code=303)
@@ -779,9 +780,19 @@ def _in_form_words(state: TableState, form: Any, err: RulesError) -> Any:
     if not field:
         return err
     label = actions.field_label(presenter_for(state).layout, str(form.get("type", "")), field)
-    label = re.sub(r"\s*\(.*?\)", "", label)  # the words, without the range the label spells out
+    return labelled(err, {field: label})
+
+
+def labelled(err: RulesError, labels: Mapping[str, str]) -> Any:
+    """A refusal with the field it names called by its form's label (`labels`: field → label), as a page shows it;
+    the refusal itself where it names no field the form labels."""
+    field = str(getattr(err, "field", "") or "")
+    if field not in labels:
+        return err
+    label = re.sub(r"\s*\(.*?\)", "", labels[field])  # the words, without the range the label spells out
     named = re.compile(rf"\b{re.escape(field)}\b")
-    reason, fix = named.sub(label, err.reason, count=1), named.sub(label.lower(), err.fix)
+    within = label if label[:2].isupper() else label[:1].lower() + label[1:]  # "new GM", not "new gm"
+    reason, fix = named.sub(label, err.reason, count=1), named.sub(within, err.fix)
     return Said(err.code, reason[:1].upper() + reason[1:], fix, err.ruling)
 
 

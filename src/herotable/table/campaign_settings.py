@@ -196,10 +196,10 @@ def _change_options(state: TableState, cmd: ChangeOptions, ctx: Ctx) -> Decision
 def _hand_over(state: TableState, cmd: HandOver, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     if state.role_of(cmd.user) is not Role.PLAYER:
-        players = ", ".join(m.user for m in state.members if m.role is Role.PLAYER) or "no players yet"
+        players = ", ".join(f"{m.name} ({m.user})" for m in state.members if m.role is Role.PLAYER) or "no players yet"
         raise TableError(
             "campaign/hand_over",
-            f"{cmd.user!r} is not a player here: the GM role goes to a player",
+            f"{state.names().get(cmd.user, repr(cmd.user))} is not a player here: the GM role goes to a player",
             fix=f"choose one of {players} (make a spectator a player first)",
             ruling=RULE,
         )

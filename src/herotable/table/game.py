@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from itertools import zip_longest
 from typing import Any, ClassVar, Protocol
 
 from herotable.table.codec import Json, decode_as, encode
@@ -291,14 +292,15 @@ def checked_options(
         )
         if not ok:
             allowed = (
-                ", ".join(map(str, d.choices))
+                "one of: "
+                + ", ".join(f"{c} ({label})" if label else str(c) for c, label in zip_longest(d.choices, d.labels))
                 if isinstance(d, Choice)
                 else f"a whole number from {d.min} to {d.max}"
                 if isinstance(d, IntRange)
                 else "true or false"
             )
             raise InvalidCommand(
-                "options/value", f"{spec.title} cannot be {value!r}", fix=f"give {name} one of: {allowed}", field=name
+                "options/value", f"{spec.title} cannot be {value!r}", fix=f"give {name} {allowed}", field=name
             )
         out[name] = value
     return out
