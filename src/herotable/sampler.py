@@ -108,7 +108,7 @@ def sample(r: random.Random, d: Domain, chosen: Mapping[str, Any], taken_names: 
     if isinstance(d, Choice):
         return r.choice(d.choices)
     if isinstance(d, IntRange):
-        return r.choice((d.min, d.max, r.randint(d.min, d.max)))
+        return r.choice((d.min, d.max, r.randint(d.min, d.max), *((None,) if d.optional else ())))
     if isinstance(d, TextDomain):
         return sample_text(r, d)
     if isinstance(d, Flag):
@@ -147,7 +147,7 @@ def in_domain(d: Domain, value: Any) -> bool:
     if isinstance(d, Choice):
         return value in d.choices
     if isinstance(d, IntRange):
-        return isinstance(value, int) and d.min <= value <= d.max
+        return (value is None and d.optional) or (isinstance(value, int) and d.min <= value <= d.max)
     if isinstance(d, TextDomain):
         excluded = {_key(x) for x in d.exclude}
         ok = isinstance(value, str) and len(value) <= d.max_length and _key(value) not in excluded

@@ -732,3 +732,25 @@ def test_a_failed_toughness_save_shows_its_player_the_conviction_re_roll_s_chanc
     odds = re.findall(r'<p class="odds-line">(.*?)</p>', board, re.S)
     assert "It fails as it stands; the re-roll turns it into a success 50% of the time." in odds
     assert "re-roll turns it" not in t.sam.client.get(f"/campaigns/{cid}/table/play").text  # Kestrel's die is hers
+
+
+def test_an_override_s_numbers_left_empty_stay_unchanged_and_the_form_allows_it(make_table, dice):
+    # R-T-2: the GM's override changes only what it names; its numbers that mean "unchanged" when empty are not
+    # required on the form (a required empty number blocked the browser from sending the ruling at all)
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    play = opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table/play").text)
+    form = re.search(r'<form[^>]*data-action="ltl.override".*?</form>', play, re.S)
+    assert form is not None
+    tokens = re.search(r'<input[^>]*name="try_again_tokens"[^>]*>', form.group(0))
+    assert tokens is not None and "required" not in tokens.group(0)
+    lose = re.search(r'<input[^>]*name="lose"[^>]*>', form.group(0))
+    assert lose is not None and "required" in lose.group(0)  # a number the command needs stays required
+    character = re.search(r'name="character" value="([^"]+)"', form.group(0))
+    assert character is not None
+    before = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"][character.group(1)]
+    answer = act(t.gm, cid, type="ltl.override", character=character.group(1), reason="the storm", lose="1",
+                 try_again_tokens="", defeat="")  # fmt: skip
+    assert answer.status_code == 200 and 'role="alert"' not in answer.text
+    after = t.gm.client.get(f"/api/v1/campaigns/{cid}").json()["game"]["heroes"][character.group(1)]
+    assert after["try_again_tokens"] == before["try_again_tokens"] and after["losses"] != before["losses"]

@@ -233,7 +233,8 @@ def _controls(state: TableState, layout: Layout, kind: str, name: str, d: Domain
         # the command's default when it has one; else the field starts empty and must be filled (a Difficulty is the
         # GM's number, never a guess such as the lowest allowed)
         number = str(default) if isinstance(default, int) and d.min <= default <= d.max else ""
-        return [Field(name, label, "number", value=number, required=True, min=d.min, max=d.max)]
+        required = not d.optional  # an override's number left empty leaves it unchanged
+        return [Field(name, label, "number", value=number, required=required, min=d.min, max=d.max)]
     if isinstance(d, TextDomain):
         hint = "dice like 2d20kh1+3 or 4d6kh3" if d.format == "dice" else ""
         text = default if isinstance(default, str) else ""

@@ -31,11 +31,12 @@ class Choice:
 
 @dataclass(frozen=True)
 class IntRange:
-    """A whole number from `min` to `max`."""
+    """A whole number from `min` to `max`; `optional`: it may be left out (an override's "unchanged")."""
 
     min: int
     max: int
     kind: str = "int"
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ def domain_json(d: Domain) -> dict[str, Any]:
             out["within"] = d.within
     elif isinstance(d, IntRange):
         out.update(min=d.min, max=d.max)
+        if d.optional:
+            out["optional"] = True
     elif isinstance(d, TextDomain):
         out["max_length"] = d.max_length
         if d.required:

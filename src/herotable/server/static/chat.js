@@ -65,6 +65,21 @@
     toEnd();
   });
   document.addEventListener("DOMContentLoaded", toEnd);
+  // a log that was hidden (a phone's other tab, a narrow window widened) has no height to scroll: once it is drawn
+  // at its size again, a reader who was following is taken down to the newest entry
+  if (window.ResizeObserver) {
+    var watched = null;
+    var sized = new ResizeObserver(function () { toEnd(); });
+    var watch = function () {
+      var l = list();
+      if (!l || l === watched) { return; }
+      if (watched) { sized.unobserve(watched); }
+      sized.observe(l);
+      watched = l;
+    };
+    document.addEventListener("DOMContentLoaded", watch);
+    document.addEventListener("htmx:afterSettle", watch);
+  }
 
   document.addEventListener("keydown", function (event) {
     var box = event.target;

@@ -200,6 +200,7 @@ class CheckAnnounced(Fact):
 
     type = "cv.check_announced"
     commit = True
+    news = True  # the check's outcome, which the others hear of at once (the roll itself was its roller's)
     reveals = "check"
     check: str
     character: str

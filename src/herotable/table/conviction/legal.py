@@ -526,9 +526,9 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                 fixed,
                 {
                     "reason": TextDomain(LABEL_LENGTH, True),
-                    "conviction": IntRange(CONVICTION.lo, CONVICTION.hi),
-                    "bruised": IntRange(COUNT.lo, COUNT.hi),
-                    "hurt": IntRange(COUNT.lo, COUNT.hi),
+                    "conviction": IntRange(CONVICTION.lo, CONVICTION.hi, optional=True),
+                    "bruised": IntRange(COUNT.lo, COUNT.hi, optional=True),
+                    "hurt": IntRange(COUNT.lo, COUNT.hi, optional=True),
                     "lethal": Choice(
                         (None, *(int(v) for v in Lethal)), ("unchanged", *(v.name.lower() for v in Lethal))
                     ),
@@ -538,8 +538,8 @@ def _gm(state: TableState, table: CvTable) -> list[LegalAction]:
                     "fatigue": Choice(
                         (None, *(int(v) for v in Fatigue)), ("unchanged", *(v.name.lower() for v in Fatigue))
                     ),
-                    "stunned_rounds": IntRange(ROUNDS.lo, ROUNDS.hi),
-                    "dazed_rounds": IntRange(ROUNDS.lo, ROUNDS.hi),
+                    "stunned_rounds": IntRange(ROUNDS.lo, ROUNDS.hi, optional=True),
+                    "dazed_rounds": IntRange(ROUNDS.lo, ROUNDS.hi, optional=True),
                     "regain_check_due": Choice((None, True, False), ("unchanged", "yes", "no")),
                 },
                 "Override",

@@ -684,7 +684,7 @@ def _gm(state: TableState, table: LtlTable) -> list[LegalAction]:
                     "clear_losses": Flag(),
                     "unconscious": Choice((None, True, False), ("unchanged", "yes", "no")),
                     "defeat": TextDomain(NAME_LENGTH),
-                    "try_again_tokens": IntRange(TOKENS.lo, TOKENS.hi),
+                    "try_again_tokens": IntRange(TOKENS.lo, TOKENS.hi, optional=True),
                 },
                 "Override",
                 "R-T-2",
