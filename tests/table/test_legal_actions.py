@@ -50,7 +50,7 @@ def _in(d: Domain, value: Any, chosen: dict[str, Any]) -> bool:
     if isinstance(d, Choice):
         return any(value == c and type(value) is type(c) for c in d.choices)
     if isinstance(d, IntRange):
-        return type(value) is int and d.min <= value <= d.max
+        return (value is None and d.optional) or (type(value) is int and d.min <= value <= d.max)
     if isinstance(d, TextDomain):
         if not isinstance(value, str) or len(value) > d.max_length or _key(value) in {_key(x) for x in d.exclude}:
             return False

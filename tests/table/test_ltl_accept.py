@@ -51,7 +51,9 @@ def test_the_gm_accepting_first_leaves_the_player_their_re_roll(service, dice):
     assert service.state(CID).game.conflict.open is not None  # still the player's to answer
     dice.faces = [9]
     rerolled = service.execute(CID, "pat", Reroll("comet", RerollSource.MOTIVATION))
-    assert "ltl.roll_accepted" not in [t for t, _, _ in facts(rerolled)]
+    # everyone reads that the exchange changed and is to be accepted again; the re-rolled die stays Pat's
+    assert [(t, v) for t, v, _ in facts(rerolled)][0] == ("ltl.acceptances_lapsed", "public")
+    assert "ltl.acceptances_lapsed" in seen_types(service, CID, "sam")
     # a re-roll changes the exchange: the GM, who accepted it before, may answer it again
     assert service.state(CID).game.conflict.open.accepted == ()
     assert ("ltl.settle", "Accept the roll") in _kinds(service, "gm")

@@ -107,6 +107,7 @@ from herotable.table.ltl.commands import (
 )
 from herotable.table.ltl.evolve import evolve
 from herotable.table.ltl.facts import (
+    AcceptancesLapsed,
     CallClosed,
     ConflictEnded,
     ConflictStarted,
@@ -695,9 +696,14 @@ def _reroll(state: TableState, cmd: Reroll, ctx: Ctx) -> Decision:
     rerolled = DieRerolled(
         roll.id, side, cmd.character, cmd.source.value, s.throw.sides, s.throw.rolls[-1].faces, s.throw.kept, specialty
     )
-    facts = changes(state, table, after, cmd.source.value, secret=secret)
+    facts = _asked_again(roll) + changes(state, table, after, cmd.source.value, secret=secret)
     facts.append(private(state, cmd.character, rerolled, secret=secret))
     return Decision(facts, after)
+
+
+def _asked_again(roll: OpenTask | OpenAction) -> list[Emitted]:
+    """A public word that an exchange someone accepted has changed, and everyone accepts it again (R-LTL-3)."""
+    return [Emitted(AcceptancesLapsed(roll.id))] if isinstance(roll, OpenAction) and roll.accepted else []
 
 
 def _replaced(tasks: tuple[OpenTask, ...], new: OpenTask) -> tuple[OpenTask, ...]:
@@ -719,7 +725,7 @@ def _buy(state: TableState, cmd: BuySuccess, ctx: Ctx) -> Decision:
         after = replace(table.with_hero(cmd.character, hero), tasks=_replaced(table.tasks, replace(roll, task=task)))
         secret = roll.secret
     bought = SuccessBought(roll.id, _side_of(task, cmd.character), cmd.character)
-    facts = changes(state, table, after, "automatic_success_after_the_roll", secret=secret)
+    facts = _asked_again(roll) + changes(state, table, after, "automatic_success_after_the_roll", secret=secret)
     facts.append(private(state, cmd.character, bought, secret=secret))
     return Decision(facts, after)
 

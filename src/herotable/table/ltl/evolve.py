@@ -126,6 +126,13 @@ def _roll_accepted(table: LtlTable, f: lf.RollAccepted) -> LtlTable:
     return evolved(table, conflict=evolved(c, open=evolved(c.open, accepted=(*c.open.accepted, *f.characters))))
 
 
+@_on(lf.AcceptancesLapsed)
+def _acceptances_lapsed(table: LtlTable, f: lf.AcceptancesLapsed) -> LtlTable:
+    c = table.conflict
+    assert c is not None and c.open is not None and c.open.id == f.roll
+    return evolved(table, conflict=evolved(c, open=evolved(c.open, accepted=())))
+
+
 @_on(lf.SuccessBought)
 def _success_bought(table: LtlTable, f: lf.SuccessBought) -> LtlTable:
     return _with_task(table, f.roll, lambda t: _with_side(t, f.side, lambda s: evolved(s, auto_success=True)))

@@ -290,6 +290,17 @@ class RollAccepted(Fact):
 
 @fact
 @dataclass(frozen=True)
+class AcceptancesLapsed(Fact):
+    """The conflict's open exchange changed after someone accepted it (a re-roll, a bought success): everyone is
+    asked to accept it again (R-LTL-3). Public, so each viewer sees why the acceptances went; the change itself stays
+    its roller's until the exchange settles."""
+
+    type = "ltl.acceptances_lapsed"
+    roll: str
+
+
+@fact
+@dataclass(frozen=True)
 class TaskSettled(Fact):
     """A roll settled and announced (R-LTL-3, R-LTL-7, R-LTL-8), from the actor's side. `stunt` names the Power
     Stunt the roll was for ("Power: stunt"), shown with the result to everyone who sees it; None for any other roll,

@@ -33,6 +33,7 @@ TITLES = {
     lf.DieRerolled.type: "Re-roll",
     lf.SuccessBought.type: "Automatic Success",
     lf.RollAccepted.type: "Accepted",
+    lf.AcceptancesLapsed.type: "Accepted",
     lf.TaskSettled.type: "Settled",
     lf.DieRevealed.type: "Settled",
     lf.ConflictStarted.type: "Conflict",
@@ -265,6 +266,11 @@ def _bought(f: lf.SuccessBought, n: Names) -> str:
 def _accepted(f: lf.RollAccepted, n: Names) -> str:
     who = " and ".join(_n(n, cid) for cid in f.characters)
     return f"The exchange is accepted for {who}; it settles once the other side accepts"
+
+
+@_says(lf.AcceptancesLapsed)
+def _lapsed(f: lf.AcceptancesLapsed, n: Names) -> str:
+    return "The exchange changed after it was accepted: each side accepts it again"
 
 
 @_says(lf.TaskSettled)
