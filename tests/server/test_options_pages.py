@@ -116,3 +116,32 @@ def test_settings_refusals_name_fields_as_the_form_does_and_players_by_name(make
     said = refusal("settings", {"type": "campaign.hand_over", "to": "nobody"})
     assert f"choose one of Pat ({t.pat.user_id}), Sam ({t.sam.user_id})" in said
     assert view_options(t.pat, cid)["effect_cap"] == 3
+
+
+def test_a_refused_new_campaign_form_keeps_the_options_chosen(login):
+    # the form comes back with its problem and with every option as the GM set it, not reset to the defaults
+    gm = login("gwen")
+    sent = {"name": " ", "ruleset": "ltl", "option.ltl.effect_cap": "5", "option.ltl.initiative": "once"}
+    page = gm.post("/campaigns", {**sent, "option.ltl.exploding": ["false", "true"]})
+    assert page.status_code == 422
+    assert re.search(r'name="option.ltl.effect_cap"[^>]*value="5"', page.text)
+    assert re.search(r'<option value="once" selected', page.text)
+    assert re.search(r'<input type="checkbox" [^>]*name="option.ltl.exploding" value="true" checked', page.text)
+    assert not re.search(
+        r'<input type="checkbox" [^>]*name="option.ltl.stun_on_damage" value="true" checked', page.text
+    )
+
+
+def test_a_settings_change_says_it_went_through(make_table):
+    # the page the GM comes back to says what happened: options changed, or nothing to change; a rename too
+    t = ltl_table(make_table)
+    cid = t.campaign_id
+    changed = t.gm.post(f"/campaigns/{cid}/settings/options", {"option.effect_cap": "4"})
+    assert changed.status_code == 303
+    page = unescape(t.gm.client.get(changed.headers["location"]).text)
+    assert '<p class="notice" role="status">The options are changed from now on' in page
+    same = t.gm.post(f"/campaigns/{cid}/settings/options", {"option.effect_cap": "4"})
+    assert "Nothing changed: the options were already so." in unescape(t.gm.client.get(same.headers["location"]).text)
+    renamed = t.gm.post(f"/campaigns/{cid}/settings", {"type": "campaign.rename", "name": "Harbour Days"})
+    assert "The campaign is renamed." in unescape(t.gm.client.get(renamed.headers["location"]).text)
+    assert '<p class="notice" role="status">' not in t.gm.client.get(f"/campaigns/{cid}/settings").text  # once

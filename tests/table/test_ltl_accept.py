@@ -52,7 +52,7 @@ def test_the_gm_accepting_first_leaves_the_player_their_re_roll(service, dice):
     dice.faces = [9]
     rerolled = service.execute(CID, "pat", Reroll("comet", RerollSource.MOTIVATION))
     # everyone reads that the exchange changed and is to be accepted again; the re-rolled die stays Pat's
-    assert [(t, v) for t, v, _ in facts(rerolled)][0] == ("ltl.acceptances_lapsed", "public")
+    assert next((t, v) for t, v, _ in facts(rerolled)) == ("ltl.acceptances_lapsed", "public")
     assert "ltl.acceptances_lapsed" in seen_types(service, CID, "sam")
     # a re-roll changes the exchange: the GM, who accepted it before, may answer it again
     assert service.state(CID).game.conflict.open.accepted == ()

@@ -224,7 +224,16 @@ def _settings_page(
         confirm_archive=CONFIRM_ARCHIVE.format(name=state.name),
         name_length=NAME_LENGTH,
         options=option_fields(game_of(state).option_specs, encode(state.game.options), OPTION),
+        done=DONE.get(request.query_params.get("done", "")) if not error else None,
     )
+
+
+# what a settings change that went through says on the page it comes back to (`?done=`)
+DONE = {
+    "options": "The options are changed from now on; the log says what changed.",
+    "same": "Nothing changed: the options were already so.",
+    "renamed": "The campaign is renamed.",
+}
 
 
 OPTION = "option."  # the prefix of the options form's fields
@@ -256,7 +265,8 @@ def _change_options(campaign_id: str, request: Request, svc: ServicesDep, user: 
     except RulesError as err:
         said = labelled(err, {s.name: s.title for s in game.option_specs})
         return _settings_page(request, svc, user, state, error=said)
-    return RedirectResponse(f"/campaigns/{campaign_id}/settings#options-h", status_code=303)
+    done = "options" if changed else "same"
+    return RedirectResponse(f"/campaigns/{campaign_id}/settings?done={done}#options-h", status_code=303)
 
 
 @router.get("/campaigns/{campaign_id}/settings")
@@ -302,7 +312,8 @@ def change_settings(
         return _settings_page(request, svc, user, state, form={"name": name or state.name}, error=said)
     if type == HandOver.type:
         return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
-    return RedirectResponse(f"/campaigns/{campaign_id}/settings", status_code=303)
+    done = "?done=renamed" if type == RenameCampaign.type else ""
+    return RedirectResponse(f"/campaigns/{campaign_id}/settings{done}", status_code=303)
 
 
 def _delete_page(

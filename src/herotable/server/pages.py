@@ -38,7 +38,7 @@ from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.commands import InvalidCommand
-from herotable.table.game import LegalAction, game_for, game_of
+from herotable.table.game import Flag, LegalAction, game_for, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.sheet_edits import may_change
 from herotable.table.state import Role, Ruleset, TableState
@@ -301,13 +301,19 @@ def join_form(
 # --- campaigns ---
 
 
-def _games() -> list[dict[str, Any]]:
-    """The games a new campaign may play, as the form lists them, each with its options at their defaults."""
+def _games(typed: Any = None) -> list[dict[str, Any]]:
+    """The games a new campaign may play, as the form lists them, each with its options at their defaults, or as
+    `typed` (the form sent back after a refusal) had them."""
     out = []
     for p in listed():
         game = game_for(p.ruleset)
         prefix = f"option.{p.ruleset.value}."
-        fields = option_fields(game.option_specs, game.default_options(), prefix)
+        values = dict(game.default_options())
+        for spec in game.option_specs:
+            raw = typed.get(prefix + spec.name) if typed is not None else None
+            if raw is not None:  # a box ticked sends "true" after its hidden "false": the last one counts
+                values[spec.name] = raw == "true" if isinstance(spec.domain, Flag) else str(raw)
+        fields = option_fields(game.option_specs, values, prefix)
         out.append({"value": p.ruleset.value, "title": game.title, "blurb": p.blurb, "options": fields})
     return out
 
@@ -350,7 +356,7 @@ def _campaigns_again(request: Request, svc: Services, user: User, form: Any, err
         user,
         status=422,
         campaigns=campaigns.my_campaigns(svc, user),
-        games=_games(),
+        games=_games(form),
         errors=errors,
         form={"name": form.get("name", ""), "ruleset": form.get("ruleset", "")},
     )
