@@ -135,8 +135,10 @@ def test_larger_than_life_a_challenge_a_team_and_a_conflict_in_three_browsers(br
     expect(ben.page.locator("#play article.roll form[data-action='ltl.reroll']").first).to_be_attached()
     ben.roll_action("ltl.reroll", fixed={"source": "try_again"})
     ben.roll_action("ltl.settle")
-    for p in (gm, ana, ben):
-        expect(p.page.locator("#play article.roll .roll-status")).to_contain_text("waiting for Captain Krake")
+    for p, whose in ((gm, "you (Captain Krake)"), (ana, "Captain Krake (the GM)"), (ben, "Captain Krake (the GM)")):
+        expect(p.page.locator("#play article.roll .roll-status")).to_contain_text(f"waiting for {whose}")
+    # Ben's card shows Krake's die as hidden until the exchange settles, not as missing
+    expect(ben.page.locator("#play article.roll figcaption")).to_contain_text(["Breaker", "Captain Krake: hidden"])
     both_widths(ben, "82-scenario-ltl-exchange-waiting")
     gm.roll_action("ltl.settle")
     for p in (gm, ana, ben):

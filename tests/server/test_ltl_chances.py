@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html
 import re
+from fractions import Fraction
+from itertools import product
 
 from herotable.dice import Rating
 from herotable.ltl.samples import CAPTAIN_COMET
@@ -108,11 +110,34 @@ def test_a_contest_s_entrant_reads_each_style_s_chance_to_roll_highest():
     gm = m["gm"]
     called = {"type": "ltl.contest.call", "participants": ["comet", "nova", "entropy"]}
     assert gm.post(f"/api/v1/campaigns/{cid}/commands", called).status_code == 200
-    assert not any("roll highest" in x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text))  # none known
+    # before anyone declares, each Style against the others at their best die (Nova's d20 Lightning, Entropy's d12)
+    first = next(x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text) if "roll highest" in x)
+    assert "Nova's best, d20 (not declared yet)" in first and "Doctor Entropy's best, d12" in first
     entered = m["sam"].post(f"/api/v1/campaigns/{cid}/commands", {"type": "ltl.contest.enter", "character": "nova"})
     assert entered.status_code == 200, entered.text
     line = next(x for x in lines(m["pat"].get(f"/campaigns/{cid}/table").text) if "roll highest" in x)
     base = Rating.of(CAPTAIN_COMET["base"]).sides
-    # one opponent: rolling highest outright is beating it, as beats() counts it
-    assert line.startswith("Against Nova's d8: ") and f"base Power d{base} {percent(beats(base, 8, False))}" in line
-    assert "a tie for first is rolled again" in line and "Not counted: Doctor Entropy" in line
+    # Nova's declared d8 and Entropy's best d12: Comet's die must top both, counted face by face
+    faces = list(product(range(1, base + 1), range(1, 9), range(1, 13)))
+    highest = Fraction(sum(1 for a, b, c in faces if a > max(b, c)), len(faces))
+    assert line.startswith("Against Nova's d8, Doctor Entropy's best, d12 (not declared yet): ")
+    assert f"base Power d{base} {percent(highest)}" in line and "a tie for first is rolled again" in line
+
+
+def test_an_attack_s_inline_odds_give_each_style_s_chance_to_win_the_exchange():
+    # R-LTL-4: the attacker chooses base Power or a Style; beside the attack, each die's chance against the
+    # defender's standing defence (Entropy's base Power, d10), as dice_exchange counts it
+    from herotable.ltl.samples import DOCTOR_ENTROPY
+    from herotable.odds.distributions import dice_exchange
+
+    cid, m = _ltl_table_with_three()
+    start = {"type": "ltl.conflict.start", "fighters": [["comet", "h"], ["entropy", "v"]]}
+    assert m["gm"].post(f"/api/v1/campaigns/{cid}/commands", start).status_code == 200
+    page = m["pat"].get(f"/campaigns/{cid}/table/odds?actor=comet&inline=1").text
+    [line] = lines(page)
+    theirs = Rating.of(DOCTOR_ENTROPY["base"]).sides
+    assert line.startswith("Against Doctor Entropy, to win this exchange: ")
+    for label, die in [("base Power", CAPTAIN_COMET["base"]), *CAPTAIN_COMET["styles"].items()]:
+        sides = Rating.of(die).sides
+        assert f"{label} d{sides} {percent(dice_exchange(sides, theirs).win)}" in line, (label, line)
+    assert "to win the conflict" in line

@@ -704,9 +704,9 @@ def test_an_exchange_card_says_whom_it_waits_for_and_the_gm_settles_for_an_absen
     dice.faces = [6, 4]
     assert t.pat.command(cid, {"type": "ltl.attack", "actor": "comet", "target": "entropy"}).is_success
     assert t.gm.command(cid, {"type": "ltl.settle"}).is_success  # the GM accepts for Entropy
-    for member in (t.pat, t.sam):
+    for member, waiting in ((t.pat, "you (Captain Comet)"), (t.sam, "Captain Comet (Pat)")):
         play = html_text(member.client.get(f"/campaigns/{cid}/table/play").text)
-        assert "Accepted for Doctor Entropy; waiting for Captain Comet." in play
+        assert f"Accepted for Doctor Entropy; waiting for {waiting}." in play
     play = opened(t.gm.client, t.gm.client.get(f"/campaigns/{cid}/table/play").text)
     forms = re.findall(r'<form[^>]*data-action="ltl.settle".*?</form>', play, re.S)
     assert len(forms) == 1 and "Settle it for everyone now (waiting for Captain Comet)" in html_text(forms[0])

@@ -56,6 +56,7 @@ class Layout:
     table_actions: frozenset[str] = frozenset()  # the GM's table-wide actions, in the bar whatever their group
     round_controls: frozenset[str] = frozenset()  # the GM's round controls, always in view in the bar
     field_labels: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (command type, field): its label
+    accepts: frozenset[str] = frozenset()  # the actions that accept a roll as it stands: first on its card
 
 
 @dataclass(frozen=True)
@@ -329,6 +330,8 @@ def panel(state: TableState, actions: Sequence[LegalAction], layout: Layout, *, 
         else:
             out.tools.append(form_of(state, layout, a))
     out.bar = [Group(t, tuple(acts)) for t, acts in bar.items()]
+    for acts in out.rolls.values():  # a roll is one decision: accepting it comes first, the options to change it after
+        acts.sort(key=lambda f: f.type not in layout.accepts)
     return out
 
 

@@ -38,6 +38,7 @@ from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
 from herotable.table.commands import InvalidCommand
+from herotable.table.facts import FACT_TYPES
 from herotable.table.game import Flag, LegalAction, game_for, game_of
 from herotable.table.legal import legal_actions
 from herotable.table.sheet_edits import may_change
@@ -763,7 +764,9 @@ def _act(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUserDe
     if not htmx:
         return RedirectResponse(f"/campaigns/{campaign_id}/table", status_code=303)
     done, dice = _done_text(applied)
-    response = render(request, "parts/result.html", svc, user, done=done, dice=dice)
+    # a roll this action made public and final: its answer follows the roll to its roller's card once it is gone
+    settled = any(getattr(FACT_TYPES.get(e.type), "reveals", None) for e in applied.events)
+    response = render(request, "parts/result.html", svc, user, done=done, dice=dice, settled=settled)
     response.headers["HX-Trigger"] = "acted"
     return response
 

@@ -20,6 +20,7 @@ from herotable.server.presenter import Duels, register
 from herotable.server.sheets import COMMON_KEYS, FormLike, Read, SheetEditor, int_field
 from herotable.table.commands import Command
 from herotable.table.conviction.commands import (
+    Announce,
     BeginTurns,
     CallCheck,
     CreateCvCharacter,
@@ -219,6 +220,7 @@ class CvPresenter:
     layout = Layout(
         table_actions=frozenset({Rest.type, CallCheck.type, RaiseLevel.type}),
         round_controls=frozenset({StartRound.type, BeginTurns.type}),
+        accepts=frozenset({Announce.type}),
         field_labels={
             (CallCheck.type, "untrained"): "Untrained: a skill not on the sheet, named as typed",
             (RollCheck.type, "untrained"): "Untrained: a skill not on the sheet, named as typed",

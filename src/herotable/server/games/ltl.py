@@ -19,11 +19,13 @@ from herotable.table.commands import Command
 from herotable.table.ltl.commands import (
     Attack,
     BuySuccess,
+    CallRoll,
     ChooseCritReward,
     CreateLtlCharacter,
     EndConflict,
     EndRound,
     Reroll,
+    Settle,
     StartConflict,
 )
 from herotable.table.ltl.contests import CallContest, CancelContest
@@ -154,6 +156,11 @@ def _read_ltl(state: TableState, user: str, game: Mapping[str, Any], board: Boar
     if c.get("open"):
         o = c["open"]
         sides = _ltl_roll(names, o, "the attacker", f"Difficulty {o['difficulty']}" if o.get("difficulty") else "")
+        # a side the viewer may not see yet stands as a hidden die, so nobody wonders where it went (R-T-2)
+        for key, cid, at in (("actor", o.get("attacker"), 0), ("opposition", o.get("target"), 1)):
+            if o.get(key) is None and isinstance(cid, str):
+                name = names.get(cid, cid)
+                sides.insert(min(at, len(sides)), DiceSide(name, (), None, f"{name}: hidden"))
         board.dice[o["id"]] = sides
         board.outcome[o["id"]] = _standing(sides, o.get("actor") is None or o.get("opposition") is None)
     out = {card.id for card in board.party + board.opponents if any(f.startswith("defeated") for f in card.flags)}
@@ -210,10 +217,15 @@ class LtlPresenter:
             }
         ),
         round_controls=frozenset({EndRound.type, EndConflict.type}),
+        accepts=frozenset({Settle.type}),
         field_labels={
             (BuySuccess.type, "character"): "Whose roll succeeds",
             (Reroll.type, "character"): "Who re-rolls",
             (ChooseCritReward.type, "bonus"): "Reward",
+            (EndRound.type, "serious"): "Serious wounds (this round's physical damage heals in days)",
+            (StartConflict.type, "fatigue"): "Failed challenges cost fatigue (a level each)",
+            (CallRoll.type, "label"): "Label (what the roll is for, as the player reads it)",
+            (CallRoll.type, "reason"): "Reason for the modifier (the player reads it)",
         },
     )
 

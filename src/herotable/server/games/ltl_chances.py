@@ -173,18 +173,32 @@ def _contest_line(state: TableState, viewer: str, cid: str) -> str | None:
         return None
     known = [(other, pos) for other, pos in contest.entries if other != cid and _sees(state, viewer, other)]
     unknown = [other for other, _ in contest.entries if other != cid and not _sees(state, viewer, other)]
-    unknown += [other for other in contest.waiting if other != cid]
-    if not known:
+    # one still to declare whose sheet the viewer reads counts at its best die: the chance is then the least it is
+    best = []
+    for other in contest.waiting:
+        if other == cid:
+            continue
+        them = table.hero(other)
+        dice = [them.rating_for(style) for style in (None, *(st.name for st in them.sheet.styles))]
+        usable = [r.position for r in dice if r.usable]
+        if _sees(state, viewer, other) and usable:
+            best.append((other, max(usable)))
+        else:
+            unknown.append(other)
+    if not known and not best:
         return None
     hero = table.hero(cid)
-    against = [rolled_sides(pos) for _, pos in known]
+    against = [rolled_sides(pos) for _, pos in known + best]
     exploding = table.options.exploding
     parts = []
     for label, style in [("base Power", None), *((s.name, s.name) for s in hero.sheet.styles)]:
         die = hero.rating_for(style)
         if die.usable:
             parts.append(f"{label} d{die.sides} {percent(_highest(rolled_sides(die.position), against, exploding))}")
-    names = ", ".join(f"{state.character(o).name}'s d{rolled_sides(p)}" for o, p in known)
+    names = ", ".join(
+        [f"{state.character(o).name}'s d{rolled_sides(p)}" for o, p in known]
+        + [f"{state.character(o).name}'s best, d{rolled_sides(p)} (not declared yet)" for o, p in best]
+    )
     ties = "shared" if table.options.quick_ties is QuickTies.SHARED else "rolled again"
     left = ""
     if unknown:

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from herotable.dice import Rating
 from herotable.ltl.hero import Hero, LossType
 from herotable.odds.advisor import advise
-from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict
+from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict, round_odds
 from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
 from herotable.server.odds_panel import probability
 from herotable.table.commands import controls
@@ -249,7 +249,30 @@ def panel(state: TableState, viewer: str, acts: Sequence[LegalAction]) -> list[d
         except TableError as err:
             out.append({**head, "refused": err.reason})
             continue
-        out.append({**head, "options": advice["options"], "chart": Markup(chart)})
+        out.append(
+            {
+                **head,
+                "options": advice["options"],
+                "chart": Markup(chart),
+                "styles": _by_style(state, viewer, actor, target),
+            }
+        )
+    return out
+
+
+def _by_style(state: TableState, viewer: str, actor: str, target: str) -> list[dict[str, Any]]:
+    """This exchange's chance to win with each die the attacker may choose: base Power and each Style (R-LTL-4), as
+    the die rolls now, against the target's standing defence."""
+    table = table_of(state)
+    hero = table.hero(actor)
+    out = []
+    for label, style in [("base Power", None), *((st.name, st.name) for st in hero.sheet.styles)]:
+        die = hero.rating_for(style, table.stakes)
+        if not die.usable:
+            continue
+        you, opp, now = duel(state, viewer, actor, target, style, None)
+        win = round_odds(you, opp, now, options=table.options).win
+        out.append({"label": f"{label} {die.name}", "win": probability(win)})
     return out
 
 

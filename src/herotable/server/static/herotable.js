@@ -342,8 +342,12 @@
     var refused = /role="alert"/.test(xhr.responseText);
     var home = homeOf(form);
     if (home) {
+      // only the answer that settled a roll follows it to its roller's card: an Accept the other side has still to
+      // match, or a refusal, goes with the roll
+      var follows = !refused && /data-settled/.test(xhr.responseText);
       answer = {
-        home: home.home, then: home.then, near: home.near, html: xhr.responseText, stamp: (answer ? answer.stamp : 0) + 1,
+        home: home.home, then: follows ? home.then : null, near: home.near, html: xhr.responseText,
+        stamp: (answer ? answer.stamp : 0) + 1,
       };
       var result = form.querySelector(".result");
       if (result) { result.innerHTML = ""; }  // said on the card, once
@@ -361,7 +365,9 @@
     var root = document.querySelector("[data-live-campaign]");
     var me = root ? root.getAttribute("data-user") : "";
     if (frame.type !== "events" || !frame.events) { return; }
-    if (answer && frame.events.some(function (e) { return e.type === "action.undone"; })) { answer = null; showAnswer(); }
+    // an undo makes an answer stale, and so does the table moving on: a round, a conflict or a scene begun or ended
+    var moved = /^action\.undone$|_(started|ended)$|^ltl\.round_ended$|^cv\.round_started$/;
+    if (answer && frame.events.some(function (e) { return moved.test(e.type); })) { answer = null; showAnswer(); }
     var news = frame.events.filter(function (e) { return e.headline && e.text && e.actor !== me && !e.undone; });
     if (!news.length) { return; }
     var text = news.slice(0, 2).map(function (e) { return e.text; }).join(" · ");

@@ -385,9 +385,10 @@ def contest_actions(state: TableState, user: str) -> list[LegalAction]:
             continue
         hero = table.hero(cid)
         usable = [s for s in hero.sheet.styles if hero.rating_for(s.name).usable]
-        options: list[tuple[str | None, str]] = [(s.name, f"{s.name} ({s.rating.name})") for s in usable]
+        # each die as it would roll now, after the losses that lower it, not as the sheet has it
+        options: list[tuple[str | None, str]] = [(s.name, f"{s.name} ({hero.rating_for(s.name).name})") for s in usable]
         if hero.rating_for(None).usable:
-            options.insert(0, (None, "base Power"))
+            options.insert(0, (None, f"base Power ({hero.rating_for(None).name})"))
         if not options:
             continue  # nothing left to roll: the GM calls the contest off
         style = Choice(tuple(v for v, _ in options), tuple(label for _, label in options))

@@ -53,7 +53,7 @@ from herotable.ltl.task import (
     scene_settled,
     settle,
 )
-from herotable.names import meant
+from herotable.names import meant, typo_distance
 from herotable.table.commands import (
     Ctx,
     Decision,
@@ -420,10 +420,15 @@ def known_stunts(hero: Hero, power: str | None = None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _stunt_not_a_typo(hero: Hero, power: str, stunt: str) -> None:
-    """A stunt named a typo away from one the power is known for is refused with the name meant (rules version 8):
-    a misspelt retry would be remembered as a second stunt. Raises TableError."""
-    near = meant(stunt, known_stunts(hero, power))
+def _stunt_not_a_typo(hero: Hero, power: str, stunt: str) -> str:
+    """The stunt's name as the power knows it ("clap" is its "Clap"), or as typed for a new one; a name a typo away
+    from a known one is refused with the name meant (rules version 8): a misspelt retry would be remembered as a
+    second stunt. Raises TableError."""
+    known = known_stunts(hero, power)
+    same = next((k for k in known if typo_distance(stunt, k) == 0), None)
+    if same is not None:
+        return same
+    near = meant(stunt, known)
     if near is not None:
         raise TableError(
             "ltl/stunt_typo",
@@ -431,6 +436,7 @@ def _stunt_not_a_typo(hero: Hero, power: str, stunt: str) -> None:
             fix=f"name it {near}, or give a new stunt a name of its own",
             ruling="R-LTL-10",
         )
+    return " ".join(stunt.split())
 
 
 @handles(CallRoll, LTL)
@@ -474,7 +480,7 @@ def _call(state: TableState, cmd: CallRoll, ctx: Ctx) -> Decision:
                 fix=f"name the Superpower ({powers}) and the stunt",
                 ruling="R-LTL-10",
             )
-        _stunt_not_a_typo(hero, power, stunt)
+        stunt = _stunt_not_a_typo(hero, power, stunt)
     if cmd.kind is CallKind.ATTEMPT:
         _need_conflict(table).fighter(cmd.character)
     failed = failed_task(state, table, cmd.character, ctx.user)
@@ -1344,7 +1350,7 @@ def _karma_roll(state: TableState, cmd: KarmaRoll, ctx: Ctx) -> Decision:
     if purpose is KarmaPurpose.STUNT:
         known = next((p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower()), None)
         if known is not None:
-            _stunt_not_a_typo(hero, known, stunt)  # before the dice: a refusal rolls nothing
+            stunt = _stunt_not_a_typo(hero, known, stunt)  # before the dice: a refusal rolls nothing
         task = power_stunt(hero, power_name, stunt, difficulty(name), ctx.rng, table.options, shift=shift)
         power = next(p.name for p in hero.sheet.superpowers if p.name.lower() == power_name.strip().lower())
         detail = f"{power}: {stunt.strip()}"

@@ -16,9 +16,9 @@ from herotable.table.commands import controls
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.ltl.contests import contest_view
 from herotable.table.ltl.decide import table_of
-from herotable.table.ltl.state import LtlTable, OpenAction, waiting_for
+from herotable.table.ltl.state import LtlTable, OpenAction, accepts_for, waiting_for
 from herotable.table.ltl.teamwork import team_view
-from herotable.table.state import TableState
+from herotable.table.state import Role, TableState
 from herotable.table.views import may_see_sheet
 
 
@@ -102,6 +102,7 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
                 "actor": o.actor,
                 "target": o.target,
                 "revealed": o.id in state.revealed,
+                "attacker": o.actor,  # "actor" below is the attacker's side of the dice, None where not seen
                 "accepted": list(o.accepted),  # R-LTL-3: who accepted the exchange as it stands, who it waits for
                 "waiting": list(waiting_for(o)),
                 **task_json(
@@ -125,11 +126,20 @@ def mask(state: TableState, user: str) -> dict[str, Any]:
     return view
 
 
-def _waiting_words(o: OpenAction, names: Mapping[str, str]) -> str:
-    """Whom an exchange waits for once one side accepted it (R-LTL-3): it settles when each side is accepted for."""
+def _waiting_words(state: TableState, user: str, o: OpenAction, names: Mapping[str, str]) -> str:
+    """Whom an exchange waits for once one side accepted it (R-LTL-3), each named with whose Accept it needs: "you",
+    a player, or the GM."""
     if not o.accepted:
         return ""
-    left = " and ".join(names.get(cid, cid) for cid in waiting_for(o))
+
+    def whose(cid: str) -> str:
+        if accepts_for(state, user, cid):
+            return f"you ({names.get(cid, cid)})"
+        owner = state.character(cid).owner
+        player = owner if owner is not None and state.role_of(owner) is Role.PLAYER else None
+        return f"{names.get(cid, cid)} ({names.get(player, player) if player else 'the GM'})"
+
+    left = " and ".join(whose(cid) for cid in waiting_for(o))
     done = " and ".join(names.get(cid, cid) for cid in o.accepted)
     return f"Accepted for {done}; waiting for {left}."
 
@@ -262,7 +272,7 @@ def board(state: TableState, user: str) -> Board:
             sees_actor = _sees_side(state, user, o, "actor")
             sees_opposition = _sees_side(state, user, o, "opposition")
             mine = tuple(cid for cid in (o.actor, o.target) if cid and controls(state, user, cid))
-            status = _waiting_words(o, names)
+            status = _waiting_words(state, user, o, names)
             if not (sees_actor or sees_opposition):
                 rolls.append(OpenRoll(o.id, o.actor, title, ("being rolled…",), False, True, status=status))
             else:
