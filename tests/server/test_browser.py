@@ -402,6 +402,19 @@ def cv_hero(player: Player, name: str, virtue: str) -> None:
     page.wait_for_url(re.compile(r"/characters/[a-z0-9-]+$"))
 
 
+def cv_villain(gm: Player, campaign_url: str, *, hidden: bool) -> None:
+    """The GM makes Captain Rex, a level 2 Warrior NPC, its sheet hidden or not."""
+    gm.goto(campaign_url)
+    gm.page.click("text=New character or NPC")
+    fill(gm.page, {"name": "Captain Rex", "level": "2", "nature.virtue": "Proud", "nature.vice": "Cruel"})
+    gm.page.check("#f-role-warrior")
+    gm.page.check("#f-npc")
+    if hidden:
+        gm.page.check("#f-hidden")
+    gm.page.click("text=Save the character")
+    gm.page.wait_for_url(re.compile(r"/characters/captain-rex$"))
+
+
 def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, server):
     gm = Player(browser, server, "Gwen")
     kes = Player(browser, server, "Kes")
@@ -414,14 +427,7 @@ def test_a_conviction_scene_with_a_reroll_a_surge_and_a_quotable_wit(browser, se
     kes.shot("21-cv-sheet-view")
     join(moss, link, "conviction", shots=False)
     cv_hero(moss, "Moss", "Curious")
-    gm.goto(campaign_url)
-    gm.page.click("text=New character or NPC")
-    fill(gm.page, {"name": "Captain Rex", "level": "2", "nature.virtue": "Proud", "nature.vice": "Cruel"})
-    gm.page.check("#f-role-warrior")
-    gm.page.check("#f-npc")
-    gm.page.check("#f-hidden")
-    gm.page.click("text=Save the character")
-    gm.page.wait_for_url(re.compile(r"/characters/captain-rex$"))
+    cv_villain(gm, campaign_url, hidden=True)
 
     for p in (gm, kes, moss):
         open_table(p, campaign_url)

@@ -19,7 +19,7 @@ from .test_browser import (  # noqa: F401
     both_widths,
     browser,
     cv_hero,
-    fill,
+    cv_villain,
     in_view,
     join,
     ltl_hero,
@@ -181,12 +181,7 @@ def test_conviction_a_combat_round_with_a_re_roll_and_a_toughness_save_in_three_
     cv_hero(kes, "Kestrel", "Loyal")
     join(moss, link, "conviction", shots=False)
     cv_hero(moss, "Moss", "Curious")
-    gm.goto(campaign)
-    gm.page.click("text=New character or NPC")
-    fill(gm.page, {"name": "Captain Rex", "level": "2", "nature.virtue": "Proud", "nature.vice": "Cruel"})
-    gm.page.check("#f-role-warrior")
-    gm.page.check("#f-npc")
-    gm.page.click("text=Save the character")
+    cv_villain(gm, campaign, hidden=False)
     for p in (gm, kes, moss):
         open_table(p, campaign)
     assert dark(kes)

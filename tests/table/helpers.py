@@ -41,15 +41,13 @@ def accept_others(service: TableService, campaign_id: str, settler: str) -> None
     """Everyone but `settler` whose character rolls in the conflict's open exchange accepts it, so that `settler`'s
     Accept is the one that settles it (R-LTL-3, Larger Than Life rules version 8)."""
     from herotable.table.ltl.commands import Settle
-    from herotable.table.ltl.state import waiting_for
-    from herotable.table.state import Role
+    from herotable.table.ltl.state import accepter, waiting_for
 
     state = service.state(campaign_id)
     o = state.game.conflict.open
     users = []
     for cid in waiting_for(o):
-        owner = state.character(cid).owner
-        user = owner if owner is not None and state.role_of(owner) is Role.PLAYER else state.gm
+        user = accepter(state, cid) or state.gm
         if user != settler and user not in users:
             users.append(user)
     for user in users:

@@ -16,9 +16,9 @@ from herotable.table.commands import controls
 from herotable.table.game import Board, Card, OpenRoll
 from herotable.table.ltl.contests import contest_view
 from herotable.table.ltl.decide import table_of
-from herotable.table.ltl.state import LtlTable, OpenAction, accepts_for, waiting_for
+from herotable.table.ltl.state import LtlTable, OpenAction, accepter, accepts_for, waiting_for
 from herotable.table.ltl.teamwork import team_view
-from herotable.table.state import Role, TableState
+from herotable.table.state import TableState
 from herotable.table.views import may_see_sheet
 
 
@@ -135,8 +135,7 @@ def _waiting_words(state: TableState, user: str, o: OpenAction, names: Mapping[s
     def whose(cid: str) -> str:
         if accepts_for(state, user, cid):
             return f"you ({names.get(cid, cid)})"
-        owner = state.character(cid).owner
-        player = owner if owner is not None and state.role_of(owner) is Role.PLAYER else None
+        player = accepter(state, cid)
         return f"{names.get(cid, cid)} ({names.get(player, player) if player else 'the GM'})"
 
     left = " and ".join(whose(cid) for cid in waiting_for(o))

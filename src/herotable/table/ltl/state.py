@@ -133,13 +133,17 @@ def waiting_for(o: OpenAction) -> tuple[str, ...]:
     return tuple(cid for cid in exchange_sides(o) if cid not in o.accepted)
 
 
-def accepts_for(state: TableState, user: str, cid: str) -> bool:
-    """Whether `user`'s Accept is the one a character's side of an exchange needs (R-LTL-3): its player's; the GM's
-    for a character no player at the table owns (an NPC, or a hero whose player left)."""
+def accepter(state: TableState, cid: str) -> str | None:
+    """The player whose Accept a character's side of an exchange needs (R-LTL-3); None: the GM's, for a character
+    no player at the table owns (an NPC, or a hero whose player left)."""
     owner = state.character(cid).owner
-    if owner is not None and state.role_of(owner) is Role.PLAYER:
-        return owner == user
-    return state.is_gm(user)
+    return owner if owner is not None and state.role_of(owner) is Role.PLAYER else None
+
+
+def accepts_for(state: TableState, user: str, cid: str) -> bool:
+    """Whether `user`'s Accept is the one a character's side of an exchange needs (`accepter`)."""
+    player = accepter(state, cid)
+    return player == user if player is not None else state.is_gm(user)
 
 
 @dataclass(frozen=True)
