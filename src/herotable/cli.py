@@ -19,8 +19,20 @@ if TYPE_CHECKING:
     from herotable.service import TableService
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"herotable {version('herotable')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    _: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """Run Larger Than Life and DPoNI Conviction games exactly by their rules."""
 
 

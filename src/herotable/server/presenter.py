@@ -45,7 +45,7 @@ class Presenter(Protocol):
     layout: Layout  # where its actions sit on the table page, and what their fields are called
     duels: Duels | None  # None: the game has no exchanges to weigh
     panels: str | None  # the template of its own panels below the sides, reading `board.extras`; None: none
-    rules: str | None  # its rules reference, docs/rules/<rules>.md, shown at /rules; None: it has none
+    rules: str | None  # its rules reference, server/rules/<rules>.md, shown at /rules; None: it has none
     listed: int  # where the game stands in lists of games: the new-campaign form, the rules reference
     blurb: str  # a few words after its title where a game is chosen ("DPoNI / True20")
 

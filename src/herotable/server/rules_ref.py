@@ -1,5 +1,5 @@
-"""The rules reference at /rules: docs/rules/*.md rendered to HTML (markdown-it-py, raw HTML off), with an anchor
-per ruling, so a rule id anywhere on the table page is a link to the rule it names (/rules#R-LTL-9)."""
+"""The rules reference at /rules: the package's server/rules/*.md rendered to HTML (markdown-it-py, raw HTML off),
+with an anchor per ruling, so a rule id anywhere on the table page is a link to the rule it names (/rules#R-LTL-9)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from markupsafe import Markup
 from herotable.server.presenter import listed
 from herotable.table.game import game_for
 
-RULES_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
+RULES_DIR = Path(__file__).resolve().parent / "rules"  # package data: an installed copy shows them too
 RULING = re.compile(r"\bR-[A-Z]+-\d+\b")  # R-LTL-9, R-CV-4, R-T-2: a game's own prefix too
 
 

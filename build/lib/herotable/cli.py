@@ -1,0 +1,536 @@
+"""The `herotable` command line (Typer). Each command maps `RulesError` to exit code 2 with its message."""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from herotable.dice import Rating, SystemRng
+from herotable.notation import NotationError, roll_notation
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="herotable: Larger Than Life and Conviction.")
+
+if TYPE_CHECKING:
+    from herotable.service import TableService
+
+
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"herotable {version('herotable')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    _: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Run Larger Than Life and DPoNI Conviction games exactly by their rules."""
+
+
+@app.command()
+def roll(
+    expression: Annotated[str, typer.Argument(help="Dice in d20 notation, e.g. 2d20kh1+3, 4d6kh3 or 1d6e6.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Roll free-form dice notation (the d20 library's syntax, at most 100 dice)."""
+    try:
+        result = roll_notation(expression, SystemRng())
+    except NotationError as exc:
+        if as_json:
+            typer.echo(json.dumps({"error": {"code": exc.code, "message": exc.reason, "fix": exc.fix}}))
+        else:
+            typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from None
+    if as_json:
+        dice = [{"sides": sides, "face": face} for sides, face in result.dice]
+        typer.echo(
+            json.dumps({"expression": result.expression, "total": result.total, "text": result.text, "dice": dice})
+        )
+    else:
+        typer.echo(result.text)
+
+
+@app.command()
+def demo(
+    seed: Annotated[int | None, typer.Option(help="Replay the same fight: the dice come from this seed.")] = None,
+) -> None:
+    """Watch Captain Comet and Doctor Entropy fight a whole Larger Than Life conflict, every roll shown."""
+    from rich.console import Console
+    from rich.rule import Rule
+
+    from herotable.demo import run_demo
+    from herotable.dice import SeededRng
+
+    console = Console()
+    narration = run_demo(SystemRng() if seed is None else SeededRng(seed))
+    for title, lines in narration.rounds:
+        console.print(Rule(f"[bold]{title}[/bold]"))
+        for line in lines:
+            console.print(line)
+
+
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option("--database", help="Database URL; default HEROTABLE_DATABASE_URL, else SQLite in ./data."),
+]
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=code)
+
+
+def _read_document(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise _fail(f"cannot read {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise _fail(f"{path} is not JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+
+
+@app.command("export")
+def export_cmd(
+    campaign_id: Annotated[str, typer.Argument(help="The campaign to export.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of standard output.")] = None,
+    database: DatabaseOption = None,
+) -> None:
+    """Export a campaign (sheets, settings, every event) as one JSON document."""
+    from herotable.store import StoreError, export_campaign, open_store
+
+    try:
+        store = open_store(database)
+        document = export_campaign(store, campaign_id)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    text = json.dumps(document, ensure_ascii=False, indent=1)
+    if out is None:
+        typer.echo(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"exported {campaign_id}: {document['event_count']} events to {out}")
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="A campaign export.")],
+    database: DatabaseOption = None,
+) -> None:
+    """Import an exported campaign into an empty slot of the database, after checking its hash chain and that every
+    event folds."""
+    from herotable.service import verified_import
+    from herotable.store import StoreError, open_store
+
+    document = _read_document(file)
+    try:
+        state = verified_import(open_store(database), document)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"imported {state.campaign_id} ({state.name}): {state.seq} events")
+
+
+@app.command("backup")
+def backup_cmd(
+    file: Annotated[Path, typer.Argument(help="The new file to write the backup to.")],
+    database: DatabaseOption = None,
+) -> None:
+    """Copy the SQLite database into FILE while the server runs (SQLite's online backup: one consistent moment)."""
+    from herotable.backup import backup
+    from herotable.store import StoreError
+
+    try:
+        copied = backup(database, file)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"backed up {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+
+
+@app.command("restore")
+def restore_cmd(
+    file: Annotated[Path, typer.Argument(help="A backup made by `herotable backup`.")],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Put it in place of the database there now (stop the server first).")
+    ] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Check a backup (intact, a herotable database this version reads, every campaign whole up to its head and
+    folding with its hash chain intact, every snapshot readable) and put it in place of the SQLite database. Exits 0
+    once it is in place, 2 when it refuses (a check fails, or a database is there without --replace); nothing changes
+    then."""
+    from herotable.backup import restore
+    from herotable.store import StoreError
+
+    try:
+        copied = restore(file, database, replace=replace)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"restored {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+
+
+@app.command("replay")
+def replay_cmd(
+    file: Annotated[Path, typer.Argument(help="A campaign export.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Rebuild a campaign's state from an export without rolling a die or running a rule: check its hash chain and
+    fold every event, and compare with the database's copy of the campaign when there is one."""
+    from herotable.service import TableService, verified_import
+    from herotable.store import MemoryEventStore, StoreError, UnknownCampaign, open_store
+    from herotable.table.views import view_for
+
+    document = _read_document(file)
+    try:
+        state = verified_import(MemoryEventStore(), document)
+    except StoreError as err:
+        raise _fail(str(err), code=1) from None
+    matches: bool | None = None
+    if database is not None or os.environ.get("HEROTABLE_DATABASE_URL"):
+        try:
+            matches = TableService(open_store(database)).state(state.campaign_id) == state
+        except UnknownCampaign:
+            matches = None
+        except StoreError as err:
+            raise _fail(str(err)) from None
+    if as_json:
+        gm = next(m.user for m in state.members if m.role.value == "gm")
+        typer.echo(
+            json.dumps(
+                {
+                    "campaign_id": state.campaign_id,
+                    "events": state.seq,
+                    "chain": "intact",
+                    "replayed": True,
+                    "matches_database": matches,
+                    "state": view_for(state, gm),
+                }
+            )
+        )
+    else:
+        typer.echo(f"{state.campaign_id} ({state.name}): {state.seq} events, hash chain intact, every one folds")
+        if matches is not None:
+            typer.echo("the database's copy " + ("matches" if matches else "DIFFERS"))
+    if matches is False:
+        raise typer.Exit(code=1)
+
+
+@app.command("audit")
+def audit_cmd(
+    file: Annotated[Path, typer.Argument(help="A campaign export.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Decide every command of an export again under today's rules, from its recorded dice, and report each one
+    whose facts differ (commands recorded under other rules versions are listed, not judged). Exits 1 when any
+    command disagrees; the campaign loads either way."""
+    from herotable.service import verified_import
+    from herotable.store import MemoryEventStore, StoreError
+    from herotable.table.audit import audit
+
+    document = _read_document(file)
+    scratch = MemoryEventStore()
+    try:
+        state = verified_import(scratch, document)
+    except StoreError as err:
+        raise _fail(str(err), code=2) from None
+    report = audit(scratch.load(state.campaign_id))
+    if as_json:
+        typer.echo(json.dumps({"campaign_id": state.campaign_id, **report.to_json()}))
+    else:
+        typer.echo(
+            f"{state.campaign_id} ({state.name}): {report.commands} commands, {report.agreed} decide again as recorded"
+        )
+        for seq, name, version in report.older:
+            typer.echo(f"  event {seq}: {name} was decided under rules version {version}; not judged")
+        for f in report.findings:
+            typer.echo(f"  event {f.seq}: {f.command} DISAGREES: {f.problem}")
+    if not report.clean:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    demo: Annotated[bool, typer.Option("--demo", help="Create demo accounts and a campaign of each game.")] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, max=64, help="Server processes behind the one address; more than one needs HEROTABLE_REDIS_URL."
+        ),
+    ] = 1,
+) -> None:
+    """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
+    import uvicorn
+
+    from herotable.server.app import create_app
+    from herotable.server.games.demo import seed_demo
+    from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
+
+    web = create_app()  # migrates the database and makes the signing key once, before any worker starts
+    settings = web.state.services.settings
+    if workers > 1 and not settings.redis_url:
+        raise _fail(
+            f"--workers {workers} needs Redis, so that a roll made on one process reaches viewers on the others. "
+            "Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
+        )
+    notice = legacy_notice(web.state.services.table)
+    if notice:
+        typer.echo(notice, err=True)
+    if demo:
+        logins = seed_demo(web.state.services)
+        typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
+        for login in logins:
+            typer.echo(f"  {login.username:<5} {login.role}")
+    # X-Forwarded-For is believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
+    proxies = list(settings.trusted_proxies)
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "http": NO_DELAY_HTTP,  # answers are not held back by Nagle's algorithm (see server/transport.py)
+        "log_level": "info",
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies or None,
+    }
+    if workers == 1:
+        freeze_start_up_heap()
+        give_large_blocks_back()
+        uvicorn.run(web, **options)
+    else:  # each worker builds its own app from the same environment
+        uvicorn.run("herotable.server.app:served_app", factory=True, workers=workers, **options)
+
+
+user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
+app.add_typer(user_app, name="user")
+
+
+@user_app.command("reset-password")
+def reset_password_cmd(
+    username: Annotated[str, typer.Argument(help="The account's username.")],
+    set_password: Annotated[
+        bool, typer.Option("--set-password", help="Type a new password here instead of printing a link.")
+    ] = False,
+    base_url: Annotated[
+        str, typer.Option("--base-url", envvar="HEROTABLE_PUBLIC_URL", help="The address users open herotable at.")
+    ] = "http://127.0.0.1:8000",
+    database: DatabaseOption = None,
+) -> None:
+    """Let a user back into their account: print a one-time link (good for an hour) where they choose a new
+    password, or set one now. Either way every session of the account ends."""
+    from herotable.server.auth import HashGate, new_reset_link, replace_password
+    from herotable.store import StoreError, open_store
+    from herotable.store.accounts import accounts_for
+
+    try:
+        accounts = accounts_for(open_store(database))
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    user = accounts.user_by_name(username.lower())
+    if user is None:
+        raise _fail(f"there is no user {username!r}. Tip: check the spelling; usernames are not case-sensitive")
+    if not set_password:
+        link = new_reset_link(accounts, user, base_url)
+        typer.echo(f"Send this to {user.username}; it works once, within the hour:\n{link}")
+        return
+    password = typer.prompt(f"New password for {user.username}", hide_input=True, confirmation_prompt=True)
+    if not 8 <= len(password) <= 200:
+        raise _fail("the password needs 8 to 200 characters; nothing was changed")
+    ended = replace_password(accounts, HashGate(1, 60.0), user, password, keep=None)
+    _announce_sessions_ended(user.user_id)
+    typer.echo(f"The password of {user.username} is set; {ended} session{'' if ended == 1 else 's'} ended.")
+
+
+def _announce_sessions_ended(user_id: str) -> None:
+    """Tell running servers (through Redis, when HEROTABLE_REDIS_URL is set) to close the user's live sockets."""
+    url = os.environ.get("HEROTABLE_REDIS_URL")
+    if not url:
+        return
+    import redis
+
+    from herotable.server.live import channel
+    from herotable.server.settings import redis_prefix
+
+    try:
+        redis.Redis.from_url(url).publish(channel(redis_prefix()), json.dumps({"sessions_of": user_id}))
+    except redis.exceptions.RedisError as err:
+        typer.echo(f"warning: could not tell the servers through Redis ({err}); open live tables close on reload")
+
+
+def legacy_notice(service: TableService) -> str | None:
+    """What `serve` says at start-up about campaigns recorded before the table kept facts, if there are any."""
+    legacy = service.legacy_campaigns()
+    if not legacy:
+        return None
+    names = ", ".join(f"{row.name!r} ({row.campaign_id})" for row in legacy)
+    return (
+        f"{len(legacy)} campaign(s) were recorded by an older herotable and cannot be opened: {names}. "
+        "They are kept in the database untouched; every other campaign is served."
+    )
+
+
+# --- odds and sim (herotable.odds) -------------------------------------------------------------------------
+
+odds_app = typer.Typer(no_args_is_help=True, help="Exact odds: exchanges, whole duels, Conviction checks.")
+sim_app = typer.Typer(no_args_is_help=True, help="Monte Carlo for conflicts too large to solve exactly.")
+app.add_typer(odds_app, name="odds")
+app.add_typer(sim_app, name="sim")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+ExplodingOption = Annotated[bool, typer.Option("--exploding", help="Exploding maximum rolls (R-LTL-18).")]
+
+
+def _probability(value: Fraction) -> dict[str, object]:
+    return {"exact": str(value), "float": float(value)}
+
+
+def _ladder_die(text: str) -> Rating:
+    try:
+        return Rating.of(text)
+    except ValueError as err:
+        raise _fail(str(err)) from None
+
+
+def _emit(document: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(document))
+        return
+    for key, value in document.items():
+        if isinstance(value, dict) and "float" in value:
+            typer.echo(f"{key:>16}: {value['exact']:>24}  ({value['float']:.4f})")
+        elif isinstance(value, dict) and "estimate" in value:
+            typer.echo(f"{key:>16}: {value['estimate']:.4f}  [{value['low']:.4f}, {value['high']:.4f}]")
+        else:
+            typer.echo(f"{key:>16}: {value}")
+
+
+@odds_app.command("exchange")
+def odds_exchange(
+    you: Annotated[str, typer.Argument(help="Your die, e.g. d8.")],
+    opp: Annotated[str, typer.Argument(help="The opposing die, e.g. d12.")],
+    rerolls: Annotated[int, typer.Option("--rerolls", min=0, help="Re-rolls you will use (R-LTL-9).")] = 0,
+    opp_rerolls: Annotated[int, typer.Option("--opp-rerolls", min=0, help="Re-rolls the opponent uses.")] = 0,
+    new_stands: Annotated[bool, typer.Option("--new-stands", help="A re-roll's new result stands.")] = False,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact odds of one exchange: win, tie, lose and both criticals (R-LTL-3, R-LTL-8)."""
+    from herotable.ltl.options import LtlOptions, RerollMode
+    from herotable.odds.exchange import Roll, exchange
+
+    mode = RerollMode.NEW_STANDS if new_stands else RerollMode.KEEP_BETTER
+    try:
+        odds = exchange(
+            Roll(_ladder_die(you), rerolls),
+            Roll(_ladder_die(opp), opp_rerolls),
+            LtlOptions(exploding=exploding, reroll_mode=mode),
+        )
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    _emit({k: _probability(v) for k, v in odds.as_dict().items()}, as_json)
+
+
+@odds_app.command("conflict")
+def odds_conflict(
+    a: Annotated[str, typer.Argument(help="Side A's base Power, e.g. d10.")],
+    b: Annotated[str, typer.Argument(help="Side B's base Power, e.g. d8.")],
+    broke_a: Annotated[int, typer.Option("--broke-a", min=0, help="A goes for broke with N levels each round.")] = 0,
+    broke_b: Annotated[int, typer.Option("--broke-b", min=0, help="B goes for broke with N levels each round.")] = 0,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact odds of a whole duel to defeat (R-LTL-12): who wins, expected rounds and levels left."""
+    from herotable.ltl.options import LtlOptions
+    from herotable.odds.conflict import Contender, Policy, conflict
+
+    odds = conflict(
+        Contender(_ladder_die(a), policy=Policy(broke=broke_a)),
+        Contender(_ladder_die(b), policy=Policy(broke=broke_b)),
+        LtlOptions(exploding=exploding),
+    )
+    _emit(
+        {
+            "a_wins": _probability(odds.a_wins),
+            "b_wins": _probability(odds.b_wins),
+            "expected_rounds": _probability(odds.expected_rounds),
+            "a_levels_left": _probability(odds.a_levels_left),
+            "b_levels_left": _probability(odds.b_levels_left),
+            "outcomes": [{"winner": w, "levels_left": k, "p": _probability(p)} for w, k, p in odds.outcomes],
+        },
+        as_json,
+    )
+
+
+@odds_app.command("check")
+def odds_check(
+    bonus: Annotated[int, typer.Option("--bonus", help="The check's total modifier.")],
+    dc: Annotated[int, typer.Option("--dc", help="The Difficulty to meet.")],
+    conviction_reroll: Annotated[bool, typer.Option("--conviction-reroll", help="Spend Conviction (R-CV-4).")] = False,
+    wit: Annotated[bool, typer.Option("--wit", help="Add a Quotable Wit's +2 (R-CV-12).")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Exact chance that d20 + bonus meets the Difficulty (R-CV-1)."""
+    from herotable.odds.check import check
+
+    odds = check(bonus, dc, conviction_reroll=conviction_reroll, wit=wit)
+    _emit({"success": _probability(odds.success)}, as_json)
+
+
+@sim_app.command("conflict")
+def sim_conflict(
+    a: Annotated[str, typer.Argument(help="Side A: one die or several, comma-separated (d8,d8).")],
+    b: Annotated[str, typer.Argument(help="Side B: one die or several, comma-separated.")],
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Conflicts to simulate.")] = 20_000,
+    seed: Annotated[int, typer.Option("--seed", help="The simulation's seed (same seed, same answer).")] = 0,
+    target: Annotated[str, typer.Option("--target", help="weakest, strongest or spread.")] = "weakest",
+    confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.9999)] = 0.95,
+    exploding: ExplodingOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Monte Carlo odds of a conflict, N against M (R-LTL-12), with a confidence interval."""
+    from herotable.ltl.options import LtlOptions
+    from herotable.odds.melee import Estimate, Targeting
+    from herotable.odds.montecarlo import simulate_melee
+
+    try:
+        targeting = Targeting(target)
+    except ValueError:
+        raise _fail(f"unknown target policy {target!r}; use weakest, strongest or spread") from None
+    side_a = [_ladder_die(d) for d in a.split(",")]
+    side_b = [_ladder_die(d) for d in b.split(",")]
+    odds = simulate_melee(
+        side_a,
+        side_b,
+        seed,
+        trials=trials,
+        targeting=targeting,
+        options=LtlOptions(exploding=exploding),
+        confidence=confidence,
+    )
+
+    def est(e: Estimate) -> dict[str, object]:
+        return {"estimate": e.value, "low": e.low, "high": e.high}
+
+    _emit(
+        {
+            "method": odds.method.value,
+            "trials": odds.trials,
+            "confidence": odds.confidence,
+            "a_wins": est(odds.a_wins),
+            "b_wins": est(odds.b_wins),
+            "draw": est(odds.draw),
+            "expected_rounds": est(odds.expected_rounds),
+        },
+        as_json,
+    )
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,1 @@
+"""Larger Than Life rules (R-LTL-1 … R-LTL-19)."""

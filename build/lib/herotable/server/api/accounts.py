@@ -1,0 +1,148 @@
+"""Accounts and sessions: register, log in and out, change the password; the helpers the pages use too."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from herotable.server.auth import replace_password, stamp, start_session
+from herotable.server.deps import COOKIE, ServicesDep, UserDep
+from herotable.server.security import SESSION_MAX_AGE_S, digest
+from herotable.service import utc_now
+from herotable.store.accounts import User
+
+router = APIRouter()
+
+
+class Credentials(BaseModel):
+    username: str = Field(min_length=3, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$")
+    password: str = Field(min_length=8, max_length=200)
+
+
+class Registration(Credentials):
+    display_name: str = Field(min_length=1, max_length=60)
+
+
+class NewPassword(BaseModel):
+    current_password: str = Field(min_length=1, max_length=200)
+    new_password: str = Field(min_length=8, max_length=200)
+
+
+def user_json(user: User) -> dict[str, str]:
+    return {"user_id": user.user_id, "username": user.username, "display_name": user.display_name}
+
+
+def login_session(request: Request, response: Response, svc: ServicesDep, user: User | None) -> None:
+    """Start a fresh session (a new id, so a pre-login CSRF token dies with the old one); a logged-in one is
+    recorded in the store, and the session it replaces is revoked there and forgotten by every process (its live
+    sockets close)."""
+    old = request.state.session
+    if old is not None and old.user_id is not None:
+        svc.accounts.revoke_session(digest(old.sid), stamp())
+        sessions_ended(request, old.user_id)
+    new = svc.sessions.new(user.user_id if user else None)
+    if user is not None:
+        start_session(svc.accounts, new.sid, user.user_id)
+    request.state.session = new
+    set_session_cookie(response, svc, new)
+
+
+def sessions_ended(request: Request, user_id: str) -> None:
+    """Some of `user_id`'s sessions ended: every server process forgets them (`LiveSessions`) and closes their live
+    sockets. Every ending of a session calls this."""
+    request.app.state.hub.sessions_ended(user_id)
+
+
+def set_session_cookie(response: Response, svc: ServicesDep, session: Any) -> None:
+    response.set_cookie(
+        COOKIE,
+        svc.sessions.dump(session),
+        max_age=SESSION_MAX_AGE_S,
+        httponly=True,
+        samesite="lax",
+        secure=svc.settings.secure_cookies,
+    )
+
+
+def register_user(svc: ServicesDep, body: Registration, request: Request | None = None) -> User:
+    """A new account. Registrations through a request are limited per address (429); the password is hashed
+    before the name is looked at, so a taken name answers no faster than a free one."""
+    if request is not None:
+        svc.guard.registering(svc.guard.address_of(request))
+    hashed = svc.guard.gate.hash(body.password)
+    user = User(uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), hashed, utc_now())
+    return svc.accounts.add_user(user)
+
+
+def authenticate(request: Request, svc: ServicesDep, username: str, password: str) -> User:
+    """The user with these credentials. Attempts are limited per account and per address, with growing waits
+    (429 while waiting); an unknown name costs as much as a wrong password."""
+    user = svc.guard.login(svc.accounts, username, password, svc.guard.address_of(request))
+    if user is None:
+        raise HTTPException(401, "unknown username or wrong password")
+    return user
+
+
+def change_password(request: Request, svc: ServicesDep, user: User, body: NewPassword) -> int:
+    """Check the current password (limited like a login), set the new one, end every other session of the user;
+    how many ended. Raises 401 on a wrong current password, changing nothing."""
+    if svc.guard.login(svc.accounts, user.username, body.current_password, svc.guard.address_of(request)) is None:
+        raise HTTPException(401, "the current password is wrong; nothing was changed")
+    ended = replace_password(svc.accounts, svc.guard.gate, user, body.new_password, keep=request.state.session.sid)
+    sessions_ended(request, user.user_id)
+    return ended
+
+
+def logout_everywhere(request: Request, response: Response, svc: ServicesDep, user: User) -> int:
+    """End every session of the user, this one too; how many ended."""
+    ended = svc.accounts.revoke_sessions(user.user_id, stamp())
+    login_session(request, response, svc, None)  # (every process forgets the user's sessions)
+    return ended
+
+
+@router.get("/csrf")
+def csrf(request: Request, svc: ServicesDep) -> dict[str, str]:
+    """The CSRF token of this session: send it as the X-CSRF-Token header on every unsafe request."""
+    return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/register", status_code=201)
+def register(body: Registration, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+    user = register_user(svc, body, request)
+    login_session(request, response, svc, user)
+    return {"user": user_json(user), "csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/login")
+def login(body: Credentials, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+    user = authenticate(request, svc, body.username, body.password)
+    login_session(request, response, svc, user)
+    return {"user": user_json(user), "csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/logout")
+def logout(request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+    """End this session: its cookie, even if saved elsewhere, no longer logs anyone in."""
+    login_session(request, response, svc, None)
+    return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/logout-everywhere")
+def logout_everywhere_api(request: Request, response: Response, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """End every session of this account, on every device, this one too."""
+    ended = logout_everywhere(request, response, svc, user)
+    return {"ended": ended, "csrf_token": svc.sessions.csrf_token(request.state.session)}
+
+
+@router.post("/auth/password")
+def password(body: NewPassword, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Change the password (the current one is required); every other session of the account ends."""
+    return {"other_sessions_ended": change_password(request, svc, user, body)}
+
+
+@router.get("/me")
+def me(user: UserDep) -> dict[str, str]:
+    return user_json(user)

@@ -1,0 +1,46 @@
+"""Odds: they never decide, they show what each choice is worth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from herotable.server import odds_panel
+from herotable.server.api.common import member_state
+from herotable.server.deps import ServicesDep, UserDep
+from herotable.server.presenter import duels_of
+
+router = APIRouter()
+
+
+@router.get("/campaigns/{campaign_id}/odds/exchange")
+def odds_exchange(
+    campaign_id: str,
+    actor: str,
+    target: str,
+    svc: ServicesDep,
+    user: UserDep,
+    style: str | None = None,
+    target_style: str | None = None,
+) -> dict[str, Any]:
+    """The actor's options this round against the target, with the exchange and whole-duel odds of each."""
+    state = member_state(svc, campaign_id, user)
+    duels = duels_of(state)
+    return duels.exchange(
+        state, user.user_id, actor, target, style, target_style, svc.table.legal_actions(campaign_id, user.user_id)
+    )
+
+
+@router.get("/campaigns/{campaign_id}/odds/check")
+def odds_check(campaign_id: str, bonus: int, dc: int, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """A Conviction check's chance with and without a Conviction re-roll or a Quotable Wit."""
+    member_state(svc, campaign_id, user)
+    return odds_panel.check_odds(bonus, dc)
+
+
+@router.get("/campaigns/{campaign_id}/odds/conflict.svg")
+def odds_chart(campaign_id: str, actor: str, target: str, svc: ServicesDep, user: UserDep) -> Response:
+    """How the conflict between two fighters may end, as an SVG chart."""
+    state = member_state(svc, campaign_id, user)
+    return Response(duels_of(state).chart(state, user.user_id, actor, target), media_type="image/svg+xml")

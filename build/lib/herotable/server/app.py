@@ -1,0 +1,111 @@
+"""The FastAPI application: settings, services, session cookies, routes, and error mapping."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from herotable.dice import Rng
+from herotable.server import api, chat, errors, live_routes, manage, pages, portrait_routes
+from herotable.server.api import accounts
+from herotable.server.deps import Services, make_services
+from herotable.server.limits import RequestGuard
+from herotable.server.live import Hub
+from herotable.server.security import SESSION_COOKIE
+from herotable.server.settings import Settings
+from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back
+from herotable.service import TableService
+from herotable.store.port import EventStore
+from herotable.store.sql import open_store
+
+STATIC = Path(__file__).with_name("static")
+
+
+class SessionCookie:
+    """Every visitor has a signed session (anonymous until login), so forms can carry a CSRF token: the request's
+    `state.session`, sent back as a cookie when the request came without one (and the answer sets none itself).
+    Plain ASGI rather than an `http` middleware function, which runs each request in a task of its own."""
+
+    def __init__(self, app: ASGIApp, services: Services) -> None:
+        self.app = app
+        self.services = services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        services = self.services
+        loaded = services.sessions.load(Request(scope).cookies.get(SESSION_COOKIE))
+        state = scope.setdefault("state", {})
+        state["session"] = loaded or services.sessions.new()
+        if loaded is not None:
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if not any(SESSION_COOKIE in value for value in headers.getlist("set-cookie")):
+                    made = Response()
+                    accounts.set_session_cookie(made, services, state["session"])
+                    for value in made.headers.getlist("set-cookie"):
+                        headers.append("set-cookie", value)
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: EventStore | None = None,
+    rng: Rng | None = None,
+    clock: Callable[[], float] = time.time,
+    ticks: Callable[[], float] = time.monotonic,
+) -> FastAPI:
+    """The web table. Tests pass their own store, dice and clocks (`clock`: the seconds since the epoch that login
+    limits and invitations count by; `ticks`: the monotonic seconds a session check is kept for); `herotable serve`
+    passes none."""
+    settings = settings or Settings.from_env()
+    store = store or open_store(settings.database_url)
+    table = TableService(store, rng=rng)
+    services = make_services(settings, table, clock, ticks)
+    hub = Hub(table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        yield
+        await hub.stop()
+
+    app = FastAPI(title="herotable", version="0.1.0", lifespan=lifespan)
+    app.state.services = services
+    app.state.hub = hub
+
+    app.add_middleware(SessionCookie, services=services)
+    errors.install(app)
+    app.add_middleware(RequestGuard)
+    app.include_router(api.router)
+    app.include_router(live_routes.router)
+    app.include_router(chat.router)  # before pages: it serves the table's log panel
+    app.include_router(manage.router)
+    app.include_router(portrait_routes.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def served_app() -> FastAPI:
+    """The app as `herotable serve` runs it in each worker process: built from the environment, its start-up heap
+    frozen, large blocks given back to the system when freed."""
+    app = create_app()
+    freeze_start_up_heap()
+    give_large_blocks_back()
+    return app

@@ -1,0 +1,55 @@
+"""The WebSocket endpoint: /ws/campaigns/{id}."""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from herotable.server.deps import Services
+from herotable.server.live import Hub, Viewer
+from herotable.server.security import SESSION_COOKIE
+
+router = APIRouter()
+MAX_CURSOR = 40  # as the events API takes them; a longer one is none of ours
+
+
+@router.websocket("/ws/campaigns/{campaign_id}")
+async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
+    """Live frames for one member: the events they may see, and their view, as they happen. A socket opened again
+    after a drop passes `after` (the cursor of the last frame it got) and `role` (that frame's role) to be sent what
+    it missed, once and in order, rather than a "hello"."""
+    svc: Services = socket.app.state.services
+    origin = socket.headers.get("origin")
+    if origin and urlsplit(origin).netloc != socket.headers.get("host"):
+        await socket.close(code=4403, reason="cross-site live connections are refused")
+        return
+    hub: Hub = socket.app.state.hub
+    session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
+    user = None
+    if session is not None and session.user_id is not None:
+        user = await asyncio.to_thread(svc.live_sessions.user, session.sid, session.user_id)
+    if session is None or user is None:
+        await socket.close(code=4401, reason="log in first")
+        return
+    try:
+        state = svc.table.state(campaign_id)
+    except Exception:
+        await socket.close(code=4404, reason="no such campaign")
+        return
+    if state.role_of(user.user_id) is None:
+        await socket.close(code=4403, reason="not a member of this campaign")
+        return
+    await socket.accept()
+    viewer = Viewer(socket, campaign_id, user.user_id, session.sid)
+    after, role = socket.query_params.get("after"), socket.query_params.get("role")
+    await hub.join(viewer, after=after if after and len(after) <= MAX_CURSOR else None, role=role)
+    try:
+        await hub.recheck(viewer)  # an ending between the check above and the join found no socket to close
+        while True:
+            await socket.receive_text()  # the client only listens; anything it sends is ignored
+    except (WebSocketDisconnect, RuntimeError):  # RuntimeError: the hub closed it (removed, logged out)
+        pass
+    finally:
+        hub.leave(viewer)

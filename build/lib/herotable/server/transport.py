@@ -1,0 +1,66 @@
+"""uvicorn's HTTP protocol with Nagle's algorithm off on every connection, however the listening socket was made.
+
+asyncio turns Nagle's algorithm off (TCP_NODELAY) on the TCP connections it accepts, but only when the socket says
+it is TCP (`proto` 6). The socket uvicorn binds itself for several workers is made with protocol 0, so on those
+connections Nagle stays on: an answer written in two parts (head, then body) waits for the client's delayed
+acknowledgement of the first, about 40 ms, on every request. `herotable serve` runs with this protocol, one worker
+or many. Each process freezes its start-up heap before it serves, too (`freeze_start_up_heap`), and has the C
+library give large blocks back to the system as soon as they are freed (`give_large_blocks_back`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import gc
+import socket
+from typing import Any
+
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+NO_DELAY_HTTP = "herotable.server.transport:NoDelayHTTP"  # as uvicorn's `http` option (workers import it by name)
+
+
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Turn Nagle's algorithm off on a TCP connection (nothing for another kind, or one already closed)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # the peer is gone already: nothing to send faster
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class NoDelayHTTP(AutoHTTPProtocol):  # type: ignore[misc,valid-type]  # uvicorn picks the class it names at import
+    """uvicorn's own HTTP protocol (httptools or h11, as uvicorn chooses), with TCP_NODELAY set on connecting; a
+    WebSocket upgraded from it keeps the setting."""
+
+    def connection_made(self, transport: Any) -> None:
+        no_delay(transport)
+        super().connection_made(transport)
+
+
+def freeze_start_up_heap() -> None:
+    """Keep the objects made at start-up out of every later garbage collection: the modules, the rules' tables and
+    the templates, about 150,000 objects that live as long as the process. A full collection walks every object it
+    tracks with the process standing still (100 ms or more for these on a small machine, stalling every request in
+    flight); frozen, they are never walked again. Called once the app is built, before it serves."""
+    gc.collect()
+    gc.freeze()
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter: allocations of at least this many bytes are mapped on their own
+LARGE_BLOCK_BYTES = 1024 * 1024
+
+
+def give_large_blocks_back() -> bool:
+    """Have the C library map every allocation of LARGE_BLOCK_BYTES or more on its own, so that freeing it gives it
+    back to the system at once. glibc does so by default only until a large block is freed, then raises its threshold
+    to that block's size (up to 32 MiB) and serves later ones from heaps that keep what they held: 12 portrait uploads
+    decoded two at a time (`make bench`, `portraits`) peaked 20 to 100 MiB above the two decodes the slots allow, and
+    the server kept up to 200 MiB after they were done. Called once, before the process serves; whether it applied
+    (False with another C library)."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES))

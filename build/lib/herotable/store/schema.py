@@ -1,0 +1,175 @@
+"""The tables as the current migration head leaves them. Migrations never import this module."""
+
+from __future__ import annotations
+
+from sqlalchemy import Float, ForeignKey, Index, Integer, LargeBinary, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """Tables of the event store."""
+
+
+class CampaignRecord(Base):
+    """One campaign; `head` is the seq of its last event, moved only by a compare-and-set on append."""
+
+    __tablename__ = "campaigns"
+
+    campaign_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    ruleset: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+    head: Mapped[int] = mapped_column(Integer)
+    log_version: Mapped[int] = mapped_column(Integer)
+    head_hash: Mapped[str] = mapped_column(Text)
+
+
+class EventRecord(Base):
+    """One event; the primary key (campaign_id, seq) is the unique constraint that makes a seq clash fail."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        Index("ix_events_campaign_command", "campaign_id", "command_id"),
+        Index("ix_events_stream", "campaign_id", "visibility", "owner", "stream_pos"),
+        Index("ix_events_campaign_type", "campaign_id", "type"),
+    )
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    type: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer)
+    command_id: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str | None] = mapped_column(Text)
+    visibility: Mapped[str] = mapped_column(Text)
+    owner: Mapped[str | None] = mapped_column(Text)
+    data: Mapped[str] = mapped_column(Text)
+    rules_version: Mapped[int] = mapped_column(Integer)
+    command: Mapped[str | None] = mapped_column(Text)
+    prev_hash: Mapped[str] = mapped_column(Text)
+    hash: Mapped[str] = mapped_column(Text)
+    stream_pos: Mapped[int] = mapped_column(Integer)
+
+
+class SnapshotRecord(Base):
+    """A folded state after event `seq`, in state format `version`, as JSON text."""
+
+    __tablename__ = "snapshots"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    state: Mapped[str] = mapped_column(Text)
+
+
+class MembershipRecord(Base):
+    """The membership read model: one row per member of a campaign, with their role, kept from the membership facts
+    in the transaction that writes them; `ix_memberships_user` finds one user's rows."""
+
+    __tablename__ = "memberships"
+    __table_args__ = (Index("ix_memberships_user", "user_id"),)
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    role: Mapped[str] = mapped_column(Text)
+
+
+class PortraitRecord(Base):
+    """A character's portrait: the image as the server re-encoded it, its size, and a digest of its bytes (what a
+    browser's cached copy is checked against)."""
+
+    __tablename__ = "portraits"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    character_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    media_type: Mapped[str] = mapped_column(Text)
+    image: Mapped[bytes] = mapped_column(LargeBinary)
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    digest: Mapped[str] = mapped_column(Text)
+    set_by: Mapped[str] = mapped_column(Text)
+    set_at: Mapped[str] = mapped_column(Text)
+
+
+class UserRecord(Base):
+    """An account. The password is kept only as a memory-hard hash."""
+
+    __tablename__ = "users"
+
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    username: Mapped[str] = mapped_column(Text, unique=True)
+    display_name: Mapped[str] = mapped_column(Text)
+    password_hash: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+
+
+class InviteRecord(Base):
+    """An invitation code that lets its holder join a campaign in a role."""
+
+    __tablename__ = "invites"
+
+    code: Mapped[str] = mapped_column(Text, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
+    role: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    max_uses: Mapped[int | None] = mapped_column(Integer)
+    uses: Mapped[int] = mapped_column(Integer)
+
+
+class InviteUseRecord(Base):
+    """Who joined through which invitation, and when (kept after the invitation is withdrawn)."""
+
+    __tablename__ = "invite_uses"
+    __table_args__ = (Index("ix_invite_uses_campaign", "campaign_id"),)
+
+    code: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
+    joined_at: Mapped[str] = mapped_column(Text)
+
+
+class RemovalRecord(Base):
+    """The last time the GM removed a user from a campaign: invitations made before it no longer admit them."""
+
+    __tablename__ = "removals"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    removed_at: Mapped[str] = mapped_column(Text)
+
+
+class SessionRecord(Base):
+    """A logged-in session. Only a hash of the session id is kept; a revoked session never comes back."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_user", "user_id"),)
+
+    sid_hash: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, ForeignKey("users.user_id"))
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    revoked_at: Mapped[str | None] = mapped_column(Text)
+
+
+class ThrottleRecord(Base):
+    """Attempts counted under one key (an account, an address): how many, the last, and until when to refuse."""
+
+    __tablename__ = "throttles"
+
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[float] = mapped_column(Float)
+    blocked_until: Mapped[float] = mapped_column(Float)
+
+
+class PasswordResetRecord(Base):
+    """A one-time password reset link (only its hash is kept), made by the server's owner."""
+
+    __tablename__ = "password_resets"
+
+    token_hash: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(Text, ForeignKey("users.user_id"))
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str] = mapped_column(Text)
+    used_at: Mapped[str | None] = mapped_column(Text)
