@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUNTIME := $(VENV)/.runtime
+PORT   ?= 8000
 
 .PHONY: run test lint bench clean
 
@@ -10,14 +12,21 @@ STAMP  := $(VENV)/.installed
 # compile each module it imports again.
 unexport PYTHONDONTWRITEBYTECODE
 
-$(STAMP): pyproject.toml
+# Running needs only herotable and what it imports; the test tools (a browser driver, type checker, fuzzer…) come
+# with the first `make test`, into the same environment.
+$(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/herotable serve --demo
+# `make run PORT=8080` serves on another port; the address and the demo logins are printed as it starts.
+run: $(RUNTIME)
+	$(BIN)/herotable serve --demo --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -1,5 +1,5 @@
-"""The rules reference at /rules: the package's server/rules/*.md rendered to HTML (markdown-it-py, raw HTML off), with an anchor
-per ruling, so a rule id anywhere on the table page is a link to the rule it names (/rules#R-LTL-9)."""
+"""The rules reference at /rules: the package's server/rules/*.md rendered to HTML (markdown-it-py, raw HTML off),
+with an anchor per ruling, so a rule id anywhere on the table page is a link to the rule it names (/rules#R-LTL-9)."""
 
 from __future__ import annotations
 
