@@ -13,7 +13,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.dice import Rng
-from herotable.server import api, chat, errors, live_routes, manage, pages, portrait_routes
+from herotable.server import api, chat, errors, health, live_routes, manage, pages, portrait_routes
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
@@ -92,6 +92,7 @@ def create_app(
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
     app.add_middleware(RequestGuard)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel
