@@ -6,6 +6,7 @@ a path file rather than downloading them again; herotable itself comes only from
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import socket
 import subprocess
@@ -34,9 +35,14 @@ def _run(*cmd: str | Path, cwd: Path | None = None) -> str:
 
 
 def test_the_wheel_installs_and_serves_rules_a_login_and_a_roll_from_an_empty_directory(tmp_path: Path) -> None:
-    dist, venv, empty = tmp_path / "dist", tmp_path / "venv", tmp_path / "empty"
+    dist, venv, empty, source = tmp_path / "dist", tmp_path / "venv", tmp_path / "empty", tmp_path / "source"
     empty.mkdir()
-    _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", dist, ROOT)
+    # built from a copy of what a build reads, so the checkout gains no build/ or egg-info of the test's
+    for part in ("pyproject.toml", "README.md", "LICENSE"):
+        (source / part).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / part, source / part)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", dist, source)
     [wheel] = dist.glob("herotable-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {"herotable/server/rules/ltl.md", "herotable/server/rules/conviction.md"} <= set(names)

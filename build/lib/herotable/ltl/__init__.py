@@ -1,1 +1,0 @@
-"""Larger Than Life rules (R-LTL-1 … R-LTL-19)."""

@@ -1,1 +1,0 @@
-"""Exact odds for Larger Than Life and Conviction: exchanges, checks, whole duels, melees and the advisor."""

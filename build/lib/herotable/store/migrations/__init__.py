@@ -1,1 +1,0 @@
-"""Alembic migrations of the event store, run by `herotable.store.migrate.upgrade`."""
