@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from fractions import Fraction
@@ -256,56 +257,100 @@ def audit_cmd(
         raise typer.Exit(code=1)
 
 
-@app.command()
-def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
-    demo: Annotated[bool, typer.Option("--demo", help="Create demo accounts and a campaign of each game.")] = False,
-    workers: Annotated[
-        int,
-        typer.Option(
-            min=1, max=64, help="Server processes behind the one address; more than one needs HEROTABLE_REDIS_URL."
-        ),
-    ] = 1,
-) -> None:
-    """Start the web table (SQLite by default; HEROTABLE_DATABASE_URL picks another database)."""
+def serve(demo: bool = False, **given: Any) -> None:
+    """Start the web table. Every setting is an option here and an environment variable (HEROTABLE_PORT for
+    --port…); an option wins. The table of them all is in docs/operations.md."""
     import uvicorn
 
     from herotable.server.app import create_app
     from herotable.server.games.demo import seed_demo
+    from herotable.server.settings import Settings, SettingsError, unknown_variables
     from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
 
-    web = create_app()  # migrates the database and makes the signing key once, before any worker starts
-    settings = web.state.services.settings
-    if workers > 1 and not settings.redis_url:
+    for name in unknown_variables():
+        typer.echo(f"warning: {name} names no setting and is ignored (see docs/operations.md)", err=True)
+    try:
+        settings = Settings.load(given).with_secret()
+    except SettingsError as err:
+        for problem in err.problems:
+            typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(code=2) from None
+    if settings.workers > 1 and not settings.redis_url:
         raise _fail(
-            f"--workers {workers} needs Redis, so that a roll made on one process reaches viewers on the others. "
-            "Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
+            f"--workers {settings.workers} needs Redis, so that a roll made on one process reaches viewers on the "
+            "others. Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
         )
+    if demo and settings.public_url and settings.public_url.startswith("https://"):
+        raise _fail(
+            f"--demo makes accounts whose password is published, and HEROTABLE_PUBLIC_URL={settings.public_url} "
+            "says this server is open to the world. Tip: run the demo on your own machine, without a public URL"
+        )
+    web = create_app(settings)  # migrates the database and makes the signing key once, before any worker starts
     notice = legacy_notice(web.state.services.table)
     if notice:
         typer.echo(notice, err=True)
+    address = settings.public_url or f"http://{settings.host}:{settings.port}"
     if demo:
         logins = seed_demo(web.state.services)
-        typer.echo(f"herotable at http://{host}:{port} — demo logins (password for all: {logins[0].password}):")
+        typer.echo(f"herotable at {address} — demo logins (password for all: {logins[0].password}):")
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")
-    # X-Forwarded-For is believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
+    else:
+        typer.echo(f"herotable at {address}")
+    # forwarded headers are believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
     proxies = list(settings.trusted_proxies)
     options: dict[str, Any] = {
-        "host": host,
-        "port": port,
+        "host": settings.host,
+        "port": settings.port,
         "http": NO_DELAY_HTTP,  # answers are not held back by Nagle's algorithm (see server/transport.py)
-        "log_level": "info",
+        "log_level": settings.log_level,
         "proxy_headers": bool(proxies),
         "forwarded_allow_ips": proxies or None,
     }
-    if workers == 1:
+    if settings.workers == 1:
         freeze_start_up_heap()
         give_large_blocks_back()
         uvicorn.run(web, **options)
-    else:  # each worker builds its own app from the same environment
-        uvicorn.run("herotable.server.app:served_app", factory=True, workers=workers, **options)
+    else:  # each worker builds its own app from the same environment, with the options given here on top
+        for name, value in given.items():
+            if value is not None:
+                os.environ[f"HEROTABLE_{name.upper()}"] = str(value)
+        uvicorn.run("herotable.server.app:served_app", factory=True, workers=settings.workers, **options)
+
+
+def _serve_signature() -> inspect.Signature:
+    """`serve`'s options: --demo, then one for each setting (its help the settings table's sentence)."""
+    from herotable.server.settings import ENV_PREFIX, Settings
+
+    params = [
+        inspect.Parameter(
+            "demo",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool, typer.Option("--demo", help="Create demo accounts and a campaign of each game.")
+            ],
+        )
+    ]
+    for name, field in Settings.model_fields.items():
+        if name == "secret_key":
+            continue  # a command line is visible to every user of the machine: HEROTABLE_SECRET_KEY(_FILE) only
+        dashed = name.replace("_", "-")
+        text = " ".join((field.description or "").split()) + f" [env {ENV_PREFIX}{name.upper()}]"
+        option = (
+            typer.Option(f"--{dashed}/--no-{dashed}", help=text, rich_help_panel="Settings", show_default=False)
+            if field.annotation in (bool, bool | None)
+            else typer.Option(f"--{dashed}", help=text, rich_help_panel="Settings", show_default=False)
+        )
+        kind: Any = bool | None if field.annotation in (bool, bool | None) else str | None
+        params.append(
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind, option])
+        )
+    return inspect.Signature(params)
+
+
+serve.__signature__ = _serve_signature()  # type: ignore[attr-defined]
+app.command()(serve)
 
 
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
@@ -356,10 +401,10 @@ def _announce_sessions_ended(user_id: str) -> None:
     import redis
 
     from herotable.server.live import channel
-    from herotable.server.settings import redis_prefix
+    from herotable.server.settings import Settings
 
     try:
-        redis.Redis.from_url(url).publish(channel(redis_prefix()), json.dumps({"sessions_of": user_id}))
+        redis.Redis.from_url(url).publish(channel(Settings.load().redis_prefix), json.dumps({"sessions_of": user_id}))
     except redis.exceptions.RedisError as err:
         typer.echo(f"warning: could not tell the servers through Redis ({err}); open live tables close on reload")
 

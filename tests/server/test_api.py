@@ -61,7 +61,7 @@ def test_a_hash_costs_what_the_settings_say_and_a_cheaper_setting_still_checks_o
     monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
     monkeypatch.setenv("HEROTABLE_HASH_MEMORY_KIB", "1024")
     monkeypatch.setenv("HEROTABLE_HASH_ROUNDS", "2")
-    assert (Settings.from_env().hash_memory_kib, Settings.from_env().hash_rounds) == (1024, 2)
+    assert (Settings.load().hash_memory_kib, Settings.load().hash_rounds) == (1024, 2)
     with pytest.raises(ValueError, match="at least 32 KiB"):
         HashGate(1, 1.0, memory_kib=16)
 

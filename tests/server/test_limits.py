@@ -195,7 +195,8 @@ def test_invitation_links_use_the_servers_own_address_not_the_clients_host(tmp_p
     settings = Settings(
         secret_key="limits-tests-secret-0123456789", public_url="https://table.example/", **CHEAP_HASHES
     )
-    with TestClient(create_app(settings, store=store)) as c:
+    # an https public URL makes the cookies Secure: the client speaks https, as a browser there would
+    with TestClient(create_app(settings, store=store), base_url="https://testserver") as c:
         form = {"csrf_token": _csrf(c), "username": "gamemaster", "display_name": "GM", "password": PASSWORD}
         assert c.post("/register", data=form, follow_redirects=False).status_code == 303
         headers = {"X-CSRF-Token": _csrf(c)}

@@ -520,12 +520,12 @@ def test_an_instance_announces_and_keys_only_under_its_own_redis_prefix(tmp_path
     keys = {k.decode() for k in client.scan_iter(match=f"{redis_prefix()}*")}
     assert keys and all(k.startswith(f"{mine}throttle:") for k in keys), keys
     monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
-    assert Settings.from_env().redis_prefix == "herotable:"
+    assert Settings.load().redis_prefix == "herotable:"
     monkeypatch.setenv("HEROTABLE_REDIS_PREFIX", "table-2:")
-    assert Settings.from_env().redis_prefix == "table-2:"
+    assert Settings.load().redis_prefix == "table-2:"
     monkeypatch.setenv("HEROTABLE_REDIS_PREFIX", "table 2 ")
     with pytest.raises(ValueError, match="HEROTABLE_REDIS_PREFIX='table 2 ' holds spaces"):
-        Settings.from_env()
+        Settings.load()
 
 
 def test_a_shutdown_ends_even_when_the_redis_listener_misses_its_cancellation(tmp_path, shared_redis, monkeypatch):

@@ -595,9 +595,9 @@ def test_slots_are_counted_and_a_caller_who_finds_none_is_told_the_server_is_bus
 
 def test_the_number_of_image_slots_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HEROTABLE_SECRET_KEY", "a-key-so-that-no-file-is-made")
-    assert Settings().image_slots == Settings.from_env().image_slots == 2
+    assert Settings().image_slots == Settings.load().image_slots == 2
     monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "3")
-    assert Settings.from_env().image_slots == 3
+    assert Settings.load().image_slots == 3
     monkeypatch.setenv("HEROTABLE_IMAGE_SLOTS", "0")
     with pytest.raises(ValueError, match=re.escape("Tip: e.g. HEROTABLE_IMAGE_SLOTS=2")):
-        Settings.from_env()
+        Settings.load()

@@ -89,7 +89,7 @@ def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis
     env = {
         "HEROTABLE_DATABASE_URL": postgres_schema(),
         "HEROTABLE_REDIS_URL": private_redis.url,
-        "HEROTABLE_SECRET_KEY": "workers-secret-key-0123456789",
+        "HEROTABLE_SECRET_KEY": "workers-secret-key-0123456789-abcdef",
     }
     first = serve(env)
     second = serve(env, "--workers", "2")

@@ -73,8 +73,8 @@ def create_app(
     """The web table. Tests pass their own store, dice and clocks (`clock`: the seconds since the epoch that login
     limits and invitations count by; `ticks`: the monotonic seconds a session check is kept for); `herotable serve`
     passes none."""
-    settings = settings or Settings.from_env()
-    store = store or open_store(settings.database_url)
+    settings = settings or Settings.load().with_secret()
+    store = store or open_store(settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}")
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock, ticks)
     hub = Hub(table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix)
@@ -91,7 +91,7 @@ def create_app(
 
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
-    app.add_middleware(RequestGuard)
+    app.add_middleware(RequestGuard, max_body=settings.body_limit)
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)

@@ -63,7 +63,7 @@ def set_session_cookie(response: Response, svc: ServicesDep, session: Any) -> No
         max_age=SESSION_MAX_AGE_S,
         httponly=True,
         samesite="lax",
-        secure=svc.settings.secure_cookies,
+        secure=svc.settings.cookies_secure,
     )
 
 
