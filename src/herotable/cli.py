@@ -297,15 +297,13 @@ def serve(demo: bool = False, **given: Any) -> None:
             typer.echo(f"  {login.username:<5} {login.role}")
     else:
         typer.echo(f"herotable at {address}")
-    # forwarded headers are believed only from the proxies HEROTABLE_TRUSTED_PROXIES names (none by default)
-    proxies = list(settings.trusted_proxies)
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "http": NO_DELAY_HTTP,  # answers are not held back by Nagle's algorithm (see server/transport.py)
         "log_level": settings.log_level,
-        "proxy_headers": bool(proxies),
-        "forwarded_allow_ips": proxies or None,
+        # forwarded headers are read by the app itself, from the proxies HEROTABLE_TRUSTED_PROXIES names only
+        "proxy_headers": False,
     }
     if settings.workers == 1:
         freeze_start_up_heap()
@@ -364,8 +362,9 @@ def reset_password_cmd(
         bool, typer.Option("--set-password", help="Type a new password here instead of printing a link.")
     ] = False,
     base_url: Annotated[
-        str, typer.Option("--base-url", envvar="HEROTABLE_PUBLIC_URL", help="The address users open herotable at.")
-    ] = "http://127.0.0.1:8000",
+        str | None,
+        typer.Option("--base-url", help="The address users open herotable at; default HEROTABLE_PUBLIC_URL."),
+    ] = None,
     database: DatabaseOption = None,
 ) -> None:
     """Let a user back into their account: print a one-time link (good for an hour) where they choose a new
@@ -382,6 +381,17 @@ def reset_password_cmd(
     if user is None:
         raise _fail(f"there is no user {username!r}. Tip: check the spelling; usernames are not case-sensitive")
     if not set_password:
+        from herotable.server.settings import Settings, SettingsError
+
+        try:
+            base_url = base_url or Settings.load().public_url
+        except SettingsError as err:
+            raise _fail(err.problems[0]) from None
+        if not base_url:
+            raise _fail(
+                "the link needs the address users open herotable at. Tip: pass --base-url https://table.example, "
+                "or set HEROTABLE_PUBLIC_URL as the server has it"
+            )
         link = new_reset_link(accounts, user, base_url)
         typer.echo(f"Send this to {user.username}; it works once, within the hour:\n{link}")
         return

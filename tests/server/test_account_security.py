@@ -139,7 +139,7 @@ def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy(clock: Stea
 
 
 def test_a_bad_trusted_proxy_setting_says_what_to_write() -> None:
-    with pytest.raises(ValueError, match="'localhost' is not an IP address or network"):
+    with pytest.raises(ValueError, match="holds 'localhost', which is not an IP address or network"):
         make_app(trusted_proxies=("localhost",))
 
 

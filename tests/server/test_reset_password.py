@@ -76,3 +76,14 @@ def test_a_reset_for_an_unknown_user_or_a_short_password_changes_nothing(db_url:
     assert short.exit_code == 2 and "8 to 200 characters; nothing was changed" in short.output
     assert gwen.get("/api/v1/me").status_code == 200
     assert login(anonymous(app), "gwen", PASSWORD).status_code == 200
+
+
+def test_the_link_is_on_the_public_url_and_no_link_is_guessed_without_one(db_url: str, monkeypatch) -> None:
+    app = make_app(store=open_store(db_url))
+    register(app, "gwen")
+    monkeypatch.delenv("HEROTABLE_PUBLIC_URL", raising=False)
+    guessed = CliRunner().invoke(cli, ["user", "reset-password", "gwen", "--database", db_url])
+    assert guessed.exit_code == 2 and "Tip: pass --base-url https://table.example" in guessed.output
+    monkeypatch.setenv("HEROTABLE_PUBLIC_URL", "https://Table.Example/")
+    run = CliRunner().invoke(cli, ["user", "reset-password", "gwen", "--database", db_url])
+    assert run.exit_code == 0 and re.search(r"^https://table\.example/reset/\S+$", run.output, re.M), run.output

@@ -18,6 +18,7 @@ from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
+from herotable.server.proxy import ForwardedHeaders, parse_proxies
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
 from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back
@@ -92,6 +93,8 @@ def create_app(
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
     app.add_middleware(RequestGuard, max_body=settings.body_limit)
+    # outermost: every part of the app sees the request as a trusted proxy in front received it
+    app.add_middleware(ForwardedHeaders, proxies=parse_proxies(settings.trusted_proxies))
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)

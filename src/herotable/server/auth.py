@@ -1,4 +1,4 @@
-"""Guards around accounts: who is asking (the client's address, proxies trusted only when configured), how many
+"""Guards around accounts: who is asking (the client's address, as server/proxy.py finds it), how many
 login and registration attempts they may make (shared by every process), how many password hashes run at once,
 and the server-side session and password-reset records.
 """
@@ -10,7 +10,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -42,39 +42,10 @@ def stamp(moment: datetime | None = None) -> str:
 # --- who is asking ---
 
 
-def parse_proxies(entries: Sequence[str]) -> tuple[Network, ...]:
-    """Addresses or networks (`10.0.0.0/8`) of the reverse proxies whose X-Forwarded-For is believed."""
-    networks = []
-    for entry in entries:
-        try:
-            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
-        except ValueError:
-            raise ValueError(
-                f"trusted proxy {entry.strip()!r} is not an IP address or network. Tip: list addresses like "
-                "127.0.0.1 or networks like 10.0.0.0/8, separated by commas"
-            ) from None
-    return tuple(networks)
-
-
-def _trusted(host: str, proxies: tuple[Network, ...]) -> bool:
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return any(address in network for network in proxies)
-
-
-def client_address(connection: HTTPConnection, proxies: tuple[Network, ...]) -> str:
-    """The address limits are counted under. X-Forwarded-For is read only when the peer is a trusted proxy, and
-    then from the right: the first address that is not itself a trusted proxy is the client."""
-    peer = connection.client.host if connection.client else "-"
-    if not proxies or not _trusted(peer, proxies):
-        return peer
-    hops = [h.strip() for h in ",".join(connection.headers.getlist("x-forwarded-for")).split(",") if h.strip()]
-    for hop in reversed(hops):
-        if not _trusted(hop, proxies):
-            return hop
-    return hops[0] if hops else peer
+def client_address(connection: HTTPConnection) -> str:
+    """The address limits are counted under: the client as `proxy.ForwardedHeaders` found it (a trusted proxy's
+    `X-Forwarded-For`, else the TCP peer)."""
+    return connection.client.host if connection.client else "-"
 
 
 # --- password hashing, a few at a time ---
@@ -223,7 +194,6 @@ class Guard:
     address: Policy  # login attempts per address, whatever the account
     register: Policy  # registrations per address
     gate: HashGate
-    proxies: tuple[Network, ...]
     clock: Callable[[], float] = time.time  # seconds; tests pass a clock that moves only when they say
 
     @classmethod
@@ -251,12 +221,11 @@ class Guard:
                 memory_kib=settings.hash_memory_kib,
                 rounds=settings.hash_rounds,
             ),
-            proxies=parse_proxies(settings.trusted_proxies),
             clock=clock,
         )
 
     def address_of(self, connection: HTTPConnection) -> str:
-        return client_address(connection, self.proxies)
+        return client_address(connection)
 
     def _login_keys(self, username: str, address: str) -> list[tuple[str, Policy]]:
         return [(f"login-account:{username.lower()}", self.account), (f"login-address:{address}", self.address)]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from herotable.server.deps import Services
 from herotable.server.live import Hub, Viewer
+from herotable.server.proxy import same_site
 from herotable.server.security import SESSION_COOKIE
 
 router = APIRouter()
@@ -22,7 +22,10 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
     it missed, once and in order, rather than a "hello"."""
     svc: Services = socket.app.state.services
     origin = socket.headers.get("origin")
-    if origin and urlsplit(origin).netloc != socket.headers.get("host"):
+    public_url = svc.settings.public_url
+    if origin and not same_site(
+        origin, public_url=public_url, scheme=socket.url.scheme, host=socket.headers.get("host")
+    ):
         await socket.close(code=4403, reason="cross-site live connections are refused")
         return
     hub: Hub = socket.app.state.hub
