@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -79,6 +80,7 @@ def demo(
             console.print(line)
 
 
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 DatabaseOption = Annotated[
     str | None,
     typer.Option("--database", help="Database URL; default HEROTABLE_DATABASE_URL, else SQLite in ./data."),
@@ -109,7 +111,7 @@ def export_cmd(
     from herotable.store import StoreError, export_campaign, open_store
 
     try:
-        store = open_store(database)
+        store = open_store(database, migrate="check")  # a read-only command never changes the schema
         document = export_campaign(store, campaign_id)
     except StoreError as err:
         raise _fail(str(err)) from None
@@ -133,7 +135,7 @@ def import_cmd(
 
     document = _read_document(file)
     try:
-        state = verified_import(open_store(database), document)
+        state = verified_import(open_store(database, migrate="auto"), document)
     except StoreError as err:
         raise _fail(str(err)) from None
     typer.echo(f"imported {state.campaign_id} ({state.name}): {state.seq} events")
@@ -197,7 +199,7 @@ def replay_cmd(
     matches: bool | None = None
     if database is not None or os.environ.get("HEROTABLE_DATABASE_URL"):
         try:
-            matches = TableService(open_store(database)).state(state.campaign_id) == state
+            matches = TableService(open_store(database, migrate="check")).state(state.campaign_id) == state
         except UnknownCampaign:
             matches = None
         except StoreError as err:
@@ -262,10 +264,11 @@ def serve(demo: bool = False, **given: Any) -> None:
     --port…); an option wins. The table of them all is in docs/operations.md."""
     import uvicorn
 
-    from herotable.server.app import create_app
+    from herotable.server.app import app_when_database_answers
     from herotable.server.games.demo import seed_demo
     from herotable.server.settings import Settings, SettingsError, unknown_variables
     from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
+    from herotable.store import StoreError
 
     for name in unknown_variables():
         typer.echo(f"warning: {name} names no setting and is ignored (see docs/operations.md)", err=True)
@@ -285,7 +288,10 @@ def serve(demo: bool = False, **given: Any) -> None:
             f"--demo makes accounts whose password is published, and HEROTABLE_PUBLIC_URL={settings.public_url} "
             "says this server is open to the world. Tip: run the demo on your own machine, without a public URL"
         )
-    web = create_app(settings)  # migrates the database and makes the signing key once, before any worker starts
+    try:  # the database is opened (and SQLite upgraded) once, before any worker starts
+        web = app_when_database_answers(settings)
+    except StoreError as err:
+        raise _fail(str(err)) from None
     notice = legacy_notice(web.state.services.table)
     if notice:
         typer.echo(notice, err=True)
@@ -351,6 +357,102 @@ serve.__signature__ = _serve_signature()  # type: ignore[attr-defined]
 app.command()(serve)
 
 
+db_app = typer.Typer(no_args_is_help=True, help="The database's schema: which revision it is at, and upgrades.")
+app.add_typer(db_app, name="db")
+
+
+def _schema(database: str | None) -> tuple[str, str | None, str]:
+    """(the database as shown, its revision, this herotable's newest), reading only; exits 2 when it cannot."""
+    from herotable.store import StoreError
+
+    try:
+        return _read_schema(database)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+
+
+def _read_schema(database: str | None) -> tuple[str, str | None, str]:
+    from sqlalchemy.exc import OperationalError
+
+    from herotable.store import StoreError
+    from herotable.store.engine import create_store_engine
+    from herotable.store.migrate import schema_status
+    from herotable.store.sql import DATABASE_URL_ENV, default_database_url, one_line, parse_database_url
+
+    raw = database or os.environ.get(DATABASE_URL_ENV) or default_database_url()
+    if raw == "memory://":
+        raise StoreError("memory:// has no schema: it is made anew by each process. Tip: name a database")
+    url = parse_database_url(raw)
+    shown = url.render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
+        raise StoreError(
+            f"there is no database at {url.database}. Tip: check --database or HEROTABLE_DATABASE_URL; "
+            "`herotable db upgrade` makes a new one"
+        )
+    engine = create_store_engine(url)
+    try:
+        current, head = schema_status(engine)
+    except OperationalError as err:
+        raise StoreError(f"cannot open the database {shown}: {one_line(err.orig)}") from None
+    finally:
+        engine.dispose()
+    return shown, current, head
+
+
+def _status(current: str | None, head: str) -> str:
+    return "up to date" if current == head else "empty" if current is None else "behind"
+
+
+@db_app.command("current")
+def db_current(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+    """Say which schema revision the database is at, and this herotable's newest. Changes nothing."""
+    shown, current, head = _schema(database)
+    status = _status(current, head)
+    if as_json:
+        typer.echo(json.dumps({"database": shown, "revision": current, "head": head, "status": status}))
+    else:
+        typer.echo(f"{shown}: revision {current or 'none'}; this herotable's newest is {head} ({status})")
+
+
+@db_app.command("check")
+def db_check(database: DatabaseOption = None) -> None:
+    """Exit 0 when the database is at this herotable's newest revision, 1 when it needs `herotable db upgrade`, 2
+    when it cannot be read or a newer herotable made it. Changes nothing."""
+    shown, current, head = _schema(database)
+    if current != head:
+        typer.echo(
+            f"{shown} is at revision {current or 'none'} and this herotable needs {head}. "
+            "Tip: back it up, then run `herotable db upgrade`",
+            err=True,
+        )
+        raise typer.Exit(code=1)
+    typer.echo(f"{shown}: revision {head}, up to date")
+
+
+@db_app.command("upgrade")
+def db_upgrade(database: DatabaseOption = None) -> None:
+    """Bring the database's schema to this herotable's newest revision, in one transaction, keeping every row (a new
+    SQLite file is made). Safe while servers of this version run; stop older ones first."""
+    from herotable.store import StoreError, open_store
+    from herotable.store.migrate import head_revision
+
+    before: str | None = None
+    with contextlib.suppress(StoreError):  # a SQLite file not made yet; open_store says anything else again
+        before = _read_schema(database)[1]
+    try:
+        store = open_store(database, migrate="upgrade")
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    close = getattr(store, "close", None)
+    if close is not None:
+        close()
+    head = head_revision()
+    if before == head:
+        typer.echo(f"already at revision {head}; nothing to do")
+    else:
+        typer.echo(f"upgraded from revision {before or 'none'} to {head}")
+
+
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
 app.add_typer(user_app, name="user")
 
@@ -374,7 +476,7 @@ def reset_password_cmd(
     from herotable.store.accounts import accounts_for
 
     try:
-        accounts = accounts_for(open_store(database))
+        accounts = accounts_for(open_store(database, migrate="auto"))
     except StoreError as err:
         raise _fail(str(err)) from None
     user = accounts.user_by_name(username.lower())
@@ -438,7 +540,6 @@ sim_app = typer.Typer(no_args_is_help=True, help="Monte Carlo for conflicts too 
 app.add_typer(odds_app, name="odds")
 app.add_typer(sim_app, name="sim")
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 ExplodingOption = Annotated[bool, typer.Option("--exploding", help="Exploding maximum rolls (R-LTL-18).")]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -23,7 +24,7 @@ from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
 from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back
 from herotable.service import TableService
-from herotable.store.port import EventStore
+from herotable.store.port import EventStore, StoreError
 from herotable.store.sql import open_store
 
 STATIC = Path(__file__).with_name("static")
@@ -75,7 +76,9 @@ def create_app(
     limits and invitations count by; `ticks`: the monotonic seconds a session check is kept for); `herotable serve`
     passes none."""
     settings = settings or Settings.load().with_secret()
-    store = store or open_store(settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}")
+    if store is None:  # SQLite is upgraded as it opens; a database server only when the operator says so
+        url = settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}"
+        store = open_store(url, migrate="upgrade" if settings.migrate else "auto")
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock, ticks)
     hub = Hub(table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix)
@@ -113,3 +116,25 @@ def served_app() -> FastAPI:
     freeze_start_up_heap()
     give_large_blocks_back()
     return app
+
+
+def app_when_database_answers(
+    settings: Settings,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    ticks: Callable[[], float] = time.monotonic,
+) -> FastAPI:
+    """The app, once its database answers: a database server still starting (PostgreSQL beside herotable at boot)
+    is tried again each second for up to `db_wait_s`. Raises `StoreError` in one sentence when it does not answer by
+    then, or at once for anything else (a bad URL, a schema to upgrade)."""
+    give_up = ticks() + settings.db_wait_s
+    while True:
+        try:
+            return create_app(settings)
+        except StoreError as err:
+            if not isinstance(err.__cause__, OperationalError):
+                raise
+            if ticks() >= give_up:
+                waited = f" (tried for {settings.db_wait_s:g} s)" if settings.db_wait_s else ""
+                raise StoreError(f"{err}{waited}") from None
+            sleep(1.0)

@@ -67,3 +67,27 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
         command.upgrade(_config(connection), revision)
+
+
+def schema_status(engine: Engine) -> tuple[str | None, str]:
+    """(the database's revision, this herotable's newest), raising StoreError for a revision it does not know."""
+    current = current_revision(engine)
+    _check_known(current)
+    return current, head_revision()
+
+
+def require_head(engine: Engine, shown: str) -> None:
+    """Raise StoreError, in one sentence with the command that helps, unless the database is at this herotable's
+    newest revision. Nothing is written."""
+    current, head = schema_status(engine)
+    if current == head:
+        return
+    if current is None:
+        raise StoreError(
+            f"{shown} holds no herotable tables yet. Tip: run `herotable db upgrade` to make them (or start the "
+            "server with --migrate)"
+        )
+    raise StoreError(
+        f"{shown} is at schema revision {current}, and this herotable needs {head}. Tip: back it up, then run "
+        "`herotable db upgrade` (or start the server once with --migrate)"
+    )

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Executable, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import URL, Connection, Engine, make_url
@@ -30,7 +30,7 @@ from herotable.store.invariants import (
 )
 from herotable.store.memberships import changes_members, members_after
 from herotable.store.memory import MemoryEventStore
-from herotable.store.migrate import upgrade
+from herotable.store.migrate import require_head, upgrade
 from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
@@ -703,27 +703,50 @@ def private_sqlite_file(path: Path) -> None:
                 extra.chmod(0o600)
 
 
-def open_store(url: str | None = None) -> EventStore:
-    """Open the store at `url`, else `HEROTABLE_DATABASE_URL`, else the default SQLite file; migrate it to head.
+Migrate = Literal["upgrade", "auto", "check"]
 
-    Raises `StoreError` for a URL it cannot use or a database it cannot reach.
+
+def open_store(url: str | None = None, *, migrate: Migrate = "upgrade") -> EventStore:
+    """Open the store at `url`, else `HEROTABLE_DATABASE_URL`, else the default SQLite file.
+
+    `migrate` says what to do with a schema older than this herotable's: "upgrade" it; "check" refuses in one
+    sentence and writes nothing (read-only commands, and a server not told to migrate a database server); "auto"
+    upgrades SQLite, a file of this machine's, and checks a database server. With "check" a SQLite file that is not
+    there is not made. A schema newer than this herotable's is refused whatever `migrate` says.
+
+    Raises `StoreError` for a URL it cannot use, a database it cannot reach, or a schema it may not use.
     """
     raw = url or os.environ.get(DATABASE_URL_ENV) or default_database_url()
     if raw == "memory://":
         return MemoryEventStore()
     parsed = parse_database_url(raw)
-    if parsed.get_backend_name() == "sqlite" and parsed.database:
+    sqlite = parsed.get_backend_name() == "sqlite"
+    mode = ("upgrade" if sqlite else "check") if migrate == "auto" else migrate
+    shown = parsed.render_as_string(hide_password=True)
+    if sqlite and parsed.database:
+        if mode == "check" and not Path(parsed.database).exists():
+            raise StoreError(
+                f"there is no database at {parsed.database}. Tip: check --database or HEROTABLE_DATABASE_URL; a new "
+                "one is made by `herotable db upgrade` or by starting the server"
+            )
         private_sqlite_file(Path(parsed.database))
     engine = create_store_engine(parsed)
     try:
-        upgrade(engine)
+        if mode == "upgrade":
+            upgrade(engine)
+        else:
+            require_head(engine, f"the database {shown}")
     except OperationalError as error:
         engine.dispose()
-        shown = parsed.render_as_string(hide_password=True)
         raise StoreError(
-            f"cannot open the database {shown}: {error.orig}. Tip: check the URL and that the server runs"
+            f"cannot open the database {shown}: {one_line(error.orig)}. Tip: check the URL and that the server runs"
         ) from error
     except BaseException:
         engine.dispose()
         raise
     return SqlEventStore(engine)
+
+
+def one_line(error: object) -> str:
+    """A driver's message on one line (psycopg's span several)."""
+    return " ".join(str(error).split())
