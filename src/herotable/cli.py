@@ -454,7 +454,152 @@ def db_upgrade(database: DatabaseOption = None) -> None:
 
 
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
-app.add_typer(user_app, name="user")
+app.add_typer(user_app, name="users")
+app.add_typer(user_app, name="user", hidden=True)  # the name of earlier versions: scripts that use it keep working
+campaigns_app = typer.Typer(no_args_is_help=True, help="The server's campaigns, for its owner.")
+app.add_typer(campaigns_app, name="campaigns")
+
+
+def _accounts(database: str | None, *, writing: bool) -> Any:
+    """The account store of the database; a command that only reads never migrates it."""
+    from herotable.store import StoreError, open_store
+    from herotable.store.accounts import accounts_for
+
+    try:
+        store = open_store(database, migrate="auto" if writing else "check")
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    return store, accounts_for(store)
+
+
+def _user(accounts: Any, username: str) -> Any:
+    from herotable.server.admin import AdminError, find_user
+
+    try:
+        return find_user(accounts, username)
+    except AdminError as err:
+        raise _fail(str(err)) from None
+
+
+@user_app.command("list")
+def users_list(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+    """Every account: username, name, since when, admin or not, disabled or not. Changes nothing."""
+    from herotable.server.admin import user_row
+
+    _, accounts = _accounts(database, writing=False)
+    rows = [user_row(u) for u in accounts.users()]
+    if as_json:
+        typer.echo(json.dumps({"users": rows}))
+        return
+    for r in rows:
+        flags = ", ".join(f for f in ("admin" if r["admin"] else "", "DISABLED" if r["disabled_at"] else "") if f)
+        typer.echo(f"{r['username']:<20} {r['display_name']:<24} since {r['created_at'][:10]}  {flags}".rstrip())
+    typer.echo(f"{len(rows)} account{'' if len(rows) == 1 else 's'}")
+
+
+@user_app.command("create")
+def users_create(
+    username: Annotated[str, typer.Argument(help="3 to 40 letters, digits, '.', '_' or '-'.")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="The name shown at the table; default the username.")
+    ] = None,
+    admin: Annotated[bool, typer.Option("--admin", help="Make the account an admin of this server.")] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Make an account (whatever the registration setting), asking for its password twice."""
+    import uuid
+
+    from pydantic import ValidationError
+
+    from herotable.server.api.accounts import Registration
+    from herotable.server.auth import HashGate, stamp
+    from herotable.server.settings import Settings, SettingsError
+    from herotable.store.accounts import User, UsernameTaken
+
+    password = typer.prompt(f"Password for {username}", hide_input=True, confirmation_prompt=True)
+    try:
+        body = Registration(username=username, password=password, display_name=name or username)
+        settings = Settings.load()
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise _fail(f"{first['loc'][0]}: {first['msg']}; nothing was made") from None
+    except SettingsError as err:
+        raise _fail(err.problems[0]) from None
+    _, accounts = _accounts(database, writing=True)
+    gate = HashGate(1, 60.0, memory_kib=settings.hash_memory_kib, rounds=settings.hash_rounds)
+    user = User(uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), gate.hash(password), stamp())
+    try:
+        accounts.add_user(user)
+    except UsernameTaken as err:
+        raise _fail(str(err)) from None
+    if admin:
+        accounts.set_admin(user.user_id, True)
+    typer.echo(f"made {user.username}{' (admin)' if admin else ''}")
+
+
+def _set_admin(username: str, database: str | None, admin: bool) -> None:
+    _, accounts = _accounts(database, writing=True)
+    user = _user(accounts, username)
+    accounts.set_admin(user.user_id, admin)
+    typer.echo(f"{user.username} is {'now an admin' if admin else 'no longer an admin'}")
+
+
+@user_app.command("promote")
+def users_promote(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+    """Make the account an admin of this server (it sees /admin: every account and campaign, and may disable
+    accounts). Only the shell makes admins."""
+    _set_admin(username, database, True)
+
+
+@user_app.command("demote")
+def users_demote(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+    """Take the admin role from the account."""
+    _set_admin(username, database, False)
+
+
+@user_app.command("disable")
+def users_disable(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+    """Stop the account logging in, and end its sessions now (its live tables close at once on servers sharing
+    HEROTABLE_REDIS_URL; elsewhere within 10 s). Its characters and campaigns stay."""
+    from herotable.server.admin import set_disabled
+
+    _, accounts = _accounts(database, writing=True)
+    user = _user(accounts, username)
+    if user.disabled:
+        typer.echo(f"{user.username} was disabled already")
+        return
+    ended = set_disabled(accounts, user, True)
+    _announce_sessions_ended(user.user_id)
+    typer.echo(f"{user.username} is disabled; {ended} session{'' if ended == 1 else 's'} ended")
+
+
+@user_app.command("enable")
+def users_enable(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+    """Let a disabled account log in again."""
+    from herotable.server.admin import set_disabled
+
+    _, accounts = _accounts(database, writing=True)
+    user = _user(accounts, username)
+    set_disabled(accounts, user, False)
+    typer.echo(f"{user.username} may log in again")
+
+
+@campaigns_app.command("list")
+def campaigns_list(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+    """Every campaign: its id, name, game, GM, members and events. Changes nothing."""
+    from herotable.server.admin import campaign_lines
+
+    store, accounts = _accounts(database, writing=False)
+    lines = campaign_lines(store, accounts)
+    if as_json:
+        typer.echo(json.dumps({"campaigns": [line.to_json() for line in lines]}))
+        return
+    for c in lines:
+        old = "" if c.readable else "  (from an older herotable, kept unread)"
+        typer.echo(
+            f"{c.campaign_id}  {c.name}  [{c.game}]  GM {c.gm or '—'}, {c.members} members, {c.events} events{old}"
+        )
+    typer.echo(f"{len(lines)} campaign{'' if len(lines) == 1 else 's'}")
 
 
 @user_app.command("reset-password")

@@ -17,7 +17,6 @@ from herotable.store.accounts import (
     AccountStore,
     Invite,
     InviteRefused,
-    SqlAccountStore,
     User,
     UsernameTaken,
     accounts_for,
@@ -275,9 +274,15 @@ def test_a_database_at_revision_0004_keeps_its_campaign_accounts_and_invitations
     # accounts and its invitation all survive; the old invitation keeps working for a week, with no use limit.
     engine = create_store_engine(parse_database_url(old_url))
     upgrade(engine, "0004")
-    users = SqlAccountStore(engine)
-    for uid, name in (("u-gwen", "gwen"), ("u-pat", "pat")):
-        users.add_user(User(uid, name, name.title(), "$argon2id$kept", CREATED))
+    with engine.begin() as connection:  # the accounts as revision 0004 kept them
+        for uid, name in (("u-gwen", "gwen"), ("u-pat", "pat")):
+            connection.execute(
+                sa.text(
+                    "INSERT INTO users (user_id, username, display_name, password_hash, created_at) "
+                    "VALUES (:u, :n, :d, '$argon2id$kept', :t)"
+                ),
+                {"u": uid, "n": name, "d": name.title(), "t": CREATED},
+            )
     table = TableService(MemoryEventStore(), rng=SeededRng(3))
     cid = table.create_campaign("u-gwen", "Gwen", "Harbour Nights", Ruleset.LTL).campaign_id
     table.execute(cid, "u-gwen", StartScene())

@@ -73,7 +73,7 @@ def run(*args: str) -> Any:
 
 
 def test_the_earlier_revisions_are_all_there() -> None:
-    assert EARLIER == [f"{n:04d}" for n in range(1, int(head_revision()))]
+    assert [f"{n:04d}" for n in range(1, int(head_revision()))] == EARLIER
 
 
 @pytest.mark.parametrize("revision", EARLIER)
@@ -170,3 +170,26 @@ def test_a_bad_url_is_not_waited_for() -> None:
             Settings(database_url="mysql://x@y/z", secret_key=KEY, db_wait_s=30), sleep=slept.append
         )
     assert slept == []
+
+
+def test_accounts_made_before_revision_0009_come_through_enabled_and_not_admins(db_url: str) -> None:
+    from herotable.store.accounts import accounts_for
+
+    at_revision(db_url, "0008")
+    engine = create_store_engine(parse_database_url(db_url))
+    with engine.begin() as connection:
+        connection.execute(
+            sa.text(
+                "INSERT INTO users (user_id, username, display_name, password_hash, created_at) "
+                "VALUES ('u1', 'gwen', 'Gwen', 'hash', :at)"
+            ),
+            {"at": CREATED},
+        )
+    engine.dispose()
+    assert run("db", "upgrade", "--database", db_url).exit_code == 0
+    store = open_store(db_url, migrate="check")
+    try:
+        [gwen] = accounts_for(store).users()
+        assert (gwen.username, gwen.admin, gwen.disabled_at, gwen.password_hash) == ("gwen", False, None, "hash")
+    finally:
+        store.close()

@@ -276,7 +276,7 @@ def test_a_database_at_revision_0007_lists_its_campaigns_after_the_upgrade(sql_u
     store = open_store(sql_url)
     try:
         assert isinstance(store, SqlEventStore)
-        assert current_revision(store.engine) == head_revision() == "0008"
+        assert current_revision(store.engine) == head_revision() >= "0008"
         table = TableService(store)
         for user in ("gwen", "pat", "sly", "kit"):
             assert listed(table, user) == listed(old, user), user

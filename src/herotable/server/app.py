@@ -14,7 +14,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.dice import Rng
-from herotable.server import api, chat, errors, health, live_routes, manage, pages, portrait_routes
+from herotable.server import admin, api, chat, errors, health, live_routes, manage, pages, portrait_routes
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
@@ -103,6 +103,7 @@ def create_app(
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel
     app.include_router(manage.router)
+    app.include_router(admin.router)
     app.include_router(portrait_routes.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

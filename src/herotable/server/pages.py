@@ -62,7 +62,8 @@ def local_path(target: str) -> str:
 
 def render(request: Request, name: str, svc: ServicesDep, user: Any, status: int = 200, **context: Any) -> HTMLResponse:
     csrf = svc.sessions.csrf_token(request.state.session)
-    return templates.TemplateResponse(request, name, {"user": user, "csrf": csrf, **context}, status_code=status)
+    shared = {"user": user, "csrf": csrf, "registration": svc.settings.registration}
+    return templates.TemplateResponse(request, name, {**shared, **context}, status_code=status)
 
 
 class Refused(Exception):
@@ -157,7 +158,8 @@ def register_form(
     next: str = Form("/"),
 ) -> Response:
     try:
-        body = accounts.Registration(username=username, password=password, display_name=display_name)
+        invited = next.removeprefix("/join/") if next.startswith("/join/") else None
+        body = accounts.Registration(username=username, password=password, display_name=display_name, invite=invited)
         user = accounts.register_user(svc, body, request)
     except HTTPException as err:  # too many registrations from here (429), or too busy hashing (503)
         refused = render(

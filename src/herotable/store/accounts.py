@@ -35,6 +35,12 @@ class User:
     display_name: str
     password_hash: str
     created_at: str
+    admin: bool = False  # the server's administrator: given only from the shell (`herotable users promote`)
+    disabled_at: str | None = None  # when the server's owner disabled the account: no login, no session
+
+    @property
+    def disabled(self) -> bool:
+        return self.disabled_at is not None
 
 
 @dataclass(frozen=True)
@@ -94,12 +100,22 @@ class AccountStore(Protocol):
 
     def set_password(self, user_id: str, password_hash: str) -> None: ...
 
+    def users(self) -> list[User]:
+        """Every account, oldest first."""
+        ...
+
+    def set_admin(self, user_id: str, admin: bool) -> None: ...
+
+    def set_disabled(self, user_id: str, at: str | None) -> None:
+        """Disable the account from `at` (its sessions are no longer live), or enable it again (None)."""
+        ...
+
     # --- sessions (kept by a hash of their id) ---
 
     def add_session(self, sid_hash: str, user_id: str, created_at: str, expires_at: str) -> None: ...
 
     def session_user(self, sid_hash: str, now: str) -> User | None:
-        """The user of a session that is neither revoked nor expired at `now`."""
+        """The user of a session that is neither revoked nor expired at `now`, while the account is enabled."""
         ...
 
     def revoke_session(self, sid_hash: str, at: str) -> None: ...
@@ -198,6 +214,17 @@ class MemoryAccountStore:
         with self._lock:
             self._users[user_id] = replace(self._users[user_id], password_hash=password_hash)
 
+    def users(self) -> list[User]:
+        return sorted(self._users.values(), key=lambda u: (u.created_at, u.username))
+
+    def set_admin(self, user_id: str, admin: bool) -> None:
+        with self._lock:
+            self._users[user_id] = replace(self._users[user_id], admin=admin)
+
+    def set_disabled(self, user_id: str, at: str | None) -> None:
+        with self._lock:
+            self._users[user_id] = replace(self._users[user_id], disabled_at=at)
+
     def add_session(self, sid_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
         with self._lock:
             self._sessions[sid_hash] = _Session(user_id, expires_at)
@@ -206,7 +233,8 @@ class MemoryAccountStore:
         found = self._sessions.get(sid_hash)
         if found is None or found.revoked_at is not None or found.expires_at <= now:
             return None
-        return self._users.get(found.user_id)
+        user = self._users.get(found.user_id)
+        return user if user is not None and not user.disabled else None
 
     def revoke_session(self, sid_hash: str, at: str) -> None:
         with self._lock:
@@ -292,6 +320,7 @@ _SESSION_USER = (
         SessionRecord.sid_hash == bindparam("sid_hash"),
         SessionRecord.revoked_at.is_(None),
         SessionRecord.expires_at > bindparam("now"),
+        UserRecord.disabled_at.is_(None),
     )
 )
 
@@ -327,6 +356,21 @@ class SqlAccountStore:
             connection.execute(
                 update(UserRecord).where(UserRecord.user_id == user_id).values(password_hash=password_hash)
             )
+
+    def users(self) -> list[User]:
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(UserRecord.__table__).order_by(UserRecord.created_at, UserRecord.username)
+            ).mappings()
+            return [User(**row) for row in rows]
+
+    def set_admin(self, user_id: str, admin: bool) -> None:
+        with self._writer.begin() as connection:
+            connection.execute(update(UserRecord).where(UserRecord.user_id == user_id).values(admin=admin))
+
+    def set_disabled(self, user_id: str, at: str | None) -> None:
+        with self._writer.begin() as connection:
+            connection.execute(update(UserRecord).where(UserRecord.user_id == user_id).values(disabled_at=at))
 
     def add_session(self, sid_hash: str, user_id: str, created_at: str, expires_at: str) -> None:
         with self._writer.begin() as connection:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Float, ForeignKey, Index, Integer, LargeBinary, Text
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, LargeBinary, Text, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -101,6 +101,8 @@ class UserRecord(Base):
     display_name: Mapped[str] = mapped_column(Text)
     password_hash: Mapped[str] = mapped_column(Text)
     created_at: Mapped[str] = mapped_column(Text)
+    admin: Mapped[bool] = mapped_column(Boolean, server_default=false())  # given only from the shell
+    disabled_at: Mapped[str | None] = mapped_column(Text, nullable=True)  # set: no login, no session
 
 
 class InviteRecord(Base):

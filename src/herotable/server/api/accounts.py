@@ -24,6 +24,11 @@ class Credentials(BaseModel):
 
 class Registration(Credentials):
     display_name: str = Field(min_length=1, max_length=60)
+    invite: str | None = Field(
+        default=None,
+        max_length=40,
+        description="an invitation code; required where the server makes accounts by invitation only",
+    )
 
 
 class NewPassword(BaseModel):
@@ -31,8 +36,8 @@ class NewPassword(BaseModel):
     new_password: str = Field(min_length=8, max_length=200)
 
 
-def user_json(user: User) -> dict[str, str]:
-    return {"user_id": user.user_id, "username": user.username, "display_name": user.display_name}
+def user_json(user: User) -> dict[str, Any]:
+    return {"user_id": user.user_id, "username": user.username, "display_name": user.display_name, "admin": user.admin}
 
 
 def login_session(request: Request, response: Response, svc: ServicesDep, user: User | None) -> None:
@@ -67,9 +72,31 @@ def set_session_cookie(response: Response, svc: ServicesDep, session: Any) -> No
     )
 
 
+def may_register(svc: ServicesDep, invite_code: str | None) -> None:
+    """Raise 403 unless this server's registration setting lets someone register now: always when it is `open`,
+    with a live invitation's code when it is `invite`, never when it is `closed`."""
+    mode = svc.settings.registration
+    if mode == "open":
+        return
+    if mode == "closed":
+        raise HTTPException(
+            403, "this server makes no accounts here; nothing was changed. Tip: ask the server's owner for one"
+        )
+    invite = svc.accounts.invite(invite_code) if invite_code else None
+    now = utc_now()
+    if invite is None or invite.expires_at <= now or (invite.max_uses is not None and invite.uses >= invite.max_uses):
+        raise HTTPException(
+            403,
+            "this server makes accounts by invitation only; nothing was changed. Tip: open the invitation link your "
+            "GM sent, and register there",
+        )
+
+
 def register_user(svc: ServicesDep, body: Registration, request: Request | None = None) -> User:
-    """A new account. Registrations through a request are limited per address (429); the password is hashed
-    before the name is looked at, so a taken name answers no faster than a free one."""
+    """A new account, where the registration setting allows one (403). Registrations through a request are limited
+    per address (429); the password is hashed before the name is looked at, so a taken name answers no faster than
+    a free one. Nobody becomes an admin by registering."""
+    may_register(svc, body.invite)
     if request is not None:
         svc.guard.registering(svc.guard.address_of(request))
     hashed = svc.guard.gate.hash(body.password)
@@ -83,6 +110,8 @@ def authenticate(request: Request, svc: ServicesDep, username: str, password: st
     user = svc.guard.login(svc.accounts, username, password, svc.guard.address_of(request))
     if user is None:
         raise HTTPException(401, "unknown username or wrong password")
+    if user.disabled:  # said only to whoever knows the password
+        raise HTTPException(403, "this account is disabled. Tip: ask the server's owner to enable it")
     return user
 
 
@@ -144,5 +173,5 @@ def password(body: NewPassword, request: Request, svc: ServicesDep, user: UserDe
 
 
 @router.get("/me")
-def me(user: UserDep) -> dict[str, str]:
+def me(user: UserDep) -> dict[str, Any]:
     return user_json(user)
