@@ -266,6 +266,8 @@ def serve(demo: bool = False, **given: Any) -> None:
 
     from herotable.server.app import app_when_database_answers
     from herotable.server.games.demo import seed_demo
+    from herotable.server.logs import log_config
+    from herotable.server.metrics import MULTIPROCESS_ENV
     from herotable.server.settings import Settings, SettingsError, unknown_variables
     from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
     from herotable.store import StoreError
@@ -283,6 +285,10 @@ def serve(demo: bool = False, **given: Any) -> None:
             f"--workers {settings.workers} needs Redis, so that a roll made on one process reaches viewers on the "
             "others. Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
         )
+    if settings.workers > 1 and not os.environ.get(MULTIPROCESS_ENV):  # /metrics sums every worker's counts
+        import tempfile
+
+        os.environ[MULTIPROCESS_ENV] = tempfile.mkdtemp(prefix="herotable-metrics-")
     if demo and settings.public_url and settings.public_url.startswith("https://"):
         raise _fail(
             f"--demo makes accounts whose password is published, and HEROTABLE_PUBLIC_URL={settings.public_url} "
@@ -308,6 +314,8 @@ def serve(demo: bool = False, **given: Any) -> None:
         "port": settings.port,
         "http": NO_DELAY_HTTP,  # answers are not held back by Nagle's algorithm (see server/transport.py)
         "log_level": settings.log_level,
+        "log_config": log_config(settings.log_format, settings.log_level),
+        "access_log": False,  # herotable logs each request itself, with its id and without secrets
         # forwarded headers are read by the app itself, from the proxies HEROTABLE_TRUSTED_PROXIES names only
         "proxy_headers": False,
     }

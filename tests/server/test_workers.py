@@ -90,6 +90,7 @@ def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis
         "HEROTABLE_DATABASE_URL": postgres_schema(),
         "HEROTABLE_REDIS_URL": private_redis.url,
         "HEROTABLE_SECRET_KEY": "workers-secret-key-0123456789-abcdef",
+        "HEROTABLE_MIGRATE": "1",  # a new PostgreSQL database: its tables are made when the operator says so
     }
     first = serve(env)
     second = serve(env, "--workers", "2")
@@ -109,6 +110,11 @@ def test_viewers_on_any_process_see_what_happens_on_another(serve, private_redis
     kinds: list[str] = []
     while "table.dice_rolled" not in kinds:
         kinds += _next_events(watching_first)
+    # whichever worker answers the scrape, it reports both workers' counts: the second served Pat's one command,
+    # and holds her four sockets
+    scraped = httpx.get(f"{second}/metrics").text
+    assert 'herotable_commands_total{outcome="ok",type="table.roll"} 1.0' in scraped, scraped
+    assert "herotable_live_sockets 4.0" in scraped
     stack.close()
 
 

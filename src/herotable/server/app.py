@@ -14,11 +14,12 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.dice import Rng
-from herotable.server import admin, api, chat, errors, health, live_routes, manage, pages, portrait_routes
+from herotable.server import admin, api, chat, errors, health, live_routes, manage, metrics, pages, portrait_routes
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
 from herotable.server.live import Hub
+from herotable.server.logs import RequestLog
 from herotable.server.proxy import ForwardedHeaders, parse_proxies
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
@@ -81,7 +82,9 @@ def create_app(
         store = open_store(url, migrate="upgrade" if settings.migrate else "auto")
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock, ticks)
-    hub = Hub(table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix)
+    hub = Hub(
+        table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix, metrics=services.metrics
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -96,9 +99,11 @@ def create_app(
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
     app.add_middleware(RequestGuard, max_body=settings.body_limit)
+    app.add_middleware(RequestLog, counted=services.metrics.requests)
     # outermost: every part of the app sees the request as a trusted proxy in front received it
     app.add_middleware(ForwardedHeaders, proxies=parse_proxies(settings.trusted_proxies))
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from herotable.server.auth import Guard, LiveSessions, stamp
+from herotable.server.metrics import Metrics
 from herotable.server.redis_link import RedisLink
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
@@ -34,6 +35,7 @@ class Services:
     live_sessions: LiveSessions  # which sessions are alive, kept a few seconds
     images: Slots  # portrait uploads decoded at once
     redis: RedisLink | None  # with HEROTABLE_REDIS_URL: what requests ask Redis (limits, endings) goes through it
+    metrics: Metrics  # what /metrics reports
 
     def now(self) -> datetime:
         """The time by the app's clock (the one the login limits count by), for invitations and the removals they
@@ -57,7 +59,11 @@ def make_services(
     `clock` (seconds since the epoch) is what login limits and invitations count by; `ticks` (seconds, monotonic)
     is how long a session check is kept, and how long Redis is left alone after it failed."""
     accounts = accounts_for(table.store)
-    redis = RedisLink(settings.redis_url, ticks=ticks) if settings.redis_url else None
+    metrics = Metrics()
+    table.execute = metrics.observing(table.execute)
+    redis = (
+        RedisLink(settings.redis_url, ticks=ticks, failed=metrics.redis_failures.inc) if settings.redis_url else None
+    )
 
     def removals(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
@@ -81,6 +87,7 @@ def make_services(
         LiveSessions(accounts, clock=ticks),
         Slots(settings.image_slots, settings.image_wait_s, work="reading portraits", doing="reading other pictures"),
         redis,
+        metrics,
     )
 
 

@@ -86,6 +86,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(OperationalError)
     async def _unavailable(request: Request, err: OperationalError) -> JSONResponse:
         # the database is down, restarting, or dropped the connection (the pool is renewed for the next request)
+        request.app.state.services.metrics.database_failures.inc()
         log.warning("the database failed on %s %s: %s", request.method, request.url.path, err.orig)
         message = (
             "the database did not answer; send the request again in a moment (a command sent again with the same "

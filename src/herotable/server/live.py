@@ -34,6 +34,7 @@ from fastapi import WebSocket
 
 from herotable.server.auth import LiveSessions, stamp
 from herotable.server.log_pages import seen_json
+from herotable.server.metrics import Metrics
 from herotable.server.pages import live_fragments
 from herotable.server.redis_link import RedisAway, RedisLink
 from herotable.server.security import digest
@@ -243,8 +244,10 @@ class Hub:
         sessions: LiveSessions | None = None,
         *,
         redis_prefix: str = DEFAULT_REDIS_PREFIX,
+        metrics: Metrics | None = None,
     ) -> None:
         self.service = service
+        self.metrics = metrics or Metrics()
         self.link = link  # with Redis: what a request publishes (an ending) goes through it, failing fast when away
         self.redis_url = redis_url = link.url if link is not None else None
         self.channel = channel(redis_prefix)
@@ -707,6 +710,7 @@ class Hub:
                     return
                 try:
                     await viewer.socket.send_text(text)
+                    self.metrics.frames.inc()
                 except Exception:  # a broken socket drops that viewer, not the broadcast
                     log.info("dropping a live viewer of %s", viewer.campaign_id, exc_info=True)
                     self.leave(viewer)
@@ -764,11 +768,16 @@ class Hub:
         `after` (the cursor of the last frame it got, for the role `role` that frame was made for)."""
         with self._guard:
             self._viewers.setdefault(viewer.campaign_id, set()).add(viewer)
+        self.metrics.sockets.inc()
         await self._send(viewer, hello=True, resume=None if after is None else (after, role))
 
     def leave(self, viewer: Viewer) -> None:
         with self._guard:
-            self._viewers.get(viewer.campaign_id, set()).discard(viewer)
+            viewers = self._viewers.get(viewer.campaign_id, set())
+            there = viewer in viewers
+            viewers.discard(viewer)
+        if there:
+            self.metrics.sockets.dec()
 
     async def _update(self, viewer: Viewer) -> None:
         try:
@@ -798,6 +807,7 @@ class Hub:
                 if text is None:
                     return
                 await viewer.socket.send_text(text)
+                self.metrics.frames.inc()
                 viewer.cursor = cursor = last
 
     def _resumable(self, viewer: Viewer, role: Role, after: str, was: str | None) -> bool:

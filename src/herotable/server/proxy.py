@@ -21,6 +21,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 HOST = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$")  # a name or address, and a port
 DEFAULT_PORTS = {"http": 80, "https": 443}
+ORIGINAL_PEER = "herotable.peer"  # in a rewritten request's scope: the trusted proxy's own address
 
 
 def parse_proxies(entries: tuple[str, ...]) -> tuple[Network, ...]:
@@ -72,6 +73,7 @@ class ForwardedHeaders:
             if hop.strip()
         ]
         client = forwarded_client(hops, self.proxies)
+        scope[ORIGINAL_PEER] = scope["client"][0]
         if client is not None:
             scope["client"] = (client, 0)
         proto = _first(forwarded.get(b"x-forwarded-proto", b"")).lower()

@@ -29,7 +29,10 @@ class RedisLink:
     """A Redis client shared by one process's requests, and whether Redis is away. `ticks` (monotonic seconds, which
     tests move themselves) times the back-off. Thread-safe."""
 
-    def __init__(self, url: str, *, ticks: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, url: str, *, ticks: Callable[[], float] = time.monotonic, failed: Callable[[], None] | None = None
+    ) -> None:
+        self._failed = failed  # told of each outage's first failure (for the metrics)
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
@@ -59,6 +62,8 @@ class RedisLink:
                 began = self._away_until is None
                 self._away_until = self._ticks() + BACK_OFF_S
             if began:
+                if self._failed is not None:
+                    self._failed()
                 log.warning(
                     "Redis is away (%s): login limits count in the database until it answers again, and ended sessions "
                     "are not announced (other processes read sessions from the database while they cannot hear Redis)",
