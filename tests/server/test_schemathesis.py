@@ -52,7 +52,8 @@ class Person:
         self.log_in()
 
     def log_in(self) -> None:
-        self.clock.advance(Settings.login_window_s)  # past the waits the generated failed logins earned
+        # past the waits the generated failed logins earned
+        self.clock.advance(Settings.model_fields["login_window_s"].default)
         self.client.cookies.clear()
         csrf = self.client.get("/api/v1/csrf").json()["csrf_token"]
         answer = self.client.post(

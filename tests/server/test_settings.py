@@ -123,10 +123,10 @@ def test_unknown_variables_are_typos_not_test_or_bench_settings() -> None:
 
 def test_sqlite_makes_its_signing_key_once_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = Settings(data_dir=tmp_path / "d").with_secret()
-    assert "made a signing key in" in capsys.readouterr().out
+    assert "made a signing key in" in capsys.readouterr().err
     assert (tmp_path / "d" / "secret_key").stat().st_mode & 0o777 == 0o600
     again = Settings(data_dir=tmp_path / "d").with_secret()
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
     assert first.secret_key == again.secret_key and len(first.secret_key) >= 32
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -304,7 +305,10 @@ def stored_secret(data_dir: Path) -> str:
     key = secrets.token_urlsafe(48)
     path.write_text(key)
     path.chmod(0o600)
-    print(f"herotable: made a signing key in {path} (keep it with the database; a new one logs everyone out)")
+    print(
+        f"herotable: made a signing key in {path} (keep it with the database; a new one logs everyone out)",
+        file=sys.stderr,
+    )
     return key
 
 
