@@ -213,6 +213,45 @@ def _check_campaigns(staged: Path, source: Path) -> tuple[int, int]:
     return len(campaigns), events
 
 
+def _serving_file(database: Path) -> Path:
+    return database.with_name(database.name + ".serving")
+
+
+_HELD: dict[Path, int] = {}  # the serving locks this process holds, by database: kept open until it ends
+
+
+def hold_serving_lock(database: Path) -> None:
+    """Mark the SQLite `database` as served by this process, for as long as it runs: a shared lock (every worker of
+    a server takes one) on `<database>.serving`, which the system lets go when the process ends, however it ends."""
+    import fcntl
+
+    key = database.resolve()
+    if key in _HELD:
+        return
+    fd = os.open(_serving_file(database), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _HELD[key] = fd
+
+
+def no_server_on(database: Path) -> None:
+    """Raise StoreError when a running server holds the SQLite `database` (its serving lock)."""
+    import fcntl
+
+    lock = _serving_file(database)
+    if not lock.exists():
+        return
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise StoreError(
+            f"a herotable server is using {database} now; nothing was changed. Tip: stop it (every worker), then "
+            "restore"
+        ) from None
+    finally:
+        os.close(fd)  # closing lets go of the lock, taken or not
+
+
 def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
     """Put the backup `source` in place of the database at `url`, after checking it: intact, a herotable database
     (brought to this version's schema), every campaign's log whole up to its head and folding with its chain intact.
@@ -221,6 +260,7 @@ def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
     target = sqlite_path(url)
     if not source.is_file():
         raise StoreError(f"there is no backup at {source}")
+    no_server_on(target)
     _check_backup(source)
     if target.exists() and target.stat().st_size and not replace:
         raise StoreError(

@@ -235,14 +235,17 @@ def test_the_docs_caddyfile_is_valid(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stderr
 
 
-def test_the_docs_systemd_unit_is_valid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_docs_systemd_units_are_valid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd is not installed here; the nginx configuration is checked always")
-    unit = docs_block("ini")
-    assert "ExecStart=/opt/herotable/bin/herotable serve" in unit
-    (tmp_path / "herotable.service").write_text(unit.replace("/opt/herotable/bin/herotable", HEROTABLE))
-    checked = subprocess.run([analyze, "verify", str(tmp_path / "herotable.service")], capture_output=True, text=True)
+    units = re.findall(r"```ini\n# /etc/systemd/system/(\S+)\n(.*?)```", DOCS.read_text(), re.S)
+    assert [name for name, _ in units] == ["herotable.service", "herotable-backup.service", "herotable-backup.timer"]
+    for name, unit in units:
+        assert "/opt/herotable/bin/herotable" in unit or name.endswith(".timer")
+        (tmp_path / name).write_text(unit.replace("/opt/herotable/bin/herotable", HEROTABLE))
+    paths = [str(tmp_path / name) for name, _ in units]
+    checked = subprocess.run([analyze, "verify", *paths], capture_output=True, text=True)
     assert checked.returncode == 0 and checked.stderr == "", checked.stderr
     environment = re.search(r"```sh\n# /etc/herotable/herotable.env\n(.*?)```", DOCS.read_text(), re.S)
     assert environment is not None

@@ -17,6 +17,7 @@ from herotable.service import TableService, fold_log
 from herotable.store.chain import chain_problems
 from herotable.store.port import StoreError
 from herotable.store.sql import open_store
+from herotable.table.audit import audit
 from herotable.table.dice_roll import FreeRoll
 from herotable.table.state import Ruleset
 
@@ -78,6 +79,8 @@ def test_a_backup_taken_while_commands_are_written_restores_to_campaigns_that_re
         assert log == live_store.load(cid)[: len(log)]
         assert fold_log(log) == fold_log(live_store.load(cid)[: len(log)])
         assert log[-1].command_id != live_store.load(cid)[len(log)].command_id
+        report = audit(log)  # every command in the copy decides again as recorded
+        assert report.clean and report.commands > 10
     store.close()
 
 
@@ -273,3 +276,38 @@ def test_the_backup_and_restore_commands(tmp_path, live):
     assert "restored 2 campaigns" in put.output
     refused = runner.invoke(app, ["restore", str(tmp_path / "b.db"), "--database", _url(tmp_path / "new.db")])
     assert refused.exit_code == 2 and "--replace" in refused.output
+
+
+def test_a_restore_is_refused_while_a_server_holds_the_database(tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEROTABLE_")}
+    env.update(HEROTABLE_DATA_DIR=str(data), HEROTABLE_HASH_MEMORY_KIB="256", HEROTABLE_HASH_ROUNDS="1")
+    herotable = str(Path(sys.executable).with_name("herotable"))
+    server = subprocess.Popen(
+        [herotable, "serve", "--port", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    assert server.stderr is not None
+    try:
+        for line in server.stderr:
+            if re.search(r"running on http://", line):
+                break
+        else:
+            pytest.fail(f"herotable serve ended (exit code {server.wait()}) without listening")
+        database = data / "herotable.db"
+        copy = tmp_path / "copy.db"
+        assert CliRunner().invoke(app, ["backup", str(copy), "--database", _url(database)]).exit_code == 0
+        before = database.read_bytes()
+        refused = CliRunner().invoke(app, ["restore", str(copy), "--replace", "--database", _url(database)])
+        assert refused.exit_code == 2 and "a herotable server is using" in refused.stderr
+        assert "Tip: stop it (every worker), then restore" in refused.stderr
+        assert database.read_bytes() == before
+    finally:
+        server.terminate()
+        server.wait(20)
+    done = CliRunner().invoke(app, ["restore", str(copy), "--replace", "--database", _url(database)])
+    assert done.exit_code == 0, done.output  # the server let go of it as it stopped

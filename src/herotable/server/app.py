@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from herotable.backup import hold_serving_lock, sqlite_path
 from herotable.dice import Rng
 from herotable.server import admin, api, chat, errors, health, live_routes, manage, metrics, pages, portrait_routes
 from herotable.server.api import accounts
@@ -80,6 +81,8 @@ def create_app(
     if store is None:  # SQLite is upgraded as it opens; a database server only when the operator says so
         url = settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}"
         store = open_store(url, migrate="upgrade" if settings.migrate else "auto")
+        if settings.embedded:  # `herotable restore` refuses while this process serves the file
+            hold_serving_lock(sqlite_path(url))
     table = TableService(store, rng=rng)
     services = make_services(settings, table, clock, ticks)
     hub = Hub(
