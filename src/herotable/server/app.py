@@ -15,7 +15,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herotable.backup import hold_serving_lock, sqlite_path
 from herotable.dice import Rng
-from herotable.server import admin, api, chat, errors, health, live_routes, manage, metrics, pages, portrait_routes
+from herotable.server import (
+    admin,
+    api,
+    apidocs,
+    chat,
+    errors,
+    health,
+    live_routes,
+    manage,
+    metrics,
+    pages,
+    portrait_routes,
+)
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
 from herotable.server.limits import RequestGuard
@@ -95,7 +107,7 @@ def create_app(
         yield
         await hub.stop()
 
-    app = FastAPI(title="herotable", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="herotable", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.services = services
     app.state.hub = hub
 
@@ -114,6 +126,8 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(portrait_routes.router)
     app.include_router(pages.router)
+    app.include_router(apidocs.router)
+    app.mount(apidocs.ASSETS, apidocs.assets(), name="apidocs")  # before /static, which would take its paths
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
