@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from herotable.bench_live import TARGETS, Size, live
+from herotable.bench.live import TARGETS, Size, live
 
 PERCENTILES = {"p50", "p95", "p99"}
 

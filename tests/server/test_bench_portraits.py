@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from herotable.bench_portraits import TARGETS, costliest_side, portraits, thin_png
+from herotable.bench.portraits import TARGETS, costliest_side, portraits, thin_png
 from herotable.server.portrait_image import MAX_DECODE_BYTES, decode_bytes
 
 

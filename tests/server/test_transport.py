@@ -11,7 +11,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 from uvicorn.server import ServerState
 
-from herotable.server.transport import NoDelayHTTP
+from herotable.server.transport import NO_DELAY_HTTP, NoDelayHTTP
 
 
 async def _no_delay_of_accepted(protocol: type[asyncio.Protocol]) -> int:
@@ -49,6 +49,13 @@ async def _no_delay_of_accepted(protocol: type[asyncio.Protocol]) -> int:
 
 def test_the_served_protocol_turns_nagle_off_on_a_socket_uvicorn_bound_for_workers() -> None:
     assert asyncio.run(_no_delay_of_accepted(NoDelayHTTP)) == 1
+
+
+def test_uvicorn_takes_the_protocol_by_the_name_serve_gives_it() -> None:
+    # `herotable serve` names the class (workers import it by name): uvicorn must still load a class named so
+    config = uvicorn.Config(lambda scope, receive, send: None, http=NO_DELAY_HTTP, log_level="warning")
+    config.load()
+    assert config.http_protocol_class is NoDelayHTTP
 
 
 def test_uvicorn_s_own_protocol_leaves_nagle_on_there() -> None:

@@ -47,6 +47,7 @@ def test_the_wheel_installs_and_serves_rules_a_login_and_a_roll_from_an_empty_di
     names = zipfile.ZipFile(wheel).namelist()
     assert {"herotable/server/rules/ltl.md", "herotable/server/rules/conviction.md"} <= set(names)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not [n for n in names if n.startswith("herotable/bench")]  # the benches stay in the checkout
 
     _run(sys.executable, "-m", "venv", venv)
     python = venv / "bin" / "python"

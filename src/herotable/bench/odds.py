@@ -1,5 +1,5 @@
 """The odds part of `make bench`: herotable's exact odds against icepool and dyce on the same questions, and the
-Monte Carlo against numpy's raw integer rate. `python -m herotable.bench_odds` runs it alone and prints its
+Monte Carlo against numpy's raw integer rate. `python -m herotable.bench.odds` runs it alone and prints its
 figures; `make bench` writes them into bench/results.json through `herotable.bench`.
 
 The icepool and dyce models below are frozen: they are the reference questions every run compares against, so

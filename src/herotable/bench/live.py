@@ -17,7 +17,7 @@ Once per run, the yardstick for fan-out: a bare WebSocket broadcast (a FastAPI p
 frame of the size herotable's frames had to every socket) with the same sockets and writers.
 
 Run by `make bench` (`herotable.bench`, the `live` key of bench/results.json), or alone:
-`python -m herotable.bench_live`. PostgreSQL is taken from HEROTABLE_BENCH_POSTGRES_URL (default: the local test
+`python -m herotable.bench.live`. PostgreSQL is taken from HEROTABLE_BENCH_POSTGRES_URL (default: the local test
 server; the bench makes a schema of its own and drops it), Redis from HEROTABLE_BENCH_REDIS_URL.
 """
 
@@ -123,7 +123,7 @@ def _uvicorn_command(factory: str, workers: int) -> list[str]:
     """uvicorn serving one of the baselines below, as `herotable serve` serves the table (its access log on, its HTTP
     protocol)."""
     return [
-        *(sys.executable, "-m", "uvicorn", f"herotable.bench_live:{factory}", "--factory"),
+        *(sys.executable, "-m", "uvicorn", f"herotable.bench.live:{factory}", "--factory"),
         *("--host", "127.0.0.1", "--workers", str(workers), "--log-level", "info"),
         *("--http", "herotable.server.transport:NoDelayHTTP"),  # TCP_NODELAY with several workers, as herotable
     ]

@@ -1,5 +1,5 @@
 """`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load,
-portrait uploads as an attack (`bench_portraits`), and how light the table page is (`bench_pages`), written to
+portrait uploads as an attack (`bench.portraits`), and how light the table page is (`bench.pages`), written to
 bench/results.json.
 
 Speed goals are checked here, never by timed tests. Each figure comes with the machine's raw rate of a
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from herotable.bench_live import live
-from herotable.bench_odds import figures as odds_figures
-from herotable.bench_pages import figures as pages_figures
-from herotable.bench_portraits import portraits
+from herotable.bench.live import live
+from herotable.bench.odds import figures as odds_figures
+from herotable.bench.pages import figures as pages_figures
+from herotable.bench.portraits import portraits
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
 from herotable.sampler import RARE, new_table, play

@@ -14,7 +14,7 @@ sampled every 10 ms), and the latency of every `GET /api/v1/me` answered meanwhi
 above the memory before; `GET /api/v1/me` answered within 1 s.
 
 Run by `make bench` (`herotable.bench`, the `portraits` key of bench/results.json), or alone:
-`python -m herotable.bench_portraits`.
+`python -m herotable.bench.portraits`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from herotable.bench_live import DATABASE_URL_ENV, _env, _herotable_command, _running, _Table
+from herotable.bench.live import DATABASE_URL_ENV, _env, _herotable_command, _running, _Table
 from herotable.ltl.samples import CAPTAIN_COMET
 from herotable.server.portrait_image import MAX_DECODE_BYTES, decode_bytes
 from herotable.server.settings import Settings

@@ -5,7 +5,7 @@ The goals (docs/web.md): the GM's table page at most 40 KB of HTML, the first fr
 `every_form` is the page with every section's form in it, as it was sent before the forms loaded as sections open;
 `panels_frame` is the next frame, of a change to the panels (the GM ends or begins a scene): it carries them, redrawn
 for that audience. `hello` is the frame a socket that does not say where its page stands is greeted with (the panels
-again, and the newest events). Run on its own: `python -m herotable.bench_pages`.
+again, and the newest events). Run on its own: `python -m herotable.bench.pages`.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def _paints() -> dict[str, Any]:
         return {"not_measured": "Playwright is not installed (make test installs it)"}
     if not CHROMIUM.exists():
         return {"not_measured": f"no Chromium at {CHROMIUM} (apt-get install chromium)"}
-    from herotable.bench_live import DATABASE_URL_ENV, _env, _herotable_command, _running
+    from herotable.bench.live import DATABASE_URL_ENV, _env, _herotable_command, _running
     from herotable.server.games.demo import DEMO_PASSWORD
 
     tmp = Path(tempfile.mkdtemp(prefix="herotable-bench-pages-"))
