@@ -17,9 +17,7 @@ def _visit(chromium: Any, at: Server, path: str) -> tuple[Any, list[str], list[s
     elsewhere: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on(
-        "request", lambda r: elsewhere.append(r.url) if not r.url.startswith((at.url, "data:", "blob:")) else None
-    )
+    page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith((at.url, "data:", "blob:")) else None)
     page.goto(at.url + path)
     return page, errors, elsewhere
 

@@ -207,3 +207,16 @@ def test_invitation_links_use_the_servers_own_address_not_the_clients_host(tmp_p
         assert made.status_code == 201, made.text
         assert made.json()["link"] == f"https://table.example/join/{made.json()['code']}"
     store.close()
+
+
+def test_the_body_limit_is_a_setting() -> None:
+    from .clients import make_app, register
+
+    app = make_app(body_limit_kib=16)
+    gwen = register(app, "gwen")
+    cid = gwen.post("/api/v1/campaigns", {"name": "Small", "ruleset": "ltl"}).json()["campaign_id"]
+    refused = gwen.client.post(
+        f"/api/v1/campaigns/{cid}/commands", json={"type": "chat.say", "text": "y" * 17_000}, headers=gwen.headers
+    )  # under the default 64 KB, over this server's 16 KB
+    assert refused.status_code == 413 and "16 KB" in refused.json()["error"]["message"]
+    assert gwen.command(cid, type="chat.say", text="a line of chat").status_code == 200
