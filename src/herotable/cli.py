@@ -330,6 +330,21 @@ def serve(demo: bool = False, **given: Any) -> None:
         uvicorn.run("herotable.server.app:served_app", factory=True, workers=settings.workers, **options)
 
 
+def _metavar(field: Any) -> str:
+    """How a setting's value is written, for `serve --help`: <open|invite|closed>, <int>, <seconds>, <a,b,…>…"""
+    import types
+    import typing
+
+    kind = field.annotation
+    if typing.get_origin(kind) is typing.Literal:
+        return "<" + "|".join(typing.get_args(kind)) + ">"
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # `X | None`: X is how it is written
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    if typing.get_origin(kind) is tuple:
+        return "<a,b,…>"
+    return {int: "<int>", float: "<seconds>", Path: "<path>"}.get(kind, "<text>")
+
+
 def _serve_signature() -> inspect.Signature:
     """`serve`'s options: --demo, then one for each setting (its help the settings table's sentence)."""
     from herotable.server.settings import ENV_PREFIX, Settings
@@ -352,7 +367,9 @@ def _serve_signature() -> inspect.Signature:
         option = (
             typer.Option(f"--{dashed}/--no-{dashed}", help=text, rich_help_panel="Settings", show_default=False)
             if field.annotation in (bool, bool | None)
-            else typer.Option(f"--{dashed}", help=text, rich_help_panel="Settings", show_default=False)
+            else typer.Option(
+                f"--{dashed}", help=text, rich_help_panel="Settings", show_default=False, metavar=_metavar(field)
+            )
         )
         kind: Any = bool | None if field.annotation in (bool, bool | None) else str | None
         params.append(
