@@ -160,6 +160,18 @@ def test_an_invitation_only_server_makes_accounts_only_through_a_live_invitation
     assert used_up.status_code == 403  # its one use is spent
 
 
+def test_a_link_for_one_player_makes_one_account_even_before_anyone_joins() -> None:
+    app = make_app(registration="invite")
+    gm = _gm_of_closed_server(app)
+    cid = gm.post("/api/v1/campaigns", {"name": "Harbour Nights", "ruleset": "ltl"}).json()["campaign_id"]
+    code = gm.post(f"/api/v1/campaigns/{cid}/invites", {"role": "player", "max_uses": 2}).json()["code"]
+    made = [_register(anonymous(app), {**NEW, "username": f"guest{n}", "invite": code}).status_code for n in range(4)]
+    assert made == [201, 201, 403, 403]
+    refused = _register(anonymous(app), {**NEW, "username": "guest9", "invite": code}).json()["error"]["message"]
+    assert "as many accounts as it has places" in refused
+    assert gm.get(f"/api/v1/campaigns/{cid}/invites").json()[0]["uses"] == 0  # nobody joined yet
+
+
 def _gm_of_closed_server(app: Any) -> Member:
     """A GM's account on a server that registers nobody freely: made as the shell would, then logged in."""
     from herotable.server.auth import HashGate

@@ -185,11 +185,27 @@ def test_accounts_made_before_revision_0009_come_through_enabled_and_not_admins(
             ),
             {"at": CREATED},
         )
+        # a live session and a reset point at the account: the upgrade must not copy the table away from them
+        connection.execute(
+            sa.text(
+                "INSERT INTO sessions (sid_hash, user_id, created_at, expires_at) VALUES ('s1', 'u1', :at, '9999')"
+            ),
+            {"at": CREATED},
+        )
+        connection.execute(
+            sa.text(
+                "INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) "
+                "VALUES ('r1', 'u1', :at, '9999')"
+            ),
+            {"at": CREATED},
+        )
     engine.dispose()
     assert run("db", "upgrade", "--database", db_url).exit_code == 0
     store = open_store(db_url, migrate="check")
     try:
-        [gwen] = accounts_for(store).users()
+        accounts = accounts_for(store)
+        [gwen] = accounts.users()
         assert (gwen.username, gwen.admin, gwen.disabled_at, gwen.password_hash) == ("gwen", False, None, "hash")
+        assert accounts.session_user("s1", CREATED) == gwen  # its session still logs it in
     finally:
         store.close()

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
-from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -37,6 +37,7 @@ class User:
     created_at: str
     admin: bool = False  # the server's administrator: given only from the shell (`herotable users promote`)
     disabled_at: str | None = None  # when the server's owner disabled the account: no login, no session
+    invited_with: str | None = None  # the invitation code it registered with, where registration asked for one
 
     @property
     def disabled(self) -> bool:
@@ -105,6 +106,10 @@ class AccountStore(Protocol):
         ...
 
     def set_admin(self, user_id: str, admin: bool) -> None: ...
+
+    def registered_with(self, code: str) -> int:
+        """How many accounts registered with the invitation `code`."""
+        ...
 
     def set_disabled(self, user_id: str, at: str | None) -> None:
         """Disable the account from `at` (its sessions are no longer live), or enable it again (None)."""
@@ -220,6 +225,9 @@ class MemoryAccountStore:
     def set_admin(self, user_id: str, admin: bool) -> None:
         with self._lock:
             self._users[user_id] = replace(self._users[user_id], admin=admin)
+
+    def registered_with(self, code: str) -> int:
+        return sum(1 for u in self._users.values() if u.invited_with == code)
 
     def set_disabled(self, user_id: str, at: str | None) -> None:
         with self._lock:
@@ -367,6 +375,13 @@ class SqlAccountStore:
     def set_admin(self, user_id: str, admin: bool) -> None:
         with self._writer.begin() as connection:
             connection.execute(update(UserRecord).where(UserRecord.user_id == user_id).values(admin=admin))
+
+    def registered_with(self, code: str) -> int:
+        with self._engine.connect() as connection:
+            count = connection.execute(
+                select(func.count()).select_from(UserRecord).where(UserRecord.invited_with == code)
+            ).scalar_one()
+        return int(count)
 
     def set_disabled(self, user_id: str, at: str | None) -> None:
         with self._writer.begin() as connection:

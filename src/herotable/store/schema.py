@@ -103,6 +103,7 @@ class UserRecord(Base):
     created_at: Mapped[str] = mapped_column(Text)
     admin: Mapped[bool] = mapped_column(Boolean, server_default=false())  # given only from the shell
     disabled_at: Mapped[str | None] = mapped_column(Text, nullable=True)  # set: no login, no session
+    invited_with: Mapped[str | None] = mapped_column(Text, nullable=True)  # the invitation it registered with
 
 
 class InviteRecord(Base):

@@ -90,6 +90,13 @@ def may_register(svc: ServicesDep, invite_code: str | None) -> None:
             "this server makes accounts by invitation only; nothing was changed. Tip: open the invitation link your "
             "GM sent, and register there",
         )
+    # a link for N players makes at most N accounts, whether or not they have joined yet
+    if invite.max_uses is not None and svc.accounts.registered_with(invite.code) >= invite.max_uses:
+        raise HTTPException(
+            403,
+            "this invitation has made as many accounts as it has places; nothing was changed. Tip: log in with the "
+            "account made with it, or ask the GM for a new link",
+        )
 
 
 def register_user(svc: ServicesDep, body: Registration, request: Request | None = None) -> User:
@@ -100,7 +107,10 @@ def register_user(svc: ServicesDep, body: Registration, request: Request | None 
     if request is not None:
         svc.guard.registering(svc.guard.address_of(request))
     hashed = svc.guard.gate.hash(body.password)
-    user = User(uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), hashed, utc_now())
+    invited = body.invite if svc.settings.registration == "invite" else None
+    user = User(
+        uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), hashed, utc_now(), invited_with=invited
+    )
     return svc.accounts.add_user(user)
 
 
