@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -214,42 +215,52 @@ def _check_campaigns(staged: Path, source: Path) -> tuple[int, int]:
 
 
 def _serving_file(database: Path) -> Path:
-    return database.with_name(database.name + ".serving")
+    """The lock file of a database, named after the file itself (symbolic links and relative paths resolved), so
+    every spelling of one database shares one lock."""
+    real = database.resolve()
+    return real.with_name(real.name + ".serving")
 
 
-_HELD: dict[Path, int] = {}  # the serving locks this process holds, by database: kept open until it ends
+_HELD: dict[Path, int] = {}  # the serving locks this process holds, by lock file: kept open until it ends
 
 
 def hold_serving_lock(database: Path) -> None:
     """Mark the SQLite `database` as served by this process, for as long as it runs: a shared lock (every worker of
-    a server takes one) on `<database>.serving`, which the system lets go when the process ends, however it ends."""
-    import fcntl
-
-    key = database.resolve()
-    if key in _HELD:
-        return
-    fd = os.open(_serving_file(database), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    _HELD[key] = fd
-
-
-def no_server_on(database: Path) -> None:
-    """Raise StoreError when a running server holds the SQLite `database` (its serving lock)."""
+    a server takes one) on `<database>.serving`, which the system lets go when the process ends, however it ends. A
+    restore in progress holds it exclusively: the server waits for it to finish."""
     import fcntl
 
     lock = _serving_file(database)
-    if not lock.exists():
+    if lock in _HELD:
         return
-    fd = os.open(lock, os.O_RDWR)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _HELD[lock] = fd
+
+
+@contextmanager
+def no_server_on(database: Path) -> Iterator[None]:
+    """Hold the SQLite `database` against any server for the duration; raise StoreError when a running server holds
+    it now. A database no server ever served has no lock file, and none is made (a refused restore leaves nothing)."""
+    import fcntl
+
+    lock = _serving_file(database)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise StoreError(
-            f"a herotable server is using {database} now; nothing was changed. Tip: stop it (every worker), then "
-            "restore"
-        ) from None
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(
+                f"a herotable server is using {database} now; nothing was changed. Tip: stop it (every worker), "
+                "then restore"
+            ) from None
+        yield
     finally:
-        os.close(fd)  # closing lets go of the lock, taken or not
+        os.close(fd)  # closing lets go of the lock
 
 
 def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
@@ -260,7 +271,11 @@ def restore(source: Path, url: str | None, *, replace: bool = False) -> Copied:
     target = sqlite_path(url)
     if not source.is_file():
         raise StoreError(f"there is no backup at {source}")
-    no_server_on(target)
+    with no_server_on(target):  # held until the backup is in place: a server starting meanwhile waits for it
+        return _restore(source, target, replace)
+
+
+def _restore(source: Path, target: Path, replace: bool) -> Copied:
     _check_backup(source)
     if target.exists() and target.stat().st_size and not replace:
         raise StoreError(

@@ -125,6 +125,7 @@ def test_sqlite_makes_its_signing_key_once_and_says_so(tmp_path: Path, capsys: p
     first = Settings(data_dir=tmp_path / "d").with_secret()
     assert "made a signing key in" in capsys.readouterr().err
     assert (tmp_path / "d" / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "d").stat().st_mode & 0o777 == 0o700  # a new data directory is its owner's alone
     again = Settings(data_dir=tmp_path / "d").with_secret()
     assert capsys.readouterr().err == ""
     assert first.secret_key == again.secret_key and len(first.secret_key) >= 32

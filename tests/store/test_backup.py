@@ -3,6 +3,7 @@ that replay; a bad backup, or a database already in place, changes nothing."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -311,3 +312,18 @@ def test_a_restore_is_refused_while_a_server_holds_the_database(tmp_path: Path) 
         server.wait(20)
     done = CliRunner().invoke(app, ["restore", str(copy), "--replace", "--database", _url(database)])
     assert done.exit_code == 0, done.output  # the server let go of it as it stopped
+
+
+def test_a_restore_through_another_spelling_of_a_served_database_is_refused_too(tmp_path: Path) -> None:
+    from herotable.backup import hold_serving_lock
+
+    real = tmp_path / "volume" / "live.db"
+    service = TableService(open_store(_url(real)), rng=SeededRng("spelling"))
+    service.create_campaign("gm", "GM", "Kept", Ruleset.LTL)
+    copy = backup(_url(real), tmp_path / "copy.db").path
+    (tmp_path / "link.db").symlink_to(real)
+    served = tmp_path / "volume" / ".." / "link.db"
+    hold_serving_lock(served)  # as a server started on the link holds it
+    for spelling in (real, tmp_path / "link.db", Path(os.path.relpath(real))):
+        with pytest.raises(StoreError, match="a herotable server is using"):
+            restore(copy, _url(spelling), replace=True)

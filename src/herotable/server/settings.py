@@ -301,10 +301,11 @@ def stored_secret(data_dir: Path) -> str:
     path = data_dir / "secret_key"
     if path.exists():
         return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     key = secrets.token_urlsafe(48)
-    path.write_text(key)
-    path.chmod(0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # readable by its owner from the first moment
+    with os.fdopen(fd, "w") as file:
+        file.write(key)
     print(
         f"herotable: made a signing key in {path} (keep it with the database; a new one logs everyone out)",
         file=sys.stderr,
