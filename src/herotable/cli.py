@@ -87,6 +87,25 @@ DatabaseOption = Annotated[
 ]
 
 
+def _settings() -> Any:
+    """The server's settings as the environment gives them, for a command that works on the same database."""
+    from herotable.server.settings import Settings, SettingsError
+
+    try:
+        return Settings.load()
+    except SettingsError as err:
+        raise _fail(err.problems[0]) from None
+
+
+def _database(database: str | None) -> str:
+    """--database, else the database the server's settings name (HEROTABLE_DATABASE_URL, else SQLite in
+    HEROTABLE_DATA_DIR), read the way the server reads them."""
+    if database:
+        return database
+    settings = _settings()
+    return str(settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}")
+
+
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=code)
@@ -111,7 +130,7 @@ def export_cmd(
     from herotable.store import StoreError, export_campaign, open_store
 
     try:
-        store = open_store(database, migrate="check")  # a read-only command never changes the schema
+        store = open_store(_database(database), migrate="check")  # a read-only command never changes the schema
         document = export_campaign(store, campaign_id)
     except StoreError as err:
         raise _fail(str(err)) from None
@@ -135,7 +154,7 @@ def import_cmd(
 
     document = _read_document(file)
     try:
-        state = verified_import(open_store(database, migrate="auto"), document)
+        state = verified_import(open_store(_database(database), migrate="auto"), document)
     except StoreError as err:
         raise _fail(str(err)) from None
     typer.echo(f"imported {state.campaign_id} ({state.name}): {state.seq} events")
@@ -151,7 +170,7 @@ def backup_cmd(
     from herotable.store import StoreError
 
     try:
-        copied = backup(database, file)
+        copied = backup(_database(database), file)
     except StoreError as err:
         raise _fail(str(err)) from None
     typer.echo(f"backed up {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
@@ -173,7 +192,7 @@ def restore_cmd(
     from herotable.store import StoreError
 
     try:
-        copied = restore(file, database, replace=replace)
+        copied = restore(file, _database(database), replace=replace)
     except StoreError as err:
         raise _fail(str(err)) from None
     typer.echo(f"restored {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
@@ -197,9 +216,9 @@ def replay_cmd(
     except StoreError as err:
         raise _fail(str(err), code=1) from None
     matches: bool | None = None
-    if database is not None or os.environ.get("HEROTABLE_DATABASE_URL"):
+    if database is not None or _settings().database_url:
         try:
-            matches = TableService(open_store(database, migrate="check")).state(state.campaign_id) == state
+            matches = TableService(open_store(_database(database), migrate="check")).state(state.campaign_id) == state
         except UnknownCampaign:
             matches = None
         except StoreError as err:
@@ -262,6 +281,8 @@ def audit_cmd(
 def serve(demo: bool = False, **given: Any) -> None:
     """Start the web table. Every setting is an option here and an environment variable (HEROTABLE_PORT for
     --port…); an option wins. The table of them all is in docs/operations.md."""
+    import logging.config
+
     import uvicorn
 
     from herotable.server.app import app_when_database_answers
@@ -275,20 +296,28 @@ def serve(demo: bool = False, **given: Any) -> None:
     for name in unknown_variables():
         typer.echo(f"warning: {name} names no setting and is ignored (see docs/operations.md)", err=True)
     try:
-        settings = Settings.load(given).with_secret()
+        settings = Settings.load(given)
     except SettingsError as err:
         for problem in err.problems:
             typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(code=2) from None
+    logging.config.dictConfig(log_config(settings.log_format, settings.log_level))  # every line from here in one format
+    try:
+        settings = settings.with_secret()
+    except SettingsError as err:
+        raise _fail(err.problems[0]) from None
     if settings.workers > 1 and not settings.redis_url:
         raise _fail(
             f"--workers {settings.workers} needs Redis, so that a roll made on one process reaches viewers on the "
             "others. Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
         )
     if settings.workers > 1 and not os.environ.get(MULTIPROCESS_ENV):  # /metrics sums every worker's counts
+        import atexit
+        import shutil
         import tempfile
 
-        os.environ[MULTIPROCESS_ENV] = tempfile.mkdtemp(prefix="herotable-metrics-")
+        os.environ[MULTIPROCESS_ENV] = counts = tempfile.mkdtemp(prefix="herotable-metrics-")
+        atexit.register(shutil.rmtree, counts, ignore_errors=True)  # this run's counts go with it
     if demo and settings.public_url and settings.public_url.startswith("https://"):
         raise _fail(
             f"--demo makes accounts whose password is published, and HEROTABLE_PUBLIC_URL={settings.public_url} "
@@ -300,7 +329,7 @@ def serve(demo: bool = False, **given: Any) -> None:
         raise _fail(str(err)) from None
     notice = legacy_notice(web.state.services.table)
     if notice:
-        typer.echo(notice, err=True)
+        logging.getLogger("herotable.serve").warning(notice)
     address = settings.public_url or f"http://{settings.host}:{settings.port}"
     if demo:
         logins = seed_demo(web.state.services)
@@ -402,9 +431,9 @@ def _read_schema(database: str | None) -> tuple[str, str | None, str]:
     from herotable.store import StoreError
     from herotable.store.engine import create_store_engine
     from herotable.store.migrate import schema_status
-    from herotable.store.sql import DATABASE_URL_ENV, default_database_url, one_line, parse_database_url
+    from herotable.store.sql import one_line, parse_database_url
 
-    raw = database or os.environ.get(DATABASE_URL_ENV) or default_database_url()
+    raw = _database(database)
     if raw == "memory://":
         raise StoreError("memory:// has no schema: it is made anew by each process. Tip: name a database")
     url = parse_database_url(raw)
@@ -465,7 +494,7 @@ def db_upgrade(database: DatabaseOption = None) -> None:
     with contextlib.suppress(StoreError):  # a SQLite file not made yet; open_store says anything else again
         before = _read_schema(database)[1]
     try:
-        store = open_store(database, migrate="upgrade")
+        store = open_store(_database(database), migrate="upgrade")
     except StoreError as err:
         raise _fail(str(err)) from None
     close = getattr(store, "close", None)
@@ -491,7 +520,7 @@ def _accounts(database: str | None, *, writing: bool) -> Any:
     from herotable.store.accounts import accounts_for
 
     try:
-        store = open_store(database, migrate="auto" if writing else "check")
+        store = open_store(_database(database), migrate="auto" if writing else "check")
     except StoreError as err:
         raise _fail(str(err)) from None
     return store, accounts_for(store)
@@ -646,7 +675,7 @@ def reset_password_cmd(
     from herotable.store.accounts import accounts_for
 
     try:
-        accounts = accounts_for(open_store(database, migrate="auto"))
+        accounts = accounts_for(open_store(_database(database), migrate="auto"))
     except StoreError as err:
         raise _fail(str(err)) from None
     user = accounts.user_by_name(username.lower())
@@ -670,23 +699,25 @@ def reset_password_cmd(
     password = typer.prompt(f"New password for {user.username}", hide_input=True, confirmation_prompt=True)
     if not 8 <= len(password) <= 200:
         raise _fail("the password needs 8 to 200 characters; nothing was changed")
-    ended = replace_password(accounts, HashGate(1, 60.0), user, password, keep=None)
+    costs = _settings()  # a new hash at the server's cost
+    gate = HashGate(1, 60.0, memory_kib=costs.hash_memory_kib, rounds=costs.hash_rounds)
+    ended = replace_password(accounts, gate, user, password, keep=None)
     _announce_sessions_ended(user.user_id)
     typer.echo(f"The password of {user.username} is set; {ended} session{'' if ended == 1 else 's'} ended.")
 
 
 def _announce_sessions_ended(user_id: str) -> None:
     """Tell running servers (through Redis, when HEROTABLE_REDIS_URL is set) to close the user's live sockets."""
-    url = os.environ.get("HEROTABLE_REDIS_URL")
+    settings = _settings()
+    url = settings.redis_url
     if not url:
         return
     import redis
 
     from herotable.server.live import channel
-    from herotable.server.settings import Settings
 
     try:
-        redis.Redis.from_url(url).publish(channel(Settings.load().redis_prefix), json.dumps({"sessions_of": user_id}))
+        redis.Redis.from_url(url).publish(channel(settings.redis_prefix), json.dumps({"sessions_of": user_id}))
     except redis.exceptions.RedisError as err:
         typer.echo(f"warning: could not tell the servers through Redis ({err}); open live tables close on reload")
 

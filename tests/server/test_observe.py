@@ -160,3 +160,58 @@ def test_serve_writes_json_lines_when_asked(tmp_path: Path) -> None:
     assert any(d.get("route") == "/api/v1/auth/register" and d.get("status") == 201 for d in docs)
     assert any("Uvicorn running on" in d["message"] for d in docs)
     assert "correct horse" not in "".join(lines + rest)
+
+
+def test_a_failure_is_logged_by_the_routes_pattern_never_its_token(caplog: pytest.LogCaptureFixture) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    app = make_app()
+    svc = app.state.services
+    caplog.set_level(logging.DEBUG)
+
+    def down(*_: Any, **__: Any) -> None:
+        raise OperationalError("SELECT", {}, Exception("server closed the connection"))
+
+    def broken(*_: Any, **__: Any) -> None:
+        raise RuntimeError("a bug")
+
+    svc.accounts.reset_user = down
+    svc.accounts.invite = broken
+    client = TestClient(app, raise_server_exceptions=False)
+    assert client.get("/reset/SECRET-RESET-TOKEN").status_code == 503
+    assert client.get("/join/SECRET-INVITE-CODE").status_code == 500
+    lines = [TextLines().format(r) for r in caplog.records if r.name.startswith("herotable")]  # the server's own
+    assert any("the database failed on GET /reset/{token}: server closed the connection" in line for line in lines)
+    assert any("unhandled error on GET /join/{code}" in line for line in lines)
+    assert not [line for line in lines if "SECRET" in line]
+
+
+def test_a_proxy_s_own_forwarded_values_count_and_mapped_addresses_are_their_ipv4() -> None:
+    app = make_app(trusted_proxies=("127.0.0.1",))
+    client = TestClient(app, client=("::ffff:127.0.0.1", 1))  # the proxy, reached over IPv6
+    headers = [("X-Forwarded-Host", "evil.example"), ("X-Forwarded-Host", "client.example, table.example")]
+    request = client.build_request("GET", "/api/v1/csrf", headers=headers)
+    assert client.send(request).status_code == 200
+    assert scrape(app, ("::ffff:127.0.0.1", 1)).status_code == 200  # loopback, written as IPv6
+    gm = register(app, "gwen")
+    gm.client = TestClient(app, client=("::ffff:127.0.0.1", 1), cookies=gm.client.cookies)
+    cid = gm.post("/api/v1/campaigns", {"name": "Harbour Nights", "ruleset": "ltl"}).json()["campaign_id"]
+    forwarded = httpx.Headers(
+        [
+            ("X-Forwarded-Host", "evil.example"),
+            ("X-Forwarded-Host", "table.example"),
+            ("X-Forwarded-Proto", "http, https"),
+        ]
+    )
+    invite = gm.client.post(
+        f"/api/v1/campaigns/{cid}/invites", json={"role": "player"}, headers={**gm.headers, **dict(forwarded)}
+    )
+    assert invite.json()["link"].startswith("https://table.example/join/")
+
+
+def test_the_demo_is_made_whatever_the_registration_setting() -> None:
+    from herotable.server.games.demo import seed_demo
+
+    app = make_app(registration="closed")
+    logins = seed_demo(app.state.services)
+    assert [login.username for login in logins] == ["gwen", "ana", "ben"]

@@ -121,13 +121,14 @@ def test_unknown_variables_are_typos_not_test_or_bench_settings() -> None:
     assert unknown_variables(env) == ["HEROTABLE_SECURE_COOKIE"]
 
 
-def test_sqlite_makes_its_signing_key_once_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sqlite_makes_its_signing_key_once_and_says_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     first = Settings(data_dir=tmp_path / "d").with_secret()
-    assert "made a signing key in" in capsys.readouterr().err
+    assert "made a signing key in" in caplog.text
     assert (tmp_path / "d" / "secret_key").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "d").stat().st_mode & 0o777 == 0o700  # a new data directory is its owner's alone
+    caplog.clear()
     again = Settings(data_dir=tmp_path / "d").with_secret()
-    assert capsys.readouterr().err == ""
+    assert caplog.text == ""
     assert first.secret_key == again.secret_key and len(first.secret_key) >= 32
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
+from herotable.server.logs import route_pattern
 from herotable.service import CommandIdReused, LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
 from herotable.table.commands import COMMANDS, InvalidCommand
@@ -87,7 +88,8 @@ def install(app: FastAPI) -> None:
     async def _unavailable(request: Request, err: OperationalError) -> JSONResponse:
         # the database is down, restarting, or dropped the connection (the pool is renewed for the next request)
         request.app.state.services.metrics.database_failures.inc()
-        log.warning("the database failed on %s %s: %s", request.method, request.url.path, err.orig)
+        where = route_pattern(request.scope) or "(no route)"  # a path may hold a token: its pattern does not
+        log.warning("the database failed on %s %s: %s", request.method, where, " ".join(str(err.orig).split()))
         message = (
             "the database did not answer; send the request again in a moment (a command sent again with the same "
             "command_id is never recorded twice)"
@@ -121,7 +123,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, err: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        log.exception("unhandled error on %s %s", request.method, route_pattern(request.scope) or "(no route)")
         return JSONResponse(
             error_body("internal", "something went wrong on the server; nothing was changed"), status_code=500
         )

@@ -11,7 +11,6 @@ it, and never a request that came through a proxy herotable does not trust (it w
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import time
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from herotable.errors import RulesError
-from herotable.server.proxy import ORIGINAL_PEER, parse_proxies, trusted
+from herotable.server.proxy import ORIGINAL_PEER, parse_proxies, trusted, within
 from herotable.service.writer import CommandIdReused, TableBusy
 
 MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -115,11 +114,7 @@ def metrics_allowed(request: Request, allow: tuple[str, ...], proxies: tuple[str
     peer = request.scope.get(ORIGINAL_PEER) or (request.client.host if request.client else "")
     if "x-forwarded-for" in request.headers and not trusted(peer, parse_proxies(proxies)):
         return False
-    try:
-        client = ipaddress.ip_address(request.client.host if request.client else "")
-    except ValueError:
-        return False
-    return any(client in network for network in parse_proxies(allow))
+    return within(request.client.host if request.client else "", parse_proxies(allow))
 
 
 @router.get("/metrics")

@@ -29,12 +29,23 @@ def parse_proxies(entries: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
 
 
-def trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+def address_of(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An IP address, an IPv4 one written as IPv6 (`::ffff:127.0.0.1`) read as the IPv4 it is; None for no address."""
     try:
-        ip = ipaddress.ip_address(address)
+        ip = ipaddress.ip_address(text)
     except ValueError:
-        return False
-    return any(ip in network for network in proxies)
+        return None
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return mapped or ip
+
+
+def within(text: str, networks: tuple[Network, ...]) -> bool:
+    ip = address_of(text)
+    return ip is not None and any(ip in network for network in networks)
+
+
+def trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+    return within(address, proxies)
 
 
 def forwarded_client(hops: list[str], proxies: tuple[Network, ...]) -> str | None:
@@ -45,8 +56,11 @@ def forwarded_client(hops: list[str], proxies: tuple[Network, ...]) -> str | Non
     return hops[0] if hops else None
 
 
-def _first(value: bytes) -> str:
-    return value.decode("latin-1").split(",")[0].strip()
+def _nearest(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
+    """The value the nearest proxy gave header `name`: the last of its comma-separated values over all its lines (a
+    proxy that appends puts its own last; what came before may be the client's)."""
+    values = [v.strip() for n, raw in headers if n == name for v in raw.decode("latin-1").split(",") if v.strip()]
+    return values[-1] if values else ""
 
 
 class ForwardedHeaders:
@@ -64,7 +78,6 @@ class ForwardedHeaders:
 
     def _rewrite(self, scope: Scope) -> None:
         headers: list[tuple[bytes, bytes]] = list(scope["headers"])
-        forwarded = {name: value for name, value in headers if name.startswith(b"x-forwarded-")}
         hops = [
             hop.strip()
             for name, value in headers
@@ -76,11 +89,11 @@ class ForwardedHeaders:
         scope[ORIGINAL_PEER] = scope["client"][0]
         if client is not None:
             scope["client"] = (client, 0)
-        proto = _first(forwarded.get(b"x-forwarded-proto", b"")).lower()
+        proto = _nearest(headers, b"x-forwarded-proto").lower()
         if proto in ("http", "https"):
             secure = proto == "https"
             scope["scheme"] = ("wss" if secure else "ws") if scope["type"] == "websocket" else proto
-        host = _first(forwarded.get(b"x-forwarded-host", b""))
+        host = _nearest(headers, b"x-forwarded-host")
         if host and HOST.match(host):
             scope["headers"] = [(n, v) for n, v in headers if n != b"host"] + [(b"host", host.encode("latin-1"))]
 

@@ -11,9 +11,9 @@ each worker use.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import secrets
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -166,7 +166,8 @@ class Settings(BaseModel):
         """The settings from the environment (`HEROTABLE_*`), with `overrides` (`serve` options' raw text, by field
         name) on top, all checked at once. Raises `SettingsError` naming every bad setting. The signing key is
         resolved by `with_secret`, which only the server needs."""
-        given: dict[str, Any] = {k: v for k, v in (overrides or {}).items() if v is not None}
+        # an option given empty counts as unset, as an empty variable does
+        given: dict[str, Any] = {k: v for k, v in (overrides or {}).items() if v is not None and v != ""}
         try:
             loaded = _FromEnv(**given)
         except ValidationError as err:
@@ -306,9 +307,8 @@ def stored_secret(data_dir: Path) -> str:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # readable by its owner from the first moment
     with os.fdopen(fd, "w") as file:
         file.write(key)
-    print(
-        f"herotable: made a signing key in {path} (keep it with the database; a new one logs everyone out)",
-        file=sys.stderr,
+    logging.getLogger("herotable.settings").warning(
+        "made a signing key in %s (keep it with the database; a new one logs everyone out)", path
     )
     return key
 

@@ -90,7 +90,7 @@ def seed_demo(svc: Services) -> list[DemoLogin]:
     ids: dict[str, str] = {}
     for username, name in DEMO_USERS:
         user = svc.accounts.user_by_name(username) or register_user(
-            svc, Registration(username=username, password=DEMO_PASSWORD, display_name=name)
+            svc, Registration(username=username, password=DEMO_PASSWORD, display_name=name), by_owner=True
         )
         ids[username] = user.user_id
     gm, ana, ben = ids["gwen"], ids["ana"], ids["ben"]
