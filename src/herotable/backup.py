@@ -295,8 +295,11 @@ def _restore(source: Path, target: Path, replace: bool) -> Copied:
         src.close()
         dst.close()
         campaigns, events = _check_campaigns(staged, source)
+        replaced = target.stat() if target.exists() else None
         for extra in _journals(target):
             extra.unlink(missing_ok=True)
+        if replaced is not None and os.geteuid() == 0:  # restored by root: still the server's own file
+            os.chown(staged, replaced.st_uid, replaced.st_gid)
         os.replace(staged, target)
         restored = True
     except sqlite3.Error as error:

@@ -106,6 +106,10 @@ def _database(database: str | None) -> str:
     return str(settings.database_url or f"sqlite:///{settings.data_dir / 'herotable.db'}")
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=code)
@@ -173,7 +177,7 @@ def backup_cmd(
         copied = backup(_database(database), file)
     except StoreError as err:
         raise _fail(str(err)) from None
-    typer.echo(f"backed up {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+    typer.echo(f"backed up {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}")
 
 
 @app.command("restore")
@@ -195,7 +199,7 @@ def restore_cmd(
         copied = restore(file, _database(database), replace=replace)
     except StoreError as err:
         raise _fail(str(err)) from None
-    typer.echo(f"restored {copied.campaigns} campaigns, {copied.events} events, to {copied.path}")
+    typer.echo(f"restored {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}")
 
 
 @app.command("replay")
@@ -293,15 +297,22 @@ def serve(demo: bool = False, **given: Any) -> None:
     from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back
     from herotable.store import StoreError
 
-    for name in unknown_variables():
-        typer.echo(f"warning: {name} names no setting and is ignored (see docs/operations.md)", err=True)
     try:
         settings = Settings.load(given)
     except SettingsError as err:
         for problem in err.problems:
             typer.echo(f"error: {problem}", err=True)
+        for name in unknown_variables():
+            typer.echo(f"warning: {_unknown(name)}", err=True)
         raise typer.Exit(code=2) from None
     logging.config.dictConfig(log_config(settings.log_format, settings.log_level))  # every line from here in one format
+    said = logging.getLogger("herotable.serve")
+    for name in unknown_variables():
+        said.warning(_unknown(name))
+    if settings.port:  # a port taken, or a host that is no address here, in one line before anything starts
+        taken = _cannot_listen(settings.host, settings.port)
+        if taken:
+            raise _fail(taken)
     try:
         settings = settings.with_secret()
     except SettingsError as err:
@@ -329,7 +340,7 @@ def serve(demo: bool = False, **given: Any) -> None:
         raise _fail(str(err)) from None
     notice = legacy_notice(web.state.services.table)
     if notice:
-        logging.getLogger("herotable.serve").warning(notice)
+        said.warning(notice)
     address = settings.public_url or f"http://{settings.host}:{settings.port}"
     if demo:
         logins = seed_demo(web.state.services)
@@ -372,6 +383,35 @@ def _metavar(field: Any) -> str:
     if typing.get_origin(kind) is tuple:
         return "<a,b,…>"
     return {int: "<int>", float: "<seconds>", Path: "<path>"}.get(kind, "<text>")
+
+
+def _unknown(name: str) -> str:
+    from herotable.server.settings import meant
+
+    guess = meant(name)
+    hint = f"did you mean {guess}?" if guess else "`herotable serve --help` lists every setting"
+    return f"{name} names no setting and is ignored; {hint}"
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why `serve` could not listen at host:port, in one line with a fix; None when it can."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return f"HEROTABLE_HOST={host!r} is no address of this machine. Tip: 127.0.0.1, or 0.0.0.0 for every interface"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+        try:
+            probe.bind(address)
+        except OSError as err:
+            return (
+                f"cannot listen on {host}:{port} ({err.strerror}). Tip: stop what uses it, or choose another "
+                "HEROTABLE_PORT (--port)"
+            )
+    return None
 
 
 def _serve_signature() -> inspect.Signature:
@@ -651,7 +691,8 @@ def campaigns_list(database: DatabaseOption = None, as_json: JsonOption = False)
     for c in lines:
         old = "" if c.readable else "  (from an older herotable, kept unread)"
         typer.echo(
-            f"{c.campaign_id}  {c.name}  [{c.game}]  GM {c.gm or '—'}, {c.members} members, {c.events} events{old}"
+            f"{c.campaign_id}  {c.name}  [{c.game}]  GM {c.gm or '—'}, {_count(c.members, 'member')}, "
+            f"{_count(c.events, 'event')}{old}"
         )
     typer.echo(f"{len(lines)} campaign{'' if len(lines) == 1 else 's'}")
 

@@ -32,3 +32,16 @@ def test_readyz_says_what_does_not_answer(tmp_path):
     (tmp_path / "table.sqlite").mkdir()  # the database's file is gone and cannot come back
     assert client.get("/readyz").json()["checks"]["database"].startswith("does not answer")
     assert client.get("/healthz").status_code == 200  # the process itself still answers
+
+
+def test_head_is_answered_wherever_get_is() -> None:
+    from fastapi.testclient import TestClient
+
+    from .clients import make_app
+
+    client = TestClient(make_app())
+    for path in ("/healthz", "/readyz", "/", "/rules", "/docs"):
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"]
+    assert client.head("/no/such/page").status_code == 404

@@ -101,9 +101,9 @@ def test_serve_stops_on_bad_settings_with_those_lines_and_no_traceback(monkeypat
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert lines == [
-        "warning: HEROTABLE_LOGIN_ATEMPTS names no setting and is ignored (see docs/operations.md)",
         "error: HEROTABLE_PORT='abc' is not a whole number. Tip: e.g. HEROTABLE_PORT=8000",
         "error: --workers='0' is below 1. Tip: e.g. --workers=1",
+        "warning: HEROTABLE_LOGIN_ATEMPTS names no setting and is ignored; did you mean HEROTABLE_LOGIN_ATTEMPTS?",
     ]
     assert not Path("data").exists()  # nothing was made
 
@@ -154,3 +154,35 @@ def test_the_demo_is_refused_on_a_public_https_server() -> None:
     result = CliRunner().invoke(app, ["serve", "--demo", "--public-url", "https://table.example"])
     assert result.exit_code == 2
     assert "--demo makes accounts whose password is published" in result.stderr
+
+
+def test_a_redis_address_choices_in_any_case_and_a_typo_s_likely_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
+    from herotable.server.settings import meant
+
+    with pytest.raises(SettingsError) as bad:
+        Settings.load({"redis_url": "redis//127.0.0.1:6379"})
+    assert bad.value.problems == [
+        "--redis-url='redis//127.0.0.1:6379' is not a Redis address (redis://, rediss:// or unix://). "
+        "Tip: e.g. --redis-url=redis://127.0.0.1:6379/0"
+    ]
+    monkeypatch.setenv("HEROTABLE_REGISTRATION", "Invite")
+    monkeypatch.setenv("HEROTABLE_LOG_FORMAT", "JSON")
+    assert (Settings.load().registration, Settings.load().log_format) == ("invite", "json")
+    assert meant("HEROTABLE_TRUSTED_PROXY") == "HEROTABLE_TRUSTED_PROXIES"
+    assert meant("HEROTABLE_SOMETHING_ELSE") is None
+    assert Settings.load({"metrics_allow": ""}).metrics_allow == ("127.0.0.1", "::1")  # empty: unset, as a variable
+
+
+def test_serve_says_in_one_line_that_its_port_is_taken() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)], env={"HEROTABLE_LOGIN_ATTEMPT": "3"})
+    assert result.exit_code == 2
+    assert f"error: cannot listen on 127.0.0.1:{port} (Address already in use)" in result.stderr
+    assert result.stderr.count("error:") == 1 and "Traceback" not in result.stderr
+    nowhere = CliRunner().invoke(app, ["serve", "--host", "no-such-host.invalid", "--port", "8000"])
+    assert nowhere.exit_code == 2 and "is no address of this machine" in nowhere.stderr

@@ -327,3 +327,13 @@ def test_a_restore_through_another_spelling_of_a_served_database_is_refused_too(
     for spelling in (real, tmp_path / "link.db", Path(os.path.relpath(real))):
         with pytest.raises(StoreError, match="a herotable server is using"):
             restore(copy, _url(spelling), replace=True)
+
+
+def test_a_restore_by_root_leaves_the_database_its_servers_owner_s(tmp_path: Path, live) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another owner")
+    db = live[0]
+    copy = backup(_url(db), tmp_path / "copy.db").path
+    os.chown(db, 65534, 65534)  # the server's own account (nobody, here)
+    restore(copy, _url(db), replace=True)
+    assert (db.stat().st_uid, db.stat().st_gid, db.stat().st_mode & 0o777) == (65534, 65534, 0o600)

@@ -30,7 +30,7 @@ from herotable.server import (
 )
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
-from herotable.server.limits import RequestGuard
+from herotable.server.limits import HeadAsGet, RequestGuard
 from herotable.server.live import Hub
 from herotable.server.logs import RequestLog
 from herotable.server.proxy import ForwardedHeaders, parse_proxies
@@ -114,6 +114,7 @@ def create_app(
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
     app.add_middleware(RequestGuard, max_body=settings.body_limit)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RequestLog, counted=services.metrics.requests)
     # outermost: every part of the app sees the request as a trusted proxy in front received it
     app.add_middleware(ForwardedHeaders, proxies=parse_proxies(settings.trusted_proxies))

@@ -203,3 +203,23 @@ class RequestGuard:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await self._with_headers(send)({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+class HeadAsGet:
+    """HEAD is answered wherever GET is (an uptime monitor's or load balancer's check): the same status and headers,
+    without the body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, sending)

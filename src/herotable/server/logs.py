@@ -58,6 +58,14 @@ class TextLines(logging.Formatter):
         return f"{line} {extra}" if extra else line
 
 
+class NoSocketPaths(logging.Filter):
+    """Drops uvicorn's own line for each live socket (`"WebSocket /ws/campaigns/…?after=…" [accepted]`): it holds the
+    path and query, and herotable logs each socket itself, by its route's pattern."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and '"WebSocket ' in record.msg)
+
+
 def log_config(log_format: str, level: str) -> dict[str, Any]:
     """The logging set-up `herotable serve` hands uvicorn (every worker takes it): herotable's and uvicorn's own
     lines in one format; uvicorn's access log is off, since herotable logs each request itself."""
@@ -68,7 +76,8 @@ def log_config(log_format: str, level: str) -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"main": formatter},
-        "handlers": {"main": handler},
+        "filters": {"no_socket_paths": {"()": NoSocketPaths}},
+        "handlers": {"main": {**handler, "filters": ["no_socket_paths"]}},
         "loggers": {
             "herotable": {"handlers": ["main"], "level": upper, "propagate": False},
             "uvicorn": {"handlers": ["main"], "level": upper, "propagate": False},

@@ -279,8 +279,14 @@ def join_page(code: str, request: Request, svc: ServicesDep, user: MaybeUserDep)
         )
     state = svc.table.state(invite.campaign_id)
     if user is None:
+        how = "Log in" if svc.settings.registration == "closed" else "Log in or register"
         return render(
-            request, "login.html", svc, None, next=f"/join/{code}", notice=f"Log in or register to join {state.name}."
+            request,
+            "login.html",
+            svc,
+            None,
+            next=f"/join/{code}",
+            notice=f"{how} to join {state.name}.",
         )
     if state.role_of(user.user_id) is not None:
         return RedirectResponse(f"/campaigns/{invite.campaign_id}", status_code=303)

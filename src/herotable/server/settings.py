@@ -138,6 +138,20 @@ class Settings(BaseModel):
             raise ValueError("has a path; herotable is served at the root of its address")
         return f"{parts.scheme}://{parts.netloc.lower()}"
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, raw: str | None) -> str | None:
+        if not raw:
+            return None
+        if urlsplit(raw).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("is not a Redis address (redis://, rediss:// or unix://)")
+        return raw
+
+    @field_validator("registration", "log_format", "log_level", mode="before")
+    @classmethod
+    def _lower(cls, raw: object) -> object:
+        return raw.strip().lower() if isinstance(raw, str) else raw  # `Invite`, `JSON` mean what they say
+
     @field_validator("redis_prefix")
     @classmethod
     def _redis_prefix(cls, raw: str) -> str:
@@ -242,6 +256,15 @@ def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:
     )
 
 
+def meant(name: str) -> str | None:
+    """The setting a misspelt variable most likely means (`HEROTABLE_TRUSTED_PROXY`: `HEROTABLE_TRUSTED_PROXIES`)."""
+    import difflib
+
+    known = [f"{ENV_PREFIX}{field.upper()}" for field in Settings.model_fields]
+    close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 class SettingsError(ValueError):
     """One or more settings are wrong: one line each, naming the setting and a fix."""
 
@@ -293,7 +316,7 @@ def _problem(error: Any, given: Mapping[str, object]) -> str:
     if name == "secret_key":
         return f"{where} {what}. Tip: {KEY_RECIPE}"
     example = EXAMPLES.get(name, example)
-    tip = f"e.g. {where}={example}" if example not in ("None", "") else "see the settings table in docs/operations.md"
+    tip = f"e.g. {where}={example}" if example not in ("None", "") else "`herotable serve --help` lists every setting"
     return f"{where}={shown} {what}. Tip: {tip}"
 
 
@@ -328,5 +351,6 @@ def settings_table() -> str:
             else str(default)
         )
         text = " ".join((field.description or "").split())
-        rows.append(f"| `{ENV_PREFIX}{name.upper()}` | `--{name.replace('_', '-')}` | `{shown}` | {text} |")
+        option = "—" if name == "secret_key" else f"`--{name.replace('_', '-')}`"  # never on a command line
+        rows.append(f"| `{ENV_PREFIX}{name.upper()}` | {option} | `{shown}` | {text} |")
     return "\n".join(rows)
