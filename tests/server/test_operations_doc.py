@@ -38,12 +38,16 @@ ELSEWHERE = {
     "useradd": "not run by a test: it adds an account to the machine (the unit's User= is checked by systemd-analyze)",
     "chown": "not run by a test: it needs the account useradd makes",
     "chmod": "not run by a test: it needs the file the account owns",
+    "cat": "writes the admin wrapper, which test_the_admin_wrapper_finds_the_services_database runs",
+    "umask": "a shell builtin: the PostgreSQL test dumps under it and checks the dump's mode",
 }
 
 
 def commands() -> Iterator[list[str]]:
-    """Each command of the page's `sh` blocks, as words (comments dropped, `a && b` as two)."""
+    """Each command of the page's `sh` blocks, as words (comments dropped, `a && b` as two, a here-document's body
+    left to the test that runs what it writes)."""
     for block in re.findall(r"```sh\n(.*?)```", DOCS.read_text(), re.S):
+        block = re.sub(r"<<'END'\n.*?\nEND\n", "\n", block, flags=re.S)
         for line in block.splitlines():
             words = shlex.split(line, comments=True)
             while words:
@@ -149,7 +153,7 @@ def test_the_postgresql_lines_make_dump_and_restore_a_database(tmp_path: Path, n
     def shell(words: list[str]) -> None:
         swapped = [w.replace("herotable.dump", str(tmp_path / "herotable.dump")) for w in words]
         swapped = [re.sub(r"(^|=)herotable$", rf"\g<1>{name}", w) for w in swapped]
-        done = subprocess.run(swapped, env=env, capture_output=True, text=True)
+        done = subprocess.run(swapped, env=env, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o077))
         assert done.returncode == 0, f"{shlex.join(swapped)}: {done.stderr}"
 
     runner = CliRunner()
@@ -159,7 +163,8 @@ def test_the_postgresql_lines_make_dump_and_restore_a_database(tmp_path: Path, n
         assert runner.invoke(cli, ["db", "upgrade", "--database", url]).exit_code == 0
         made = runner.invoke(cli, ["users", "create", "gwen", "--database", url], input="pw-long-enough\n" * 2)
         assert made.exit_code == 0, made.output
-        shell(lines[2])  # pg_dump
+        shell(lines[2])  # pg_dump, under the page's `umask 077`
+        assert (tmp_path / "herotable.dump").stat().st_mode & 0o777 == 0o600
         engine = sa.create_engine(url)
         with engine.begin() as connection:
             connection.exec_driver_sql("DELETE FROM users")
@@ -174,3 +179,27 @@ def test_the_postgresql_lines_make_dump_and_restore_a_database(tmp_path: Path, n
             connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             connection.exec_driver_sql(f"DROP ROLE IF EXISTS {name}")
         admin.dispose()
+
+
+def test_the_admin_wrapper_finds_the_services_database(tmp_path: Path) -> None:
+    script = re.search(r"<<'END'\n(.*?)\nEND\n", DOCS.read_text(), re.S)
+    assert script is not None
+    home, etc = tmp_path / "var-lib-herotable", tmp_path / "etc-herotable"
+    home.mkdir()
+    etc.mkdir()
+    (etc / "herotable.env").write_text(
+        f"HEROTABLE_DATABASE_URL=sqlite:///{tmp_path / 'service.db'}\nHEROTABLE_HASH_MEMORY_KIB=256\n"
+    )
+    wrapper = tmp_path / "herotable-admin"
+    wrapper.write_text(
+        script.group(1)
+        .replace("/var/lib/herotable", str(home))
+        .replace("/etc/herotable", str(etc))
+        .replace("/opt/herotable/bin/herotable", str(Path(sys.executable).with_name("herotable")))
+    )
+    wrapper.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEROTABLE_")}
+    assert subprocess.run([str(wrapper), "db", "upgrade"], env=env, capture_output=True).returncode == 0
+    listed = subprocess.run([str(wrapper), "users", "list"], env=env, capture_output=True, text=True, cwd="/")
+    assert listed.returncode == 0 and "0 accounts" in listed.stdout, listed.stderr
+    assert (tmp_path / "service.db").exists() and not (home / "data").exists()  # the service's database, not ./data
