@@ -343,7 +343,13 @@ def serve(demo: bool = False, **given: Any) -> None:
         said.warning(notice)
     address = settings.public_url or f"http://{settings.host}:{settings.port}"
     if demo:
-        logins = seed_demo(web.state.services)
+        commands = logging.getLogger("herotable.command")
+        level = commands.level
+        commands.setLevel(logging.WARNING)  # the demo's own making is no news: its forty commands stay out of the log
+        try:
+            logins = seed_demo(web.state.services)
+        finally:
+            commands.setLevel(level)
         typer.echo(f"herotable at {address} — demo logins (password for all: {logins[0].password}):")
         for login in logins:
             typer.echo(f"  {login.username:<5} {login.role}")

@@ -3,6 +3,7 @@ line each, the signing key never made silently for a database server, and the ta
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -122,6 +123,7 @@ def test_unknown_variables_are_typos_not_test_or_bench_settings() -> None:
 
 
 def test_sqlite_makes_its_signing_key_once_and_says_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="herotable")
     first = Settings(data_dir=tmp_path / "d").with_secret()
     assert "made a signing key in" in caplog.text
     assert (tmp_path / "d" / "secret_key").stat().st_mode & 0o777 == 0o600

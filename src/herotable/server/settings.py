@@ -330,7 +330,7 @@ def stored_secret(data_dir: Path) -> str:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # readable by its owner from the first moment
     with os.fdopen(fd, "w") as file:
         file.write(key)
-    logging.getLogger("herotable.settings").warning(
+    logging.getLogger("herotable.settings").info(
         "made a signing key in %s (keep it with the database; a new one logs everyone out)", path
     )
     return key
