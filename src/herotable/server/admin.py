@@ -44,6 +44,7 @@ def set_disabled(accounts: AccountStore, user: User, disabled: bool) -> int:
         return 0
     now = stamp()
     accounts.set_disabled(user.user_id, now)
+    accounts.revoke_tokens(user.user_id, now)
     return accounts.revoke_sessions(user.user_id, now)
 
 

@@ -348,4 +348,5 @@ def new_reset_link(accounts: AccountStore, user: User, base_url: str) -> str:
 def replace_password(accounts: AccountStore, gate: HashGate, user: User, password: str, *, keep: str | None) -> int:
     """Set `user`'s password and end their sessions but `keep` (a session id); how many sessions ended."""
     accounts.set_password(user.user_id, gate.hash(password))
+    accounts.revoke_tokens(user.user_id, stamp())  # a token made under the old password ends with it
     return accounts.revoke_sessions(user.user_id, stamp(), keep=digest(keep) if keep else None)

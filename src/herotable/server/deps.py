@@ -16,6 +16,7 @@ from herotable.server.redis_link import RedisLink
 from herotable.server.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions
 from herotable.server.settings import Settings
 from herotable.server.slots import Slots
+from herotable.server.tokens import TokenGate, bearer_of, check_scope
 from herotable.service import TableService
 from herotable.store.accounts import AccountStore, User, accounts_for
 from herotable.store.port import StoredEvent
@@ -36,6 +37,7 @@ class Services:
     images: Slots  # portrait uploads decoded at once
     redis: RedisLink | None  # with HEROTABLE_REDIS_URL: what requests ask Redis (limits, endings) goes through it
     metrics: Metrics  # what /metrics reports
+    tokens: TokenGate  # personal API tokens: who a bearer request acts for, and how many commands it sends
 
     def now(self) -> datetime:
         """The time by the app's clock (the one the login limits count by), for invitations and the removals they
@@ -88,6 +90,7 @@ def make_services(
         Slots(settings.image_slots, settings.image_wait_s, work="reading portraits", doing="reading other pictures"),
         redis,
         metrics,
+        TokenGate(accounts, settings.token_commands_per_minute, ticks),
     )
 
 
@@ -104,6 +107,9 @@ async def session(request: Request) -> Session | None:
 def current_user(request: Request, svc: Annotated[Services, Depends(services)]) -> User | None:
     """The logged-in user: the cookie's session must be alive in the store (not logged out, revoked or expired), as
     the store said within the last few seconds (`LiveSessions`)."""
+    by_token: User | None = getattr(request.state, "api_user", None)  # a bearer request (`check_token`)
+    if by_token is not None:
+        return by_token
     s: Session | None = request.state.session
     if s is None or s.user_id is None:
         return None
@@ -117,8 +123,9 @@ def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
 
 
 async def check_csrf(request: Request, svc: Annotated[Services, Depends(services)]) -> None:
-    """Unsafe requests must carry the session's CSRF token in a header or a form field."""
-    if request.method not in UNSAFE:
+    """Unsafe requests must carry the session's CSRF token in a header or a form field; a bearer request (an API
+    token, which no browser sends by itself) is checked by `check_token` instead."""
+    if request.method not in UNSAFE or bearer_of(request) is not None:
         return
     token = request.headers.get(CSRF_HEADER)
     if token is None and request.headers.get("content-type", "").startswith(
@@ -130,6 +137,20 @@ async def check_csrf(request: Request, svc: Annotated[Services, Depends(services
     s: Session | None = request.state.session
     if s is None or not svc.sessions.csrf_ok(s, token):
         raise HTTPException(403, f"missing or wrong CSRF token: send the {CSRF_HEADER} header (GET /api/v1/csrf)")
+
+
+def check_token(request: Request, svc: Annotated[Services, Depends(services)]) -> None:
+    """A bearer request on /api/v1: the token's user becomes the request's (401 for a token not live), within the
+    token's scope and campaign (403), and its commands counted (429)."""
+    header = bearer_of(request)
+    if header is None:
+        return
+    token, user = svc.tokens.resolve(header)
+    check_scope(request, token, user, lambda campaign: svc.table.state(campaign).is_gm(user.user_id))
+    if request.method == "POST" and request.url.path.endswith("/commands"):
+        svc.tokens.command(token)
+    request.state.api_user = user
+    request.state.api_token = token
 
 
 ServicesDep = Annotated[Services, Depends(services)]

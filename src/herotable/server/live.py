@@ -228,6 +228,7 @@ class Viewer:
     campaign_id: str
     user: str
     sid: str = ""  # the session the socket was opened with
+    token_hash: str = ""  # or the hash of the API token it was opened with
     role: Role | None = None  # the role its frames were made for
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
     cursor: str | None = None
@@ -751,7 +752,11 @@ class Hub:
             return
         accounts = self.sessions.accounts  # the store itself: what it says now
         try:
-            alive = await asyncio.to_thread(accounts.session_user, digest(viewer.sid), stamp())
+            if viewer.token_hash:
+                found = await asyncio.to_thread(accounts.token_user, viewer.token_hash, stamp())
+                alive = found[1] if found is not None else None
+            else:
+                alive = await asyncio.to_thread(accounts.session_user, digest(viewer.sid), stamp())
         except Exception:
             log.warning("cannot check the session of a live viewer of %s", viewer.campaign_id, exc_info=True)
             return

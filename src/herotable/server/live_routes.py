@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, HTTPException, WebSocket, WebSocketDisconnect
 
 from herotable.server.deps import Services
 from herotable.server.live import Hub, Viewer
 from herotable.server.proxy import same_site
 from herotable.server.security import SESSION_COOKIE
+from herotable.server.tokens import bearer_of
 
 router = APIRouter()
 MAX_CURSOR = 40  # as the events API takes them; a longer one is none of ours
@@ -30,10 +31,22 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
         return
     hub: Hub = socket.app.state.hub
     session = svc.sessions.load(socket.cookies.get(SESSION_COOKIE))
-    user = None
-    if session is not None and session.user_id is not None:
+    user, sid, token_hash = None, "", ""
+    header = bearer_of(socket)
+    if header is not None:  # an API token: any scope may watch, its own campaign only when bound to one
+        try:
+            token, user = await asyncio.to_thread(svc.tokens.resolve, header)
+        except HTTPException:
+            await socket.close(code=4401, reason="this API token is unknown, revoked or expired")
+            return
+        if token.campaign_id not in (None, campaign_id):
+            await socket.close(code=4403, reason="this API token reaches another campaign")
+            return
+        token_hash = token.token_hash
+    elif session is not None and session.user_id is not None:
         user = await asyncio.to_thread(svc.live_sessions.user, session.sid, session.user_id)
-    if session is None or user is None:
+        sid = session.sid
+    if user is None:
         await socket.close(code=4401, reason="log in first")
         return
     try:
@@ -45,7 +58,7 @@ async def campaign_socket(socket: WebSocket, campaign_id: str) -> None:
         await socket.close(code=4403, reason="not a member of this campaign")
         return
     await socket.accept()
-    viewer = Viewer(socket, campaign_id, user.user_id, session.sid)
+    viewer = Viewer(socket, campaign_id, user.user_id, sid, token_hash=token_hash)
     after, role = socket.query_params.get("after"), socket.query_params.get("role")
     await hub.join(viewer, after=after if after and len(after) <= MAX_CURSOR else None, role=role)
     try:

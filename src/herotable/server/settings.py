@@ -83,6 +83,8 @@ class Settings(BaseModel):
     """Free registrations per client address; then 1 min, 2 min … up to `register_window_s`."""
     register_window_s: Annotated[float, Field(gt=0)] = 3600.0
     """Seconds without a registration after which an address starts again."""
+    token_commands_per_minute: Annotated[int, Field(ge=1)] = 120
+    """Commands one API token may send a minute (in each server process); more answer 429."""
     body_limit_kib: Annotated[int, Field(ge=16, le=1024)] = 64
     """The largest request body in KiB, a portrait upload aside (its own limit is 1 MB)."""
     hash_slots: Annotated[int, Field(ge=1)] = 4

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from herotable.store.engine import for_one_read, for_writing
 from herotable.store.port import EventStore, StoreError
 from herotable.store.schema import (
+    ApiTokenRecord,
     InviteRecord,
     InviteUseRecord,
     PasswordResetRecord,
@@ -42,6 +43,25 @@ class User:
     @property
     def disabled(self) -> bool:
         return self.disabled_at is not None
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """A personal API token as the store keeps it: never the token itself, only its hash."""
+
+    token_id: str
+    token_hash: str
+    user_id: str
+    name: str
+    scope: str  # read, play or gm
+    campaign_id: str | None
+    created_at: str
+    expires_at: str | None = None
+    last_used_at: str | None = None
+    revoked_at: str | None = None
+
+    def live(self, now: str) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,26 @@ class AccountStore(Protocol):
     def registered_with(self, code: str) -> int:
         """How many accounts registered with the invitation `code`."""
         ...
+
+    def add_token(self, token: ApiToken) -> ApiToken: ...
+
+    def token_user(self, token_hash: str, now: str) -> tuple[ApiToken, User] | None:
+        """The live token of this hash and its enabled user, or None."""
+        ...
+
+    def tokens_of(self, user_id: str) -> list[ApiToken]:
+        """Every token of the user, revoked and expired ones too, newest first."""
+        ...
+
+    def revoke_token(self, token_id: str, user_id: str, at: str) -> bool:
+        """Revoke the user's token `token_id`; whether there was such a live token."""
+        ...
+
+    def revoke_tokens(self, user_id: str, at: str) -> int:
+        """Revoke every live token of the user; how many."""
+        ...
+
+    def token_used(self, token_id: str, at: str) -> None: ...
 
     def set_disabled(self, user_id: str, at: str | None) -> None:
         """Disable the account from `at` (its sessions are no longer live), or enable it again (None)."""
@@ -199,6 +239,7 @@ class MemoryAccountStore:
         self._removals: dict[tuple[str, str], str] = {}
         self._sessions: dict[str, _Session] = {}
         self._resets: dict[str, _Reset] = {}
+        self._tokens: dict[str, ApiToken] = {}
         self._lock = threading.Lock()
         self.throttle: Throttle = MemoryThrottle()
 
@@ -228,6 +269,41 @@ class MemoryAccountStore:
 
     def registered_with(self, code: str) -> int:
         return sum(1 for u in self._users.values() if u.invited_with == code)
+
+    def add_token(self, token: ApiToken) -> ApiToken:
+        with self._lock:
+            self._tokens[token.token_id] = token
+        return token
+
+    def token_user(self, token_hash: str, now: str) -> tuple[ApiToken, User] | None:
+        token = next((t for t in self._tokens.values() if t.token_hash == token_hash), None)
+        user = self._users.get(token.user_id) if token is not None else None
+        if token is None or user is None or not token.live(now) or user.disabled:
+            return None
+        return token, user
+
+    def tokens_of(self, user_id: str) -> list[ApiToken]:
+        return sorted((t for t in self._tokens.values() if t.user_id == user_id), key=lambda t: t.created_at)[::-1]
+
+    def revoke_token(self, token_id: str, user_id: str, at: str) -> bool:
+        with self._lock:
+            token = self._tokens.get(token_id)
+            if token is None or token.user_id != user_id or token.revoked_at is not None:
+                return False
+            self._tokens[token_id] = replace(token, revoked_at=at)
+            return True
+
+    def revoke_tokens(self, user_id: str, at: str) -> int:
+        with self._lock:
+            live = [t for t in self._tokens.values() if t.user_id == user_id and t.revoked_at is None]
+            for token in live:
+                self._tokens[token.token_id] = replace(token, revoked_at=at)
+        return len(live)
+
+    def token_used(self, token_id: str, at: str) -> None:
+        with self._lock:
+            if token_id in self._tokens:
+                self._tokens[token_id] = replace(self._tokens[token_id], last_used_at=at)
 
     def set_disabled(self, user_id: str, at: str | None) -> None:
         with self._lock:
@@ -375,6 +451,69 @@ class SqlAccountStore:
     def set_admin(self, user_id: str, admin: bool) -> None:
         with self._writer.begin() as connection:
             connection.execute(update(UserRecord).where(UserRecord.user_id == user_id).values(admin=admin))
+
+    def add_token(self, token: ApiToken) -> ApiToken:
+        with self._writer.begin() as connection:
+            connection.execute(insert(ApiTokenRecord).values(**vars(token)))
+        return token
+
+    def token_user(self, token_hash: str, now: str) -> tuple[ApiToken, User] | None:
+        with self._one_read.connect() as connection:
+            row = connection.execute(
+                select(ApiTokenRecord.__table__, UserRecord.__table__)
+                .join(UserRecord, UserRecord.user_id == ApiTokenRecord.user_id)
+                .where(
+                    ApiTokenRecord.token_hash == token_hash,
+                    ApiTokenRecord.revoked_at.is_(None),
+                    or_(ApiTokenRecord.expires_at.is_(None), ApiTokenRecord.expires_at > now),
+                    UserRecord.disabled_at.is_(None),
+                )
+            ).first()
+        if row is None:
+            return None
+        token_columns = [c.name for c in ApiTokenRecord.__table__.columns]
+        user_columns = [c.name for c in UserRecord.__table__.columns]
+        values = tuple(row)
+        token = ApiToken(**dict(zip(token_columns, values[: len(token_columns)], strict=True)))
+        user = User(**dict(zip(user_columns, values[len(token_columns) :], strict=True)))
+        return token, user
+
+    def tokens_of(self, user_id: str) -> list[ApiToken]:
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(ApiTokenRecord.__table__)
+                .where(ApiTokenRecord.user_id == user_id)
+                .order_by(ApiTokenRecord.created_at.desc())
+            ).mappings()
+            return [ApiToken(**row) for row in rows]
+
+    def revoke_token(self, token_id: str, user_id: str, at: str) -> bool:
+        with self._writer.begin() as connection:
+            done = connection.execute(
+                update(ApiTokenRecord)
+                .where(
+                    ApiTokenRecord.token_id == token_id,
+                    ApiTokenRecord.user_id == user_id,
+                    ApiTokenRecord.revoked_at.is_(None),
+                )
+                .values(revoked_at=at)
+            )
+        return bool(done.rowcount)
+
+    def revoke_tokens(self, user_id: str, at: str) -> int:
+        with self._writer.begin() as connection:
+            done = connection.execute(
+                update(ApiTokenRecord)
+                .where(ApiTokenRecord.user_id == user_id, ApiTokenRecord.revoked_at.is_(None))
+                .values(revoked_at=at)
+            )
+        return int(done.rowcount)
+
+    def token_used(self, token_id: str, at: str) -> None:
+        with self._writer.begin() as connection:
+            connection.execute(
+                update(ApiTokenRecord).where(ApiTokenRecord.token_id == token_id).values(last_used_at=at)
+            )
 
     def registered_with(self, code: str) -> int:
         with self._engine.connect() as connection:

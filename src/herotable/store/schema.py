@@ -166,6 +166,24 @@ class ThrottleRecord(Base):
     blocked_until: Mapped[float] = mapped_column(Float)
 
 
+class ApiTokenRecord(Base):
+    """A personal API token (only its SHA-256 is kept): a bot acting for its user, within a scope."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (Index("ix_api_tokens_user", "user_id"),)
+
+    token_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(Text, unique=True)
+    user_id: Mapped[str] = mapped_column(Text, ForeignKey("users.user_id"))
+    name: Mapped[str] = mapped_column(Text)
+    scope: Mapped[str] = mapped_column(Text)  # read, play or gm
+    campaign_id: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[str | None] = mapped_column(Text, nullable=True)
+    last_used_at: Mapped[str | None] = mapped_column(Text, nullable=True)
+    revoked_at: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
 class PasswordResetRecord(Base):
     """A one-time password reset link (only its hash is kept), made by the server's owner."""
 

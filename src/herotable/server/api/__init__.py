@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from herotable.server.api import accounts, campaigns, commands, export, members, odds
-from herotable.server.deps import check_csrf
+from herotable.server.api import accounts, campaigns, commands, export, members, odds, tokens
+from herotable.server.deps import check_csrf, check_token
 
-router = APIRouter(prefix="/api/v1", dependencies=[Depends(check_csrf)])
+router = APIRouter(prefix="/api/v1", dependencies=[Depends(check_csrf), Depends(check_token)])
 # commands first: routes are tried in order, and it serves the most requests
-PARTS = (commands, accounts, campaigns, members, export, odds)
+PARTS = (commands, accounts, campaigns, members, export, odds, tokens)
 for part in PARTS:
     router.include_router(part.router)

@@ -1,0 +1,67 @@
+"""Personal API tokens, made, listed and revoked by their user, logged in (a token cannot make tokens)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, ConfigDict, Field
+
+from herotable.server.api.common import member_state
+from herotable.server.auth import stamp
+from herotable.server.deps import ServicesDep, UserDep
+from herotable.server.tokens import make_token
+from herotable.store.accounts import ApiToken
+
+router = APIRouter()
+
+
+class NewToken(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=60, description="what it is for, e.g. the group's dice bot")
+    scope: Literal["read", "play", "gm"] = Field(description="read: GET only; play: commands as a player; gm: all")
+    campaign_id: str | None = Field(default=None, max_length=40, description="the one campaign it reaches; none: all")
+    days: int | None = Field(default=None, ge=1, le=365, description="days it works; none: until revoked")
+
+
+def token_json(token: ApiToken, now: str) -> dict[str, Any]:
+    return {
+        "token_id": token.token_id,
+        "name": token.name,
+        "scope": token.scope,
+        "campaign_id": token.campaign_id,
+        "created_at": token.created_at,
+        "expires_at": token.expires_at,
+        "last_used_at": token.last_used_at,
+        "revoked_at": token.revoked_at,
+        "live": token.live(now),
+    }
+
+
+def new_token(svc: ServicesDep, user: UserDep, body: NewToken) -> tuple[str, ApiToken]:
+    if body.campaign_id is not None:
+        member_state(svc, body.campaign_id, user)  # a member's campaign only
+    return make_token(svc.accounts, user, body.name.strip(), body.scope, body.campaign_id, body.days)
+
+
+@router.post("/tokens", status_code=201)
+def create(body: NewToken, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Make a token. Its text is in this answer only: it is kept as a hash, and nobody can show it again."""
+    text, token = new_token(svc, user, body)
+    return {"token": text, **token_json(token, stamp())}
+
+
+@router.get("/tokens")
+def listing(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
+    """Your tokens, newest first, with when each was last used."""
+    now = stamp()
+    return [token_json(t, now) for t in svc.accounts.tokens_of(user.user_id)]
+
+
+@router.delete("/tokens/{token_id}")
+def revoke(token_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Revoke one of your tokens: from now on it is refused."""
+    if not svc.accounts.revoke_token(token_id, user.user_id, stamp()):
+        raise HTTPException(404, "you have no live token of this id")
+    return {"revoked": token_id}
