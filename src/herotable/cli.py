@@ -684,6 +684,91 @@ def users_enable(username: Annotated[str, typer.Argument()], database: DatabaseO
     typer.echo(f"{user.username} may log in again")
 
 
+tokens_app = typer.Typer(no_args_is_help=True, help="Personal API tokens, for the server's owner.")
+app.add_typer(tokens_app, name="tokens")
+
+
+@tokens_app.command("create")
+def tokens_create(
+    username: Annotated[str, typer.Argument(help="The account the token acts for.")],
+    name: Annotated[str, typer.Option("--name", help="What it is for, e.g. the group's dice bot.")],
+    scope: Annotated[str, typer.Option("--scope", help="read (looks only), play (commands as a player) or gm.")],
+    campaign: Annotated[str | None, typer.Option("--campaign", help="The one campaign it reaches.")] = None,
+    days: Annotated[
+        int | None, typer.Option("--days", min=1, max=365, help="Days it works; none: until revoked.")
+    ] = None,
+    database: DatabaseOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Make an API token for an account and print it, once: only its hash is kept."""
+    from herotable.server.tokens import SCOPES, make_token
+
+    if scope not in SCOPES:
+        raise _fail(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
+    store, accounts = _accounts(database, writing=True)
+    user = _user(accounts, username)
+    if campaign is not None:
+        from herotable.service import TableService
+        from herotable.store import StoreError
+
+        try:
+            member = TableService(store).state(campaign).role_of(user.user_id) is not None
+        except StoreError:
+            member = False
+        if not member:
+            raise _fail(
+                f"{user.username} is not a member of a campaign {campaign!r}; no token was made. Tip: `herotable "
+                "campaigns list` shows each campaign's id"
+            )
+    text, token = make_token(accounts, user, name, scope, campaign, days)
+    if as_json:
+        typer.echo(
+            json.dumps({"token": text, "token_id": token.token_id, "scope": scope, "expires_at": token.expires_at})
+        )
+    else:
+        typer.echo(f"{text}\n(the token of {user.username}, scope {scope}; shown this once)")
+
+
+@tokens_app.command("list")
+def tokens_list(
+    username: Annotated[str, typer.Argument(help="The account whose tokens to list.")],
+    database: DatabaseOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """An account's tokens (never their text), with when each was last used. Changes nothing."""
+    from herotable.server.api.tokens import token_json
+    from herotable.server.auth import stamp
+
+    _, accounts = _accounts(database, writing=False)
+    user = _user(accounts, username)
+    rows = [token_json(t, stamp()) for t in accounts.tokens_of(user.user_id)]
+    if as_json:
+        typer.echo(json.dumps({"tokens": rows}))
+        return
+    for r in rows:
+        standing = "works" if r["live"] else "revoked" if r["revoked_at"] else "expired"
+        used = (r["last_used_at"] or "never")[:16]
+        typer.echo(f"{r['token_id']}  {r['name']}  [{r['scope']}]  {standing}, last used {used}")
+    typer.echo(_count(len(rows), "token"))
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(
+    username: Annotated[str, typer.Argument(help="The account the token belongs to.")],
+    token_id: Annotated[str, typer.Argument(help="The token's id, as `tokens list` shows it.")],
+    database: DatabaseOption = None,
+) -> None:
+    """Revoke a token: from now on it is refused."""
+    from herotable.server.auth import stamp
+
+    _, accounts = _accounts(database, writing=True)
+    user = _user(accounts, username)
+    if not accounts.revoke_token(token_id, user.user_id, stamp()):
+        raise _fail(f"{user.username} has no live token {token_id!r}. Tip: `herotable tokens list {user.username}`")
+    _announce_sessions_ended(user.user_id)  # servers sharing Redis close the sockets it opened
+    typer.echo(f"revoked {token_id}")
+
+
 @campaigns_app.command("list")
 def campaigns_list(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
     """Every campaign: its id, name, game, GM, members and events. Changes nothing."""

@@ -52,6 +52,10 @@ def test_a_token_drives_a_campaign_through_the_api_and_the_socket_until_revoked(
         assert (listed["name"], listed["scope"], listed["live"]) == ("dice bot", "play", True)
         assert listed["last_used_at"] is not None and "token" not in listed  # shown once, never again
         assert pat.delete(f"/api/v1/tokens/{listed['token_id']}").status_code == 200
+        with pytest.raises(WebSocketDisconnect) as ended:  # the socket it opened closes at once
+            while True:
+                ws.receive_json()
+        assert ended.value.code == 4401
     refused = bot.get("/api/v1/me")
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
     with pytest.raises(WebSocketDisconnect) as closed, bot.websocket_connect(f"/ws/campaigns/{cid}") as ws:
@@ -117,3 +121,44 @@ def test_a_wrong_bearer_never_falls_back_to_the_cookie() -> None:
     _cid, _gm, pat = _table(app)
     answer = pat.client.get("/api/v1/me", headers={"Authorization": "Bearer htk_12345678_forged-forged-forged-forged"})
     assert answer.status_code == 401
+
+
+def test_the_shell_makes_lists_and_revokes_a_users_tokens(tmp_path: Any) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from herotable.cli import app as cli
+    from herotable.store import open_store
+
+    db = f"sqlite:///{tmp_path / 'tokens.db'}"
+    app = make_app(store=open_store(db))
+    cid, _gm, pat = _table(app)
+    run = CliRunner().invoke
+    made = run(
+        cli,
+        ["tokens", "create", "pat", "--name", "bot", "--scope", "play", "--campaign", cid, "--json", "--database", db],
+    )
+    assert made.exit_code == 0, made.output
+    token = json.loads(made.stdout)["token"]
+    bot = _bot(app, token)
+    assert (
+        bot.post(f"/api/v1/campaigns/{cid}/commands", json={"type": "table.roll", "expression": "1d6"}).status_code
+        == 200
+    )
+    [listed] = json.loads(run(cli, ["tokens", "list", "pat", "--json", "--database", db]).stdout)["tokens"]
+    assert (listed["name"], listed["scope"], listed["campaign_id"], listed["live"]) == ("bot", "play", cid, True)
+    assert token not in run(cli, ["tokens", "list", "pat", "--database", db]).stdout
+    assert run(cli, ["tokens", "create", "pat", "--name", "x", "--scope", "admin", "--database", db]).exit_code == 2
+    foreign = run(
+        cli, ["tokens", "create", "pat", "--name", "x", "--scope", "gm", "--campaign", "nope", "--database", db]
+    )
+    assert foreign.exit_code == 2 and "is not a member of a campaign 'nope'" in foreign.stderr
+    assert (
+        run(cli, ["tokens", "revoke", "pat", listed["token_id"], "--database", db]).stdout
+        == f"revoked {listed['token_id']}\n"
+    )
+    assert bot.get("/api/v1/me").status_code == 401
+    again = run(cli, ["tokens", "revoke", "pat", listed["token_id"], "--database", db])
+    assert again.exit_code == 2 and "no live token" in again.stderr
+    assert pat.get("/api/v1/me").status_code == 200

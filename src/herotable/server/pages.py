@@ -29,6 +29,7 @@ from herotable.server import (
     rules_ref,
 )
 from herotable.server.api import accounts, campaigns, members
+from herotable.server.api.tokens import NewToken, new_token, revoke_token, token_json
 from herotable.server.auth import replace_password, stamp
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.options_form import option_fields, options_from_form
@@ -190,10 +191,61 @@ def logout_form(request: Request, svc: ServicesDep) -> Response:
     return response
 
 
+def _account(request: Request, svc: ServicesDep, user: User, status: int = 200, **context: Any) -> HTMLResponse:
+    """The account page, with the user's API tokens and the campaigns a new one may be bound to."""
+    now = stamp()
+    return render(
+        request,
+        "account.html",
+        svc,
+        user,
+        status=status,
+        tokens=[token_json(t, now) for t in svc.accounts.tokens_of(user.user_id)],
+        campaigns=[(state.campaign_id, state.name) for state, _ in svc.table.campaigns_of(user.user_id)],
+        **context,
+    )
+
+
 @router.get("/account", response_class=HTMLResponse)
 @page
 def account_page(request: Request, svc: ServicesDep, user: MaybeUserDep) -> Response:
-    return render(request, "account.html", svc, user)
+    assert user is not None
+    return _account(request, svc, user)
+
+
+@router.post("/account/tokens")
+@page
+def token_form(
+    request: Request,
+    svc: ServicesDep,
+    user: MaybeUserDep,
+    name: str = Form(""),
+    scope: str = Form("play"),
+    campaign_id: str = Form(""),
+    days: str = Form(""),
+) -> Response:
+    """Make an API token: its text is shown on the page this once."""
+    assert user is not None
+    try:
+        body = NewToken.model_validate(
+            {"name": name, "scope": scope, "campaign_id": campaign_id or None, "days": days.strip() or None}
+        )
+        text, token = new_token(svc, user, body)
+    except (ValidationError, ValueError):
+        message = "Name the token (up to 60 characters), choose its scope, and give 1 to 365 days or none."
+        return _account(request, svc, user, status=422, token_error=message)
+    except HTTPException as err:
+        return _account(request, svc, user, status=err.status_code, token_error=str(err.detail))
+    return _account(request, svc, user, made=text, made_name=token.name)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+@page
+def token_revoke_form(request: Request, svc: ServicesDep, user: MaybeUserDep, token_id: str) -> Response:
+    assert user is not None
+    if not revoke_token(request, svc, user, token_id):
+        return _account(request, svc, user, status=404, token_error="You have no live token of this id.")
+    return _account(request, svc, user, notice="The token is revoked: from now on it is refused.")
 
 
 @router.post("/account/password")
@@ -217,12 +269,12 @@ def password_form(
             if field == "new_password"
             else "Give your current password; nothing was changed."
         )
-        return render(request, "account.html", svc, user, status=422, error=message)
+        return _account(request, svc, user, status=422, error=message)
     except HTTPException as err:
         text = str(err.detail)
-        return render(request, "account.html", svc, user, status=err.status_code, error=text[0].upper() + text[1:])
+        return _account(request, svc, user, status=err.status_code, error=text[0].upper() + text[1:])
     others = f"{ended} other session{'' if ended == 1 else 's'}" if ended else "no other session"
-    return render(request, "account.html", svc, user, notice=f"Your password is changed; {others} ended.")
+    return _account(request, svc, user, notice=f"Your password is changed; {others} ended, and your API tokens too.")
 
 
 @router.post("/account/logout-everywhere")

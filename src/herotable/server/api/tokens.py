@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from herotable.server.api.accounts import sessions_ended
 from herotable.server.api.common import member_state
 from herotable.server.auth import stamp
 from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.tokens import make_token
-from herotable.store.accounts import ApiToken
+from herotable.store.accounts import ApiToken, User
 
 router = APIRouter()
 
@@ -59,9 +60,17 @@ def listing(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
     return [token_json(t, now) for t in svc.accounts.tokens_of(user.user_id)]
 
 
-@router.delete("/tokens/{token_id}")
-def revoke(token_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
-    """Revoke one of your tokens: from now on it is refused."""
+def revoke_token(request: Request, svc: ServicesDep, user: User, token_id: str) -> bool:
+    """Revoke one of the user's tokens, and close the live sockets it opened; whether it was live."""
     if not svc.accounts.revoke_token(token_id, user.user_id, stamp()):
+        return False
+    sessions_ended(request, user.user_id)  # every process checks the user's sockets again, the token's among them
+    return True
+
+
+@router.delete("/tokens/{token_id}")
+def revoke(token_id: str, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """Revoke one of your tokens: from now on it is refused, and its live sockets close."""
+    if not revoke_token(request, svc, user, token_id):
         raise HTTPException(404, "you have no live token of this id")
     return {"revoked": token_id}
