@@ -761,7 +761,8 @@ class Hub:
             log.warning("cannot check the session of a live viewer of %s", viewer.campaign_id, exc_info=True)
             return
         if alive is None or alive.user_id != viewer.user:
-            await self._close(viewer, 4401, "your session ended: log in again")
+            why = "this API token was revoked or its account ended" if viewer.token_hash else "your session ended"
+            await self._close(viewer, 4401, f"{why}: log in again" if not viewer.token_hash else why)
 
     async def _close(self, viewer: Viewer, code: int, reason: str) -> None:
         self.leave(viewer)

@@ -34,6 +34,11 @@ class Duels(Protocol):
         """How the conflict between the two may end, as an SVG chart."""
         ...
 
+    def dice(self, state: TableState, you: str, opp: str) -> dict[str, Any]:
+        """One exchange between two dice the caller names (`d8`, `d10`) under the campaign's options: a chat bot's
+        `!odds d8 d10`. Raises TableError for a die the game has not."""
+        ...
+
     def panel(self, state: TableState, viewer: str, acts: Sequence[LegalAction]) -> list[dict[str, Any]]:
         """The table page's odds panel: each of the viewer's attacks against each opponent it may attack."""
         ...

@@ -32,6 +32,14 @@ def odds_exchange(
     )
 
 
+@router.get("/campaigns/{campaign_id}/odds/dice")
+def odds_dice(campaign_id: str, you: str, opp: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """One exchange between two dice you name (`you=d8&opp=d10`) under the campaign's options: win, tie, lose and
+    the criticals, each exact and as a float. A chat bot's `!odds d8 d10`."""
+    state = member_state(svc, campaign_id, user)
+    return duels_of(state).dice(state, you[:20], opp[:20])
+
+
 @router.get("/campaigns/{campaign_id}/odds/check")
 def odds_check(campaign_id: str, bonus: int, dc: int, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
     """A Conviction check's chance with and without a Conviction re-roll or a Quotable Wit."""

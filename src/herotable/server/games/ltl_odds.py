@@ -19,6 +19,7 @@ from herotable.dice import Rating
 from herotable.ltl.hero import Hero, LossType
 from herotable.odds.advisor import advise
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict, round_odds
+from herotable.odds.exchange import Roll, exchange
 from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
 from herotable.server.odds_panel import probability
 from herotable.table.commands import controls
@@ -294,6 +295,25 @@ class LtlDuels:
     ) -> dict[str, Any]:
         offered = any(a.type == Attack.type and a.fixed.get("actor") == actor for a in acts)
         return exchange_odds(state, viewer, actor, target, style, target_style, acts if offered else None)
+
+    @staticmethod
+    def dice(state: TableState, you: str, opp: str) -> dict[str, Any]:
+        ratings = []
+        for field, text in (("you", you), ("opp", opp)):
+            try:
+                ratings.append(Rating.of(text.strip()))
+            except ValueError:
+                raise TableError(
+                    "odds/bad_die",
+                    f"{field}: {text[:20]!r} is not a die of the ladder",
+                    fix="name one of d4, d6, d8, d10, d12 or d20",
+                ) from None
+        odds = exchange(Roll(ratings[0]), Roll(ratings[1]), table_of(state).options)
+        return {
+            "you": str(ratings[0]),
+            "opp": str(ratings[1]),
+            **{key: probability(value) for key, value in odds.as_dict().items()},
+        }
 
     @staticmethod
     def chart(state: TableState, viewer: str, actor: str, target: str) -> str:
