@@ -6,6 +6,7 @@ import contextlib
 import inspect
 import json
 import os
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -15,7 +16,12 @@ import typer
 from herotable.dice import Rating, SystemRng
 from herotable.notation import NotationError, roll_notation
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="herotable: Larger Than Life and Conviction.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="herotable: Larger Than Life and Conviction.\n\nExit codes: 0 done; 1 refused by the rules or the data; 2 a "
+    "wrong command line or setting. With --json a command prints one JSON document, its refusals too.",
+)
 
 if TYPE_CHECKING:
     from herotable.service import TableService
@@ -36,6 +42,7 @@ def _root(
     ] = False,
 ) -> None:
     """Run Larger Than Life and DPoNI Conviction games exactly by their rules."""
+    _json_mode(False)
 
 
 @app.command()
@@ -44,6 +51,7 @@ def roll(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Roll free-form dice notation (the d20 library's syntax, at most 100 dice)."""
+    _json_mode(as_json)
     try:
         result = roll_notation(expression, SystemRng())
     except NotationError as exc:
@@ -64,8 +72,10 @@ def roll(
 @app.command()
 def demo(
     seed: Annotated[int | None, typer.Option(help="Replay the same fight: the dice come from this seed.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Watch Captain Comet and Doctor Entropy fight a whole Larger Than Life conflict, every roll shown."""
+    _json_mode(as_json)
     from rich.console import Console
     from rich.rule import Rule
 
@@ -74,6 +84,12 @@ def demo(
 
     console = Console()
     narration = run_demo(SystemRng() if seed is None else SeededRng(seed))
+    if as_json:
+        from rich.text import Text
+
+        rounds = [{"title": t, "lines": [Text.from_markup(line).plain for line in ls]} for t, ls in narration.rounds]
+        typer.echo(json.dumps({"rounds": rounds}))
+        return
     for title, lines in narration.rounds:
         console.print(Rule(f"[bold]{title}[/bold]"))
         for line in lines:
@@ -94,7 +110,7 @@ def _settings() -> Any:
     try:
         return Settings.load()
     except SettingsError as err:
-        raise _fail(err.problems[0]) from None
+        raise _fail(err.problems[0], EXIT_USAGE) from None
 
 
 def _database(database: str | None) -> str:
@@ -110,9 +126,29 @@ def _count(n: int, thing: str) -> str:
     return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+EXIT_REFUSED = 1  # refused by the rules or the data: no such user, a backup that does not check, a schema behind
+EXIT_USAGE = 2  # the command line or the settings are wrong: an option's value, a missing --base-url
+_JSON = [False]  # whether the command running now was given --json (set by each command, reset by the root)
+
+
+def _json_mode(as_json: bool) -> None:
+    _JSON[0] = as_json
+
+
+def _fail(message: str, code: int = EXIT_REFUSED) -> typer.Exit:
+    """The command's refusal: one line on standard error, or with --json one JSON document on standard output
+    (`{"error": {"code": "refused"|"usage", "message": …}}`); the exit code says which."""
+    if _JSON[0]:
+        kind = "usage" if code == EXIT_USAGE else "refused"
+        typer.echo(json.dumps({"error": {"code": kind, "message": message}}))
+    else:
+        typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=code)
+
+
+def _done(document: dict[str, Any], text: str) -> None:
+    """What a command did: one JSON document with --json, else a line for people."""
+    typer.echo(json.dumps(document) if _JSON[0] else text)
 
 
 def _read_document(path: Path) -> object:
@@ -129,10 +165,12 @@ def export_cmd(
     campaign_id: Annotated[str, typer.Argument(help="The campaign to export.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of standard output.")] = None,
     database: DatabaseOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="With --out: say what was written as JSON.")] = False,
 ) -> None:
     """Export a campaign (sheets, settings, every event) as one JSON document."""
     from herotable.store import StoreError, export_campaign, open_store
 
+    _json_mode(as_json)
     try:
         store = open_store(_database(database), migrate="check")  # a read-only command never changes the schema
         document = export_campaign(store, campaign_id)
@@ -143,41 +181,55 @@ def export_cmd(
         typer.echo(text)
     else:
         out.write_text(text, encoding="utf-8")
-        typer.echo(f"exported {campaign_id}: {document['event_count']} events to {out}")
+        events = document["event_count"]
+        _done(
+            {"campaign_id": campaign_id, "events": events, "path": str(out)},
+            f"exported {campaign_id}: {events} events to {out}",
+        )
 
 
 @app.command("import")
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="A campaign export.")],
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Import an exported campaign into an empty slot of the database, after checking its hash chain and that every
     event folds."""
     from herotable.service import verified_import
     from herotable.store import StoreError, open_store
 
+    _json_mode(as_json)
     document = _read_document(file)
     try:
         state = verified_import(open_store(_database(database), migrate="auto"), document)
     except StoreError as err:
         raise _fail(str(err)) from None
-    typer.echo(f"imported {state.campaign_id} ({state.name}): {state.seq} events")
+    _done(
+        {"campaign_id": state.campaign_id, "name": state.name, "events": state.seq},
+        f"imported {state.campaign_id} ({state.name}): {state.seq} events",
+    )
 
 
 @app.command("backup")
 def backup_cmd(
     file: Annotated[Path, typer.Argument(help="The new file to write the backup to.")],
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Copy the SQLite database into FILE while the server runs (SQLite's online backup: one consistent moment)."""
     from herotable.backup import backup
     from herotable.store import StoreError
 
+    _json_mode(as_json)
     try:
         copied = backup(_database(database), file)
     except StoreError as err:
         raise _fail(str(err)) from None
-    typer.echo(f"backed up {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}")
+    _done(
+        {"path": str(copied.path), "campaigns": copied.campaigns, "events": copied.events},
+        f"backed up {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}",
+    )
 
 
 @app.command("restore")
@@ -187,19 +239,24 @@ def restore_cmd(
         bool, typer.Option("--replace", help="Put it in place of the database there now (stop the server first).")
     ] = False,
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Check a backup (intact, a herotable database this version reads, every campaign whole up to its head and
     folding with its hash chain intact, every snapshot readable) and put it in place of the SQLite database. Exits 0
-    once it is in place, 2 when it refuses (a check fails, or a database is there without --replace); nothing changes
-    then."""
+    once it is in place, 1 when it refuses (a check fails, a server holds the database, or a database is there
+    without --replace); nothing changes then."""
     from herotable.backup import restore
     from herotable.store import StoreError
 
+    _json_mode(as_json)
     try:
         copied = restore(file, _database(database), replace=replace)
     except StoreError as err:
         raise _fail(str(err)) from None
-    typer.echo(f"restored {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}")
+    _done(
+        {"path": str(copied.path), "campaigns": copied.campaigns, "events": copied.events},
+        f"restored {_count(copied.campaigns, 'campaign')}, {_count(copied.events, 'event')}, to {copied.path}",
+    )
 
 
 @app.command("replay")
@@ -210,6 +267,7 @@ def replay_cmd(
 ) -> None:
     """Rebuild a campaign's state from an export without rolling a die or running a rule: check its hash chain and
     fold every event, and compare with the database's copy of the campaign when there is one."""
+    _json_mode(as_json)
     from herotable.service import TableService, verified_import
     from herotable.store import MemoryEventStore, StoreError, UnknownCampaign, open_store
     from herotable.table.views import view_for
@@ -218,7 +276,7 @@ def replay_cmd(
     try:
         state = verified_import(MemoryEventStore(), document)
     except StoreError as err:
-        raise _fail(str(err), code=1) from None
+        raise _fail(str(err)) from None
     matches: bool | None = None
     if database is not None or _settings().database_url:
         try:
@@ -257,6 +315,7 @@ def audit_cmd(
     """Decide every command of an export again under today's rules, from its recorded dice, and report each one
     whose facts differ (commands recorded under other rules versions are listed, not judged). Exits 1 when any
     command disagrees; the campaign loads either way."""
+    _json_mode(as_json)
     from herotable.service import verified_import
     from herotable.store import MemoryEventStore, StoreError
     from herotable.table.audit import audit
@@ -266,7 +325,7 @@ def audit_cmd(
     try:
         state = verified_import(scratch, document)
     except StoreError as err:
-        raise _fail(str(err), code=2) from None
+        raise _fail(str(err)) from None
     report = audit(scratch.load(state.campaign_id))
     if as_json:
         typer.echo(json.dumps({"campaign_id": state.campaign_id, **report.to_json()}))
@@ -316,11 +375,12 @@ def serve(demo: bool = False, **given: Any) -> None:
     try:
         settings = settings.with_secret()
     except SettingsError as err:
-        raise _fail(err.problems[0]) from None
+        raise _fail(err.problems[0], EXIT_USAGE) from None
     if settings.workers > 1 and not settings.redis_url:
         raise _fail(
             f"--workers {settings.workers} needs Redis, so that a roll made on one process reaches viewers on the "
-            "others. Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker"
+            "others. Tip: set HEROTABLE_REDIS_URL (e.g. redis://127.0.0.1:6379/0), or run one worker",
+            EXIT_USAGE,
         )
     if settings.workers > 1 and not os.environ.get(MULTIPROCESS_ENV):  # /metrics sums every worker's counts
         import atexit
@@ -332,7 +392,8 @@ def serve(demo: bool = False, **given: Any) -> None:
     if demo and settings.public_url and settings.public_url.startswith("https://"):
         raise _fail(
             f"--demo makes accounts whose password is published, and HEROTABLE_PUBLIC_URL={settings.public_url} "
-            "says this server is open to the world. Tip: run the demo on your own machine, without a public URL"
+            "says this server is open to the world. Tip: run the demo on your own machine, without a public URL",
+            EXIT_USAGE,
         )
     try:  # the database is opened (and SQLite upgraded) once, before any worker starts
         web = app_when_database_answers(settings)
@@ -506,6 +567,7 @@ def _status(current: str | None, head: str) -> str:
 @db_app.command("current")
 def db_current(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
     """Say which schema revision the database is at, and this herotable's newest. Changes nothing."""
+    _json_mode(as_json)
     shown, current, head = _schema(database)
     status = _status(current, head)
     if as_json:
@@ -515,24 +577,24 @@ def db_current(database: DatabaseOption = None, as_json: JsonOption = False) -> 
 
 
 @db_app.command("check")
-def db_check(database: DatabaseOption = None) -> None:
-    """Exit 0 when the database is at this herotable's newest revision, 1 when it needs `herotable db upgrade`, 2
-    when it cannot be read or a newer herotable made it. Changes nothing."""
+def db_check(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+    """Exit 0 when the database is at this herotable's newest revision, 1 when it needs `herotable db upgrade`
+    (or cannot be read, or a newer herotable made it), 2 for a wrong --database. Changes nothing."""
+    _json_mode(as_json)
     shown, current, head = _schema(database)
     if current != head:
-        typer.echo(
+        raise _fail(
             f"{shown} is at revision {current or 'none'} and this herotable needs {head}. "
-            "Tip: back it up, then run `herotable db upgrade`",
-            err=True,
+            "Tip: back it up, then run `herotable db upgrade`"
         )
-        raise typer.Exit(code=1)
-    typer.echo(f"{shown}: revision {head}, up to date")
+    _done({"database": shown, "revision": head, "status": "up to date"}, f"{shown}: revision {head}, up to date")
 
 
 @db_app.command("upgrade")
-def db_upgrade(database: DatabaseOption = None) -> None:
+def db_upgrade(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
     """Bring the database's schema to this herotable's newest revision, in one transaction, keeping every row (a new
     SQLite file is made). Safe while servers of this version run; stop older ones first."""
+    _json_mode(as_json)
     from herotable.store import StoreError, open_store
     from herotable.store.migrate import head_revision
 
@@ -547,10 +609,12 @@ def db_upgrade(database: DatabaseOption = None) -> None:
     if close is not None:
         close()
     head = head_revision()
-    if before == head:
-        typer.echo(f"already at revision {head}; nothing to do")
-    else:
-        typer.echo(f"upgraded from revision {before or 'none'} to {head}")
+    said = (
+        f"already at revision {head}; nothing to do"
+        if before == head
+        else f"upgraded from revision {before or 'none'} to {head}"
+    )
+    _done({"from": before, "to": head, "upgraded": before != head}, said)
 
 
 user_app = typer.Typer(no_args_is_help=True, help="Accounts, for the server's owner.")
@@ -584,6 +648,7 @@ def _user(accounts: Any, username: str) -> Any:
 @user_app.command("list")
 def users_list(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
     """Every account: username, name, since when, admin or not, disabled or not. Changes nothing."""
+    _json_mode(as_json)
     from herotable.server.admin import user_row
 
     _, accounts = _accounts(database, writing=False)
@@ -605,12 +670,15 @@ def users_create(
     ] = None,
     admin: Annotated[bool, typer.Option("--admin", help="Make the account an admin of this server.")] = False,
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Make an account (whatever the registration setting), asking for its password twice."""
+    _json_mode(as_json)
     import uuid
 
     from pydantic import ValidationError
 
+    from herotable.server.admin import user_row
     from herotable.server.api.accounts import Registration
     from herotable.server.auth import HashGate, stamp
     from herotable.server.settings import Settings, SettingsError
@@ -622,9 +690,9 @@ def users_create(
         settings = Settings.load()
     except ValidationError as err:
         first = err.errors()[0]
-        raise _fail(f"{first['loc'][0]}: {first['msg']}; nothing was made") from None
+        raise _fail(f"{first['loc'][0]}: {first['msg']}; nothing was made", EXIT_USAGE) from None
     except SettingsError as err:
-        raise _fail(err.problems[0]) from None
+        raise _fail(err.problems[0], EXIT_USAGE) from None
     _, accounts = _accounts(database, writing=True)
     gate = HashGate(1, 60.0, memory_kib=settings.hash_memory_kib, rounds=settings.hash_rounds)
     user = User(uuid.uuid4().hex[:16], body.username.lower(), body.display_name.strip(), gate.hash(password), stamp())
@@ -634,54 +702,74 @@ def users_create(
         raise _fail(str(err)) from None
     if admin:
         accounts.set_admin(user.user_id, True)
-    typer.echo(f"made {user.username}{' (admin)' if admin else ''}")
+    _done(user_row(replace(user, admin=admin)), f"made {user.username}{' (admin)' if admin else ''}")
 
 
 def _set_admin(username: str, database: str | None, admin: bool) -> None:
     _, accounts = _accounts(database, writing=True)
     user = _user(accounts, username)
     accounts.set_admin(user.user_id, admin)
-    typer.echo(f"{user.username} is {'now an admin' if admin else 'no longer an admin'}")
+    _done(
+        {"username": user.username, "admin": admin},
+        f"{user.username} is {'now an admin' if admin else 'no longer an admin'}",
+    )
 
 
 @user_app.command("promote")
-def users_promote(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+def users_promote(
+    username: Annotated[str, typer.Argument()], database: DatabaseOption = None, as_json: JsonOption = False
+) -> None:
     """Make the account an admin of this server (it sees /admin: every account and campaign, and may disable
     accounts). Only the shell makes admins."""
+    _json_mode(as_json)
     _set_admin(username, database, True)
 
 
 @user_app.command("demote")
-def users_demote(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+def users_demote(
+    username: Annotated[str, typer.Argument()], database: DatabaseOption = None, as_json: JsonOption = False
+) -> None:
     """Take the admin role from the account."""
+    _json_mode(as_json)
     _set_admin(username, database, False)
 
 
 @user_app.command("disable")
-def users_disable(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
-    """Stop the account logging in, and end its sessions now (its live tables close at once on servers sharing
-    HEROTABLE_REDIS_URL; elsewhere within 10 s). Its characters and campaigns stay."""
+def users_disable(
+    username: Annotated[str, typer.Argument()], database: DatabaseOption = None, as_json: JsonOption = False
+) -> None:
+    """Stop the account logging in, and end its sessions and API tokens now (its live tables close at once on
+    servers sharing HEROTABLE_REDIS_URL; elsewhere within 10 s). Its characters and campaigns stay."""
+    _json_mode(as_json)
     from herotable.server.admin import set_disabled
 
     _, accounts = _accounts(database, writing=True)
     user = _user(accounts, username)
     if user.disabled:
-        typer.echo(f"{user.username} was disabled already")
+        _done(
+            {"username": user.username, "disabled": True, "sessions_ended": 0}, f"{user.username} was disabled already"
+        )
         return
     ended = set_disabled(accounts, user, True)
     _announce_sessions_ended(user.user_id)
-    typer.echo(f"{user.username} is disabled; {ended} session{'' if ended == 1 else 's'} ended")
+    _done(
+        {"username": user.username, "disabled": True, "sessions_ended": ended},
+        f"{user.username} is disabled; {_count(ended, 'session')} ended",
+    )
 
 
 @user_app.command("enable")
-def users_enable(username: Annotated[str, typer.Argument()], database: DatabaseOption = None) -> None:
+def users_enable(
+    username: Annotated[str, typer.Argument()], database: DatabaseOption = None, as_json: JsonOption = False
+) -> None:
     """Let a disabled account log in again."""
+    _json_mode(as_json)
     from herotable.server.admin import set_disabled
 
     _, accounts = _accounts(database, writing=True)
     user = _user(accounts, username)
     set_disabled(accounts, user, False)
-    typer.echo(f"{user.username} may log in again")
+    _done({"username": user.username, "disabled": False}, f"{user.username} may log in again")
 
 
 tokens_app = typer.Typer(no_args_is_help=True, help="Personal API tokens, for the server's owner.")
@@ -701,10 +789,11 @@ def tokens_create(
     as_json: JsonOption = False,
 ) -> None:
     """Make an API token for an account and print it, once: only its hash is kept."""
+    _json_mode(as_json)
     from herotable.server.tokens import SCOPES, make_token
 
     if scope not in SCOPES:
-        raise _fail(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
+        raise _fail(f"--scope {scope!r} is not one of {', '.join(SCOPES)}", EXIT_USAGE)
     store, accounts = _accounts(database, writing=True)
     user = _user(accounts, username)
     if campaign is not None:
@@ -736,6 +825,7 @@ def tokens_list(
     as_json: JsonOption = False,
 ) -> None:
     """An account's tokens (never their text), with when each was last used. Changes nothing."""
+    _json_mode(as_json)
     from herotable.server.api.tokens import token_json
     from herotable.server.auth import stamp
 
@@ -757,8 +847,10 @@ def tokens_revoke(
     username: Annotated[str, typer.Argument(help="The account the token belongs to.")],
     token_id: Annotated[str, typer.Argument(help="The token's id, as `tokens list` shows it.")],
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Revoke a token: from now on it is refused."""
+    _json_mode(as_json)
     from herotable.server.auth import stamp
 
     _, accounts = _accounts(database, writing=True)
@@ -766,12 +858,13 @@ def tokens_revoke(
     if not accounts.revoke_token(token_id, user.user_id, stamp()):
         raise _fail(f"{user.username} has no live token {token_id!r}. Tip: `herotable tokens list {user.username}`")
     _announce_sessions_ended(user.user_id)  # servers sharing Redis close the sockets it opened
-    typer.echo(f"revoked {token_id}")
+    _done({"revoked": token_id}, f"revoked {token_id}")
 
 
 @campaigns_app.command("list")
 def campaigns_list(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
     """Every campaign: its id, name, game, GM, members and events. Changes nothing."""
+    _json_mode(as_json)
     from herotable.server.admin import campaign_lines
 
     store, accounts = _accounts(database, writing=False)
@@ -799,9 +892,11 @@ def reset_password_cmd(
         typer.Option("--base-url", help="The address users open herotable at; default HEROTABLE_PUBLIC_URL."),
     ] = None,
     database: DatabaseOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Let a user back into their account: print a one-time link (good for an hour) where they choose a new
-    password, or set one now. Either way every session of the account ends."""
+    password, or set one now. Either way every session and API token of the account ends."""
+    _json_mode(as_json)
     from herotable.server.auth import HashGate, new_reset_link, replace_password
     from herotable.store import StoreError, open_store
     from herotable.store.accounts import accounts_for
@@ -819,23 +914,30 @@ def reset_password_cmd(
         try:
             base_url = base_url or Settings.load().public_url
         except SettingsError as err:
-            raise _fail(err.problems[0]) from None
+            raise _fail(err.problems[0], EXIT_USAGE) from None
         if not base_url:
             raise _fail(
                 "the link needs the address users open herotable at. Tip: pass --base-url https://table.example, "
-                "or set HEROTABLE_PUBLIC_URL as the server has it"
+                "or set HEROTABLE_PUBLIC_URL as the server has it",
+                EXIT_USAGE,
             )
         link = new_reset_link(accounts, user, base_url)
-        typer.echo(f"Send this to {user.username}; it works once, within the hour:\n{link}")
+        _done(
+            {"username": user.username, "link": link},
+            f"Send this to {user.username}; it works once, within the hour:\n{link}",
+        )
         return
     password = typer.prompt(f"New password for {user.username}", hide_input=True, confirmation_prompt=True)
     if not 8 <= len(password) <= 200:
-        raise _fail("the password needs 8 to 200 characters; nothing was changed")
+        raise _fail("the password needs 8 to 200 characters; nothing was changed", EXIT_USAGE)
     costs = _settings()  # a new hash at the server's cost
     gate = HashGate(1, 60.0, memory_kib=costs.hash_memory_kib, rounds=costs.hash_rounds)
     ended = replace_password(accounts, gate, user, password, keep=None)
     _announce_sessions_ended(user.user_id)
-    typer.echo(f"The password of {user.username} is set; {ended} session{'' if ended == 1 else 's'} ended.")
+    _done(
+        {"username": user.username, "sessions_ended": ended},
+        f"The password of {user.username} is set; {_count(ended, 'session')} ended.",
+    )
 
 
 def _announce_sessions_ended(user_id: str) -> None:
@@ -884,7 +986,7 @@ def _ladder_die(text: str) -> Rating:
     try:
         return Rating.of(text)
     except ValueError as err:
-        raise _fail(str(err)) from None
+        raise _fail(str(err), EXIT_USAGE) from None
 
 
 def _emit(document: dict[str, object], as_json: bool) -> None:
@@ -911,6 +1013,7 @@ def odds_exchange(
     as_json: JsonOption = False,
 ) -> None:
     """Exact odds of one exchange: win, tie, lose and both criticals (R-LTL-3, R-LTL-8)."""
+    _json_mode(as_json)
     from herotable.ltl.options import LtlOptions, RerollMode
     from herotable.odds.exchange import Roll, exchange
 
@@ -936,6 +1039,7 @@ def odds_conflict(
     as_json: JsonOption = False,
 ) -> None:
     """Exact odds of a whole duel to defeat (R-LTL-12): who wins, expected rounds and levels left."""
+    _json_mode(as_json)
     from herotable.ltl.options import LtlOptions
     from herotable.odds.conflict import Contender, Policy, conflict
 
@@ -966,6 +1070,7 @@ def odds_check(
     as_json: JsonOption = False,
 ) -> None:
     """Exact chance that d20 + bonus meets the Difficulty (R-CV-1)."""
+    _json_mode(as_json)
     from herotable.odds.check import check
 
     odds = check(bonus, dc, conviction_reroll=conviction_reroll, wit=wit)
@@ -984,6 +1089,7 @@ def sim_conflict(
     as_json: JsonOption = False,
 ) -> None:
     """Monte Carlo odds of a conflict, N against M (R-LTL-12), with a confidence interval."""
+    _json_mode(as_json)
     from herotable.ltl.options import LtlOptions
     from herotable.odds.melee import Estimate, Targeting
     from herotable.odds.montecarlo import simulate_melee
@@ -991,7 +1097,7 @@ def sim_conflict(
     try:
         targeting = Targeting(target)
     except ValueError:
-        raise _fail(f"unknown target policy {target!r}; use weakest, strongest or spread") from None
+        raise _fail(f"unknown target policy {target!r}; use weakest, strongest or spread", EXIT_USAGE) from None
     side_a = [_ladder_die(d) for d in a.split(",")]
     side_b = [_ladder_die(d) for d in b.split(",")]
     odds = simulate_melee(

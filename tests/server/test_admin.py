@@ -77,12 +77,12 @@ def test_the_shell_refuses_what_it_cannot_do_and_changes_nothing(db_url: str) ->
     assert run("db", "upgrade", "--database", db_url).exit_code == 0
     assert run("users", "create", "gwen", "--database", db_url, given="pw-long-enough\n" * 2).exit_code == 0
     taken = run("users", "create", "GWEN", "--database", db_url, given="pw-long-enough\n" * 2)
-    assert taken.exit_code == 2 and "is not available" in taken.stderr
+    assert taken.exit_code == 1 and "is not available" in taken.stderr
     short = run("users", "create", "ana", "--database", db_url, given="short\nshort\n")
     assert short.exit_code == 2 and "password" in short.stderr and "nothing was made" in short.stderr
     for command in ("promote", "disable", "enable"):
         unknown = run("users", command, "nobody", "--database", db_url)
-        assert unknown.exit_code == 2 and "there is no user 'nobody'" in unknown.stderr
+        assert unknown.exit_code == 1 and "there is no user 'nobody'" in unknown.stderr
     assert [
         u["username"] for u in json.loads(run("users", "list", "--json", "--database", db_url).stdout)["users"]
     ] == ["gwen"]

@@ -69,7 +69,7 @@ def test_a_reset_for_an_unknown_user_or_a_short_password_changes_nothing(db_url:
     app = make_app(store=open_store(db_url))
     gwen = register(app, "gwen")
     unknown = CliRunner().invoke(cli, ["user", "reset-password", "nobody", "--database", db_url])
-    assert unknown.exit_code == 2 and "there is no user 'nobody'" in unknown.output
+    assert unknown.exit_code == 1 and "there is no user 'nobody'" in unknown.output
     short = CliRunner().invoke(
         cli, ["user", "reset-password", "gwen", "--set-password", "--database", db_url], input="short\nshort\n"
     )

@@ -153,12 +153,12 @@ def test_the_shell_makes_lists_and_revokes_a_users_tokens(tmp_path: Any) -> None
     foreign = run(
         cli, ["tokens", "create", "pat", "--name", "x", "--scope", "gm", "--campaign", "nope", "--database", db]
     )
-    assert foreign.exit_code == 2 and "is not a member of a campaign 'nope'" in foreign.stderr
+    assert foreign.exit_code == 1 and "is not a member of a campaign 'nope'" in foreign.stderr
     assert (
         run(cli, ["tokens", "revoke", "pat", listed["token_id"], "--database", db]).stdout
         == f"revoked {listed['token_id']}\n"
     )
     assert bot.get("/api/v1/me").status_code == 401
     again = run(cli, ["tokens", "revoke", "pat", listed["token_id"], "--database", db])
-    assert again.exit_code == 2 and "no live token" in again.stderr
+    assert again.exit_code == 1 and "no live token" in again.stderr
     assert pat.get("/api/v1/me").status_code == 200

@@ -182,7 +182,7 @@ def test_a_backup_whose_head_and_log_disagree_is_refused_naming_the_campaign_and
     fresh = tmp_path / "fresh" / "data" / "herotable.db"
     for target, options in ((existing, ["--replace"]), (existing, []), (there / "new.db", []), (fresh, [])):
         result = runner.invoke(app, ["restore", str(copy), "--database", _url(target), *options])
-        assert result.exit_code == 2, (options, result.output)
+        assert result.exit_code == 1, (options, result.output)
         assert isinstance(result.exception, SystemExit)  # a refusal, not a traceback
         if target != existing or options:
             assert f"campaign 'Campaign 1' ({ids[1]})" in result.output and what in result.output, result.output
@@ -226,7 +226,7 @@ UNREADABLE = {
 
 
 @pytest.mark.parametrize("damage", UNREADABLE, ids=list(UNREADABLE))
-def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_and_changes_nothing(
+def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_1_and_changes_nothing(
     tmp_path: Path, live: tuple[Path, TableService, list[str]], damage: str
 ) -> None:
     db, service, ids = live
@@ -242,7 +242,7 @@ def test_a_copy_restore_cannot_read_is_refused_in_one_sentence_with_exit_code_2_
     kept.close()
     before = _files(existing.parent)
     result = CliRunner().invoke(app, ["restore", str(copy), "--database", _url(existing), "--replace"])
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == 1, result.output
     assert isinstance(result.exception, SystemExit), result.exception  # a refusal, not a traceback
     assert result.output.startswith(f"error: nothing was restored from {copy}: ")
     assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
@@ -271,12 +271,12 @@ def test_the_backup_and_restore_commands(tmp_path, live):
     assert made.exit_code == 0, made.output
     assert "backed up 2 campaigns" in made.output
     again = runner.invoke(app, ["backup", str(tmp_path / "b.db"), "--database", _url(db)])
-    assert again.exit_code == 2 and "already exists" in again.output
+    assert again.exit_code == 1 and "already exists" in again.output
     put = runner.invoke(app, ["restore", str(tmp_path / "b.db"), "--database", _url(tmp_path / "new.db")])
     assert put.exit_code == 0, put.output
     assert "restored 2 campaigns" in put.output
     refused = runner.invoke(app, ["restore", str(tmp_path / "b.db"), "--database", _url(tmp_path / "new.db")])
-    assert refused.exit_code == 2 and "--replace" in refused.output
+    assert refused.exit_code == 1 and "--replace" in refused.output
 
 
 def test_a_restore_is_refused_while_a_server_holds_the_database(tmp_path: Path) -> None:
@@ -304,7 +304,7 @@ def test_a_restore_is_refused_while_a_server_holds_the_database(tmp_path: Path) 
         assert CliRunner().invoke(app, ["backup", str(copy), "--database", _url(database)]).exit_code == 0
         before = database.read_bytes()
         refused = CliRunner().invoke(app, ["restore", str(copy), "--replace", "--database", _url(database)])
-        assert refused.exit_code == 2 and "a herotable server is using" in refused.stderr
+        assert refused.exit_code == 1 and "a herotable server is using" in refused.stderr
         assert "Tip: stop it (every worker), then restore" in refused.stderr
         assert database.read_bytes() == before
     finally:

@@ -86,7 +86,7 @@ def test_from_every_earlier_revision_db_upgrade_brings_it_to_head_with_its_data(
         check.stderr
     )
     exported = run("export", "old", "--database", db_url)  # a read-only command: refuses, never migrates
-    assert exported.exit_code == 2 and "Tip: back it up, then run `herotable db upgrade`" in exported.stderr
+    assert exported.exit_code == 1 and "Tip: back it up, then run `herotable db upgrade`" in exported.stderr
     assert revision_of(db_url) == revision
 
     upgraded = run("db", "upgrade", "--database", db_url)
@@ -102,7 +102,7 @@ def test_db_commands_on_a_database_that_is_not_there_make_nothing(tmp_path: Path
     missing = f"sqlite:///{tmp_path / 'none.db'}"
     for args in (("db", "current"), ("db", "check"), ("export", "c1")):
         result = run(*args, "--database", missing)
-        assert result.exit_code == 2 and "there is no database at" in result.stderr, args
+        assert result.exit_code == 1 and "there is no database at" in result.stderr, args
     assert not (tmp_path / "none.db").exists()
     made = run("db", "upgrade", "--database", missing)
     assert made.exit_code == 0 and f"upgraded from revision none to {head_revision()}" in made.stdout
@@ -122,7 +122,7 @@ def test_a_server_upgrades_sqlite_by_itself_but_a_database_server_only_when_told
         create_app(Settings(database_url=postgres, secret_key=KEY, **CHEAP_HASHES))
     assert revision_of(postgres) == EARLIER[-1]
     serve = CliRunner().invoke(cli, ["serve"], env={"HEROTABLE_DATABASE_URL": postgres, "HEROTABLE_SECRET_KEY": KEY})
-    assert serve.exit_code == 2
+    assert serve.exit_code == 1
     assert serve.stderr.count("\n") == 1 and "Tip: back it up, then run `herotable db upgrade`" in serve.stderr
     create_app(Settings(database_url=postgres, secret_key=KEY, migrate=True, **CHEAP_HASHES))
     assert revision_of(postgres) == head_revision() and campaigns_in(postgres) == [("old", "Kept")]
@@ -137,7 +137,7 @@ def test_a_newer_schema_stops_the_server_in_one_sentence(db_url: str, tmp_path: 
     env = {"HEROTABLE_DATABASE_URL": db_url, "HEROTABLE_SECRET_KEY": KEY, "HEROTABLE_DATA_DIR": str(tmp_path)}
     for args in (["serve"], ["serve", "--migrate"], ["db", "upgrade"], ["db", "check"]):
         result = CliRunner().invoke(cli, args, env=env)
-        assert result.exit_code == 2, args
+        assert result.exit_code == 1, args
         assert result.stderr.count("\n") == 1 and "'0099', which this herotable does not know" in result.stderr, args
     assert revision_of(db_url) == "0099"
 
@@ -160,7 +160,7 @@ def test_a_database_server_still_starting_is_waited_for_then_named_in_one_senten
 
     serve = CliRunner().invoke(cli, ["serve", "--db-wait-s", "0"], env={"HEROTABLE_DATABASE_URL": settings.database_url,
                                                                         "HEROTABLE_SECRET_KEY": KEY})  # fmt: skip
-    assert serve.exit_code == 2 and serve.stderr.count("\n") == 1 and "cannot open the database" in serve.stderr
+    assert serve.exit_code == 1 and serve.stderr.count("\n") == 1 and "cannot open the database" in serve.stderr
 
 
 def test_a_bad_url_is_not_waited_for() -> None:
