@@ -209,3 +209,18 @@ def test_accounts_made_before_revision_0009_come_through_enabled_and_not_admins(
         assert accounts.session_user("s1", CREATED) == gwen  # its session still logs it in
     finally:
         store.close()
+
+
+def test_a_database_server_that_answers_no_is_not_waited_for(needs: Any) -> None:
+    import os
+
+    raw = os.environ.get("HEROTABLE_TEST_POSTGRES_URL")
+    if not raw:
+        needs("needs HEROTABLE_TEST_POSTGRES_URL")
+        return
+    missing = str(sa.make_url(raw).set(database="ht_no_such_database"))
+    slept: list[float] = []
+    settings = Settings(database_url=missing, secret_key=KEY, db_wait_s=30)
+    with pytest.raises(StoreError, match="does not exist") as refused:
+        app_when_database_answers(settings, sleep=slept.append, ticks=lambda: 0.0)
+    assert slept == [] and "tried for" not in str(refused.value)

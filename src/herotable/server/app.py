@@ -142,6 +142,16 @@ def served_app() -> FastAPI:
     return app
 
 
+PERMANENT = ("does not exist", "authentication failed", "no pg_hba.conf entry")  # a server that answered: no
+
+
+def answered(error: OperationalError) -> bool:
+    """Whether the database server answered, and refused (a database or role that does not exist, a wrong password):
+    waiting will not change that."""
+    said = str(error.orig)
+    return any(words in said for words in PERMANENT)
+
+
 def app_when_database_answers(
     settings: Settings,
     *,
@@ -156,7 +166,7 @@ def app_when_database_answers(
         try:
             return create_app(settings)
         except StoreError as err:
-            if not isinstance(err.__cause__, OperationalError):
+            if not isinstance(err.__cause__, OperationalError) or answered(err.__cause__):
                 raise
             if ticks() >= give_up:
                 waited = f" (tried for {settings.db_wait_s:g} s)" if settings.db_wait_s else ""
