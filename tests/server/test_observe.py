@@ -179,7 +179,9 @@ def test_a_failure_is_logged_by_the_routes_pattern_never_its_token(caplog: pytes
     svc.accounts.invite = broken
     client = TestClient(app, raise_server_exceptions=False)
     assert client.get("/reset/SECRET-RESET-TOKEN").status_code == 503
-    assert client.get("/join/SECRET-INVITE-CODE").status_code == 500
+    crashed = client.get("/join/SECRET-INVITE-CODE")
+    assert crashed.status_code == 500
+    assert "cannot say whether the request took effect" in crashed.json()["error"]["message"]  # never "nothing"
     lines = [TextLines().format(r) for r in caplog.records if r.name.startswith("herotable")]  # the server's own
     assert any("the database failed on GET /reset/{token}: server closed the connection" in line for line in lines)
     assert any("unhandled error on GET /join/{code}" in line for line in lines)

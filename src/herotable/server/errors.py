@@ -125,5 +125,10 @@ def install(app: FastAPI) -> None:
     async def _crash(request: Request, err: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, route_pattern(request.scope) or "(no route)")
         return JSONResponse(
-            error_body("internal", "something went wrong on the server; nothing was changed"), status_code=500
+            error_body(
+                "internal",
+                "something went wrong on the server, and it cannot say whether the request took effect; look before "
+                "sending it again (a command sent again with the same command_id is never recorded twice)",
+            ),
+            status_code=500,
         )
