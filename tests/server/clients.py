@@ -189,3 +189,20 @@ def opened(client: Any, page: str) -> str:
     """A table page (or panel) as its member sees it with every section open: each section's form loaded, as
     opening the section loads it (`hx-get` on the section's slot)."""
     return FORM_SLOT.sub(lambda m: client.get(html.unescape(m.group(1))).text, page)
+
+
+def over_http(url: str, name: str, password: str) -> Any:
+    """A new member of a server running elsewhere (a process, a thread): an httpx client that registered `name`,
+    holding its session cookie and sending its CSRF token."""
+    import httpx
+
+    client = httpx.Client(base_url=url)
+    csrf = client.get("/api/v1/csrf").json()["csrf_token"]
+    answer = client.post(
+        "/api/v1/auth/register",
+        json={"username": name, "password": password, "display_name": name.title()},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert answer.status_code == 201, answer.text
+    client.headers["X-CSRF-Token"] = answer.json()["csrf_token"]
+    return client

@@ -9,26 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 from websockets.sync.client import connect
 
+from .clients import over_http
 from .test_browser import Server, server  # noqa: F401
 
 BOT = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dice_bot.py"
 PASSWORD = "example-bot-password"
 
 
-def _member(url: str, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=url)
-    csrf = client.get("/api/v1/csrf").json()["csrf_token"]
-    made = client.post(
-        "/api/v1/auth/register",
-        json={"username": name, "password": PASSWORD, "display_name": name.title()},
-        headers={"X-CSRF-Token": csrf},
-    )
-    assert made.status_code == 201, made.text
-    client.headers["X-CSRF-Token"] = made.json()["csrf_token"]
-    return client
+def _member(url: str, name: str) -> Any:
+    return over_http(url, name, PASSWORD)
 
 
 def _said_by(ws: Any, actor: str) -> str:

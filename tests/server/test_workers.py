@@ -18,6 +18,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from .clients import over_http
+
 PASSWORD = "workers-password-0123"
 HEROTABLE = str(Path(sys.executable).with_name("herotable"))  # the command the package installs
 
@@ -60,17 +62,8 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., str]]:
         process.wait(20)
 
 
-def _member(url: str, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=url)
-    csrf = client.get("/api/v1/csrf").json()["csrf_token"]
-    answer = client.post(
-        "/api/v1/auth/register",
-        json={"username": name, "password": PASSWORD, "display_name": name.title()},
-        headers={"X-CSRF-Token": csrf},
-    )
-    assert answer.status_code == 201, answer.text
-    client.headers["X-CSRF-Token"] = answer.json()["csrf_token"]
-    return client
+def _member(url: str, name: str) -> Any:
+    return over_http(url, name, PASSWORD)
 
 
 def _socket(stack: contextlib.ExitStack, url: str, client: httpx.Client, cid: str) -> Any:
