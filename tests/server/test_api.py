@@ -325,3 +325,24 @@ def test_the_games_are_listed_and_a_new_campaign_must_name_one_of_them(app):
     assert gm.get("/api/v1/campaigns").json() == []  # nothing was made
     spec = anonymous(app).get("/openapi.json").json()
     assert spec["components"]["schemas"]["NewCampaign"]["properties"]["ruleset"]["enum"] == ["ltl", "conviction"]
+
+
+def test_every_command_in_the_schema_says_in_a_sentence_of_its_own_what_it_does() -> None:
+    from fastapi.testclient import TestClient
+
+    from herotable.table.commands import COMMANDS
+
+    from .clients import make_app
+
+    schemas = TestClient(make_app()).get("/openapi.json").json()["components"]["schemas"]
+    described = {
+        s["properties"]["type"].get("const") or (s["properties"]["type"].get("enum") or [None])[0]: s.get(
+            "description", ""
+        )
+        for s in schemas.values()
+        if "type" in s.get("properties", {})
+    }
+    for kind, spec in COMMANDS.items():
+        text = described.get(kind, spec.cls.__doc__ or "")
+        assert text and not text.startswith(spec.cls.__name__ + "("), f"{kind}: {text[:60]!r}"
+        assert len(text.split()) >= 4, kind

@@ -113,6 +113,8 @@ def _handed(state: TableState, f: GmHandedOver) -> TableState:
 
 @dataclass(frozen=True)
 class RenameCampaign(Command):
+    """The GM gives the campaign a new name; the log keeps the old one where it was said."""
+
     type = "campaign.rename"
     name: Annotated[str, Text(NAME_LENGTH, required=True)]
 

@@ -36,6 +36,8 @@ class DiceRolled(Fact):
 
 @dataclass(frozen=True)
 class FreeRoll(Command):
+    """Roll dice notation for the table (players and the GM; a secret roll is the GM's and stays GM-only)."""
+
     type = "table.roll"
     expression: Annotated[str, Text(EXPRESSION_LENGTH, required=True)]
     label: Annotated[str, Text(LABEL_LENGTH)] = ""

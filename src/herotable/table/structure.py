@@ -40,6 +40,8 @@ AWARD = Range(0, 100)  # Hero Points a hero an adventure (R-T-5)
 
 @dataclass(frozen=True)
 class CreateCampaign(Command):
+    """A new campaign: its name, its game with the game's options, and its GM, the first member (R-T-1)."""
+
     type = "campaign.create"
     campaign_id: Annotated[str, Text(NAME_LENGTH, required=True)]
     title: Annotated[str, Text(NAME_LENGTH, required=True)]
@@ -82,6 +84,8 @@ def _join(state: TableState, cmd: Join, ctx: Ctx) -> Decision:
 
 @dataclass(frozen=True)
 class SetRole(Command):
+    """The GM makes a member other than the GM a player or a spectator."""
+
     type = "member.set_role"
     user: str
     role: Role
@@ -124,6 +128,8 @@ def _remove(state: TableState, cmd: RemoveMember, ctx: Ctx) -> Decision:
 
 @dataclass(frozen=True)
 class StartAdventure(Command):
+    """The GM begins an adventure (R-T-1); each game's adventure effects begin with it."""
+
     type = "structure.start_adventure"
 
 
@@ -138,16 +144,22 @@ class EndAdventure(Command):
 
 @dataclass(frozen=True)
 class StartSession(Command):
+    """The GM begins a game session within the adventure (R-T-1)."""
+
     type = "structure.start_session"
 
 
 @dataclass(frozen=True)
 class EndSession(Command):
+    """The GM ends the game session, and the scene running in it (R-T-1)."""
+
     type = "structure.end_session"
 
 
 @dataclass(frozen=True)
 class StartScene(Command):
+    """The GM begins a scene within the game session, dramatic or not (R-T-1, R-CV-13)."""
+
     type = "structure.start_scene"
     dramatic: bool = False
 
@@ -162,6 +174,9 @@ class BeginPlay(Command):
 
 @dataclass(frozen=True)
 class MarkDramatic(Command):
+    """The GM marks the running scene dramatic, or not: after a dramatic scene Conviction's characters below their
+    maximum may regain a point (R-CV-13)."""
+
     type = "structure.mark_dramatic"
     dramatic: bool = True
 

@@ -30,6 +30,9 @@ class ActionUndone(Fact):
 
 @dataclass(frozen=True)
 class Undo(Command):
+    """Undo the most recent action still in effect: a player's own, unless it revealed something, or any for the GM;
+    the table returns to where it stood before it, points spent given back (R-T-4)."""
+
     type = UNDO_TYPE
     target: str | None = None  # the command id to undo; it must be the most recent action still in effect
 

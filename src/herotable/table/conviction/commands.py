@@ -178,6 +178,9 @@ class TakeAction(Command):
 
 @dataclass(frozen=True)
 class Surge(Command):
+    """One extra standard or move action this round; the character keeps their place in the initiative order
+    (R-CV-5, R-CV-14)."""
+
     type = "cv.surge"
     character: str
     action: ActionKind = ActionKind.STANDARD
@@ -185,6 +188,8 @@ class Surge(Command):
 
 @dataclass(frozen=True)
 class HeroicFeat(Command):
+    """A feat for one round from the campaign's catalogue (R-CV-6)."""
+
     type = "cv.heroic_feat"
     character: str
     feat: Annotated[str, Text(NAME_LENGTH, required=True)]
@@ -201,6 +206,8 @@ class TheTalent(Command):
 
 @dataclass(frozen=True)
 class UseTalentPower(Command):
+    """Use the power The Talent granted (R-CV-7)."""
+
     type = "cv.talent.use"
     character: str
     power: Annotated[str, Text(NAME_LENGTH, required=True)]
@@ -208,6 +215,8 @@ class UseTalentPower(Command):
 
 @dataclass(frozen=True)
 class Expertise(Command):
+    """Expertise, the Expert core ability: +4 ranks in a skill for the scene (R-CV-7)."""
+
     type = "cv.expertise"
     character: str
     skill: Annotated[str, Text(NAME_LENGTH, required=True)]
@@ -215,12 +224,16 @@ class Expertise(Command):
 
 @dataclass(frozen=True)
 class Determination(Command):
+    """Determination, the Warrior core ability: every bruised and hurt condition goes (R-CV-7)."""
+
     type = "cv.determination"
     character: str
 
 
 @dataclass(frozen=True)
 class ShakeOffCondition(Command):
+    """Recover: shake off stunned or strained at once (R-CV-9)."""
+
     type = "cv.shake_off"
     character: str
     condition: ShakeOff
@@ -236,6 +249,8 @@ class RecoverNow(Command):
 
 @dataclass(frozen=True)
 class StrenuousGuard(Command):
+    """Recover: while Disabled, act strenuously this round without dropping to dying (R-CV-9)."""
+
     type = "cv.strenuous_guard"
     character: str
 
@@ -252,12 +267,16 @@ class EscapeDeath(Command):
 
 @dataclass(frozen=True)
 class StartExit(Command):
+    """Spend a point to leave the scene; the others may interfere (R-CV-11)."""
+
     type = "cv.exit.start"
     character: str
 
 
 @dataclass(frozen=True)
 class InterfereExit(Command):
+    """Spend a point against someone's exit; each cancels one exit point (R-CV-11)."""
+
     type = "cv.exit.interfere"
     character: str
 
@@ -304,6 +323,8 @@ class UseWit(Command):
 
 @dataclass(frozen=True)
 class AwardNature(Command):
+    """The GM awards a point for acting on Virtue or Vice, never above the maximum (R-CV-2, R-CV-13)."""
+
     type = "cv.award_nature"
     character: str
     trait: NatureTrait
@@ -328,6 +349,8 @@ class RaiseLevel(Command):
 
 @dataclass(frozen=True)
 class GainFromSetback(Command):
+    """The GM gives a point for a setback at an enemy's hands, even above the maximum (R-CV-2, R-CV-13)."""
+
     type = "cv.setback"
     character: str
     setback: Setback
@@ -353,18 +376,24 @@ class ToughnessSave(Command):
 
 @dataclass(frozen=True)
 class DyingCheck(Command):
+    """A dying character's Constitution check against 10, once a round (R-CV-8)."""
+
     type = "cv.dying_check"
     character: str
 
 
 @dataclass(frozen=True)
 class RecoveryCheck(Command):
+    """A recovery check, Constitution against 10, when the GM says one is due (R-CV-8)."""
+
     type = "cv.recovery_check"
     character: str
 
 
 @dataclass(frozen=True)
 class Stun(Command):
+    """Stunned: only reactions for a round (R-CV-8)."""
+
     type = "cv.stun"
     character: str
     attacker: str | None = None
@@ -372,6 +401,8 @@ class Stun(Command):
 
 @dataclass(frozen=True)
 class AddFatigue(Command):
+    """Strained → fatigued → exhausted; beyond, unconscious (R-CV-8)."""
+
     type = "cv.fatigue"
     character: str
     steps: Annotated[int, STEPS] = 1
@@ -380,6 +411,8 @@ class AddFatigue(Command):
 
 @dataclass(frozen=True)
 class Rest(Command):
+    """Rest removes fatigue steps; how long it takes is the GM's call (R-CV-8, R-T-2)."""
+
     type = "cv.rest"
     character: str
     steps: Annotated[int, STEPS] = 1

@@ -190,6 +190,9 @@ class ChooseCritReward(Command):
 
 @dataclass(frozen=True)
 class StartConflict(Command):
+    """The GM starts a conflict between the named fighters and their sides, with its stakes and how initiative is
+    rolled (R-LTL-12)."""
+
     type = "ltl.conflict.start"
     fighters: Annotated[tuple[tuple[str, str], ...], Text(NAME_LENGTH)]  # (character, side)
     stakes: LossType = LossType.PHYSICAL
@@ -250,12 +253,16 @@ class EndRound(Command):
 
 @dataclass(frozen=True)
 class GiveUp(Command):
+    """The fighter gives up: out of the conflict, and defeated with that consequence (R-LTL-12, R-LTL-5)."""
+
     type = "ltl.conflict.give_up"
     character: str
 
 
 @dataclass(frozen=True)
 class PassTurn(Command):
+    """The fighter does nothing this round (R-LTL-12)."""
+
     type = "ltl.conflict.pass"
     character: str
 
@@ -269,6 +276,8 @@ class EndConflict(Command):
 
 @dataclass(frozen=True)
 class TryAgain(Command):
+    """Burn one level of Karma for two Try Again re-rolls, kept until used or the adventure ends (R-LTL-10)."""
+
     type = "ltl.karma.try_again"
     character: str
 
@@ -311,6 +320,9 @@ class LastChance(Command):
 
 @dataclass(frozen=True)
 class Push(Command):
+    """Push base Power and every Style one die type for one challenge or round: roll Heroism against the highest die
+    the Push creates, or burn a level (R-LTL-11)."""
+
     type = "ltl.heroism.push"
     character: str
     burn: bool = False
@@ -339,6 +351,9 @@ class AllowRecovery(Command):
 
 @dataclass(frozen=True)
 class RecordDefeat(Command):
+    """The GM records what defeat means for a hero whose base Power fell below d4, who lost a quick contest, or who
+    gave up (R-LTL-5, R-LTL-13)."""
+
     type = "ltl.defeat"
     character: str
     consequence: Annotated[str, Text(NAME_LENGTH, required=True)] = Defeat.UNCONSCIOUS.value
@@ -346,6 +361,9 @@ class RecordDefeat(Command):
 
 @dataclass(frozen=True)
 class TimePasses(Command):
+    """The GM advances the healing clock by a period: the losses that heal within it are gone, for the named heroes
+    or all (R-LTL-6)."""
+
     type = "ltl.time_passes"
     period: TimePassed
     characters: tuple[str, ...] = ()
@@ -366,6 +384,8 @@ class Heal(Command):
 
 @dataclass(frozen=True)
 class AwardHeroPoints(Command):
+    """The GM awards Hero Points to a hero, at the end of an adventure (R-LTL-16)."""
+
     type = "ltl.hero_points.award"
     character: str
     points: Annotated[int, AWARD]
