@@ -346,3 +346,16 @@ def test_every_command_in_the_schema_says_in_a_sentence_of_its_own_what_it_does(
         text = described.get(kind, spec.cls.__doc__ or "")
         assert text and not text.startswith(spec.cls.__name__ + "("), f"{kind}: {text[:60]!r}"
         assert len(text.split()) >= 4, kind
+
+
+def test_the_conflict_chart_is_declared_as_the_svg_it_is() -> None:
+    from fastapi.testclient import TestClient
+
+    from .clients import make_app
+
+    operation = (
+        TestClient(make_app())
+        .get("/openapi.json")
+        .json()["paths"]["/api/v1/campaigns/{campaign_id}/odds/conflict.svg"]["get"]
+    )
+    assert list(operation["responses"]["200"]["content"]) == ["image/svg+xml"]

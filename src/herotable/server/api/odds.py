@@ -47,7 +47,11 @@ def odds_check(campaign_id: str, bonus: int, dc: int, svc: ServicesDep, user: Us
     return odds_panel.check_odds(bonus, dc)
 
 
-@router.get("/campaigns/{campaign_id}/odds/conflict.svg")
+@router.get(
+    "/campaigns/{campaign_id}/odds/conflict.svg",
+    response_class=Response,
+    responses={200: {"description": "An SVG chart", "content": {"image/svg+xml": {"schema": {"type": "string"}}}}},
+)
 def odds_chart(campaign_id: str, actor: str, target: str, svc: ServicesDep, user: UserDep) -> Response:
     """How the conflict between two fighters may end, as an SVG chart."""
     state = member_state(svc, campaign_id, user)
