@@ -28,6 +28,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from herotable.errors import RulesError
+from herotable.server.logs import command_logged
 from herotable.server.proxy import ORIGINAL_PEER, parse_proxies, trusted, within
 from herotable.service.writer import CommandIdReused, TableBusy
 
@@ -98,9 +99,7 @@ class Metrics:
                 took = time.perf_counter() - began
                 self.commands.labels(type=cmd.type, outcome=outcome).inc()
                 self.command_seconds.observe(took)
-                from herotable.server.logs import command_logged  # the log line beside the count
-
-                command_logged(campaign_id, cmd.type, outcome, took)
+                command_logged(campaign_id, cmd.type, outcome, took)  # the log line beside the count
 
         return observed
 
