@@ -38,6 +38,7 @@ from herotable.store.port import (
     StreamTops,
     UnknownCampaign,
 )
+from herotable.store.webhooks import MemoryWebhookStore
 
 
 @dataclass
@@ -78,6 +79,7 @@ class MemoryEventStore:
         self._lock = threading.RLock()  # reentrant: an append's `catch_up` may read
         self._logs: dict[str, _Log] = {}
         self._campaigns_of: dict[str, set[str]] = {}  # user → the campaigns they belong to
+        self.webhooks = MemoryWebhookStore(self)  # its outbox written by `append`, under the same lock
 
     def _set_members(self, log: _Log, members: dict[str, str]) -> None:
         """Make `members` the campaign's membership rows, and index them by user. Under the lock."""
@@ -156,6 +158,7 @@ class MemoryEventStore:
             log.streams = streams
             if members is not None:
                 self._set_members(log, members)
+            self.webhooks.enqueue(campaign_id, stored)
         return [_decoded(e, d, c) for e, d, c in zip(stored, encoded, commands, strict=True)]
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
@@ -294,6 +297,7 @@ class MemoryEventStore:
         with self._lock:
             self._set_members(self._log(campaign_id), {})
             del self._logs[campaign_id]
+            self.webhooks.forget_campaign(campaign_id)
 
     def set_portrait(self, portrait: Portrait) -> None:
         """Keep `portrait`, replacing its character's earlier one. Raises `UnknownCampaign`, `StoreError`."""

@@ -22,6 +22,8 @@ class CampaignRecord(Base):
     head: Mapped[int] = mapped_column(Integer)
     log_version: Mapped[int] = mapped_column(Integer)
     head_hash: Mapped[str] = mapped_column(Text)
+    # how many webhooks it has, read with the head by every append: one with none writes no outbox row
+    webhooks: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class EventRecord(Base):
@@ -194,3 +196,45 @@ class PasswordResetRecord(Base):
     created_at: Mapped[str] = mapped_column(Text)
     expires_at: Mapped[str] = mapped_column(Text)
     used_at: Mapped[str | None] = mapped_column(Text)
+
+
+class WebhookRecord(Base):
+    """A receiver the GM set for a campaign: its URL, its format and, for signed JSON, the signing secret."""
+
+    __tablename__ = "webhooks"
+    __table_args__ = (Index("ix_webhooks_campaign", "campaign_id"),)
+
+    webhook_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"))
+    name: Mapped[str] = mapped_column(Text)
+    url: Mapped[str] = mapped_column(Text)
+    format: Mapped[str] = mapped_column(Text)  # discord or json
+    secret: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(Text)
+
+
+class OutboxRecord(Base):
+    """What is to be sent to a webhook, written with the command it tells of; how its delivery went."""
+
+    __tablename__ = "webhook_outbox"
+    __table_args__ = (
+        Index("ix_webhook_outbox_due", "state", "webhook_id", "delivery_id"),
+        Index("ix_webhook_outbox_command", "webhook_id", "command_id"),
+    )
+
+    delivery_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    webhook_id: Mapped[str] = mapped_column(Text)
+    campaign_id: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(Text)  # action or test
+    command_id: Mapped[str | None] = mapped_column(Text, nullable=True)
+    first_seq: Mapped[int] = mapped_column(Integer)
+    last_seq: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[str] = mapped_column(Text)
+    tries: Mapped[int] = mapped_column(Integer)
+    next_at: Mapped[float] = mapped_column(Float)
+    claimed_until: Mapped[float] = mapped_column(Float)
+    state: Mapped[str] = mapped_column(Text)  # pending, sent, failed or skipped
+    answer: Mapped[str] = mapped_column(Text)
+    remote_id: Mapped[str | None] = mapped_column(Text, nullable=True)
+    done_at: Mapped[float | None] = mapped_column(Float, nullable=True)

@@ -55,10 +55,13 @@ from herotable.store.schema import (
     InviteRecord,
     InviteUseRecord,
     MembershipRecord,
+    OutboxRecord,
     PortraitRecord,
     RemovalRecord,
     SnapshotRecord,
+    WebhookRecord,
 )
+from herotable.store.webhooks import enqueue
 
 DATABASE_URL_ENV = "HEROTABLE_DATABASE_URL"
 DATA_DIR_ENV = "HEROTABLE_DATA_DIR"
@@ -109,7 +112,7 @@ _PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
 # cache key again for each call costs more than running it on SQLite.
 _CAMPAIGN_ROW = select(*_CAMPAIGN_COLUMNS).where(CampaignRecord.campaign_id == bindparam("campaign_id"))
 _HEAD_FOR_APPEND = (
-    select(CampaignRecord.head, CampaignRecord.head_hash)
+    select(CampaignRecord.head, CampaignRecord.head_hash, CampaignRecord.webhooks)
     .where(CampaignRecord.campaign_id == bindparam("campaign_id"))
     # PostgreSQL: held to the commit, so appends to one campaign queue (NO KEY UPDATE, as the head's UPDATE takes:
     # rows that refer to the campaign, a snapshot or a membership, are still written meanwhile); SQLite locks the file
@@ -118,7 +121,7 @@ _HEAD_FOR_APPEND = (
 # the head, held as `_HEAD_FOR_APPEND` holds it, with the events after `after_seq` in the same read (one round trip
 # for a writer that may have to catch up): one row per newer event, or one row with no event
 _HEAD_AND_NEWER = (
-    select(CampaignRecord.head, CampaignRecord.head_hash, *_EVENT_COLUMNS)
+    select(CampaignRecord.head, CampaignRecord.head_hash, CampaignRecord.webhooks, *_EVENT_COLUMNS)
     .select_from(CampaignRecord)
     .outerjoin(
         EventRecord,
@@ -141,7 +144,10 @@ _MOVE_HEAD = (
     .values(head=bindparam("new_head"), head_hash=bindparam("new_hash"))
 )
 # the same, when the writer knows the head's hash too: it moves the head without reading it first
-_MOVE_HEAD_FROM = _MOVE_HEAD.where(CampaignRecord.head_hash == bindparam("expected_hash"))
+# (with the campaign's count of webhooks: the outbox is written only for a campaign that has some)
+_MOVE_HEAD_FROM = _MOVE_HEAD.where(CampaignRecord.head_hash == bindparam("expected_hash")).returning(
+    CampaignRecord.webhooks
+)
 _INSERT_EVENTS = insert(EventRecord)
 _PUBLIC_TOP = (
     select(func.max(EventRecord.stream_pos))
@@ -313,6 +319,7 @@ class SqlEventStore:
         try:
             with self._writer.begin() as connection:
                 stored = None
+                hooks = 0
                 if head_hash is not None and stream_tops is not None:  # the head moved without a read: held now
                     tops = dict(stream_tops)
                     stored = chained(campaign_id, expected_seq, head_hash, events, encoded, commands, tops)
@@ -326,8 +333,11 @@ class SqlEventStore:
                             "new_hash": stored[-1].hash,
                         },
                     )
-                    if moved.rowcount != 1:  # another head (or none): read it, held to the commit
+                    held = moved.first()
+                    if held is None:  # another head (or none): read it, held to the commit
                         stored = None
+                    else:
+                        hooks = held[0]
                 if stored is None:
                     if catch_up is None:
                         rows = [*connection.execute(_HEAD_FOR_APPEND, {"campaign_id": campaign_id})]
@@ -339,9 +349,9 @@ class SqlEventStore:
                         ]
                     if not rows:
                         raise UnknownCampaign(campaign_id)
-                    head, prev = rows[0][0], rows[0][1]
+                    head, prev, hooks = rows[0][0], rows[0][1], rows[0][2]
                     if head > expected_seq and catch_up is not None:  # (a head behind: the caller knows a log gone)
-                        newer = [_stored(row[2:]) for row in rows if row[3] is not None]
+                        newer = [_stored(row[3:]) for row in rows if row[4] is not None]
                         if len(newer) != head - expected_seq:  # PostgreSQL waited for the lock, and the read's snapshot
                             newer = [  # is older than the events of the writer it waited for: read them now
                                 _stored(row)
@@ -388,6 +398,8 @@ class SqlEventStore:
                 )
                 if changes_members(events):
                     self._keep_members(connection, campaign_id, events)
+                if hooks:  # what the campaign's webhooks are to be told
+                    enqueue(connection, campaign_id, stored)
         except IntegrityError:
             # The unique (campaign_id, seq) key caught a writer that slipped past the compare-and-set.
             raise ConcurrencyError(campaign_id, expected_seq, self.head(campaign_id)) from None
@@ -597,12 +609,12 @@ class SqlEventStore:
         return row
 
     def delete_campaign(self, campaign_id: str) -> None:
-        """Remove a campaign with its log, snapshots, portraits, memberships, invitations and their records. Raises
-        `UnknownCampaign`."""
+        """Remove a campaign with its log, snapshots, portraits, memberships, invitations, webhooks and their
+        records. Raises `UnknownCampaign`."""
         with self._writer.begin() as connection:
             self._campaign(connection, campaign_id)
             tables = (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, PortraitRecord, MembershipRecord)
-            for table in (*tables, EventRecord):
+            for table in (*tables, OutboxRecord, WebhookRecord, EventRecord):
                 connection.execute(delete(table).where(table.campaign_id == campaign_id))
             connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
 
