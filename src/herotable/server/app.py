@@ -27,6 +27,7 @@ from herotable.server import (
     metrics,
     pages,
     portrait_routes,
+    webhook_pages,
 )
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
@@ -37,9 +38,11 @@ from herotable.server.proxy import ForwardedHeaders, parse_proxies
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
 from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back
+from herotable.server.webhooks import Courier, Sender, reach_for
 from herotable.service import TableService
 from herotable.store.port import EventStore, StoreError
 from herotable.store.sql import open_store
+from herotable.store.webhooks import webhooks_for
 
 STATIC = Path(__file__).with_name("static")
 
@@ -100,16 +103,28 @@ def create_app(
     hub = Hub(
         table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix, metrics=services.metrics
     )
+    courier = Courier(
+        webhooks_for(table.store),
+        table,
+        public_url=settings.public_url,
+        sender=Sender(lambda: reach_for(settings), settings.webhook_timeout_s),
+        clock=clock,
+        timeout_s=settings.webhook_timeout_s,
+    )
+    table.subscribe(courier.heard)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
+        courier.start()
         yield
+        courier.stop()
         await hub.stop()
 
     app = FastAPI(title="herotable", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.services = services
     app.state.hub = hub
+    app.state.courier = courier
 
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
@@ -124,6 +139,7 @@ def create_app(
     app.include_router(live_routes.router)
     app.include_router(chat.router)  # before pages: it serves the table's log panel
     app.include_router(manage.router)
+    app.include_router(webhook_pages.router)
     app.include_router(admin.router)
     app.include_router(portrait_routes.router)
     app.include_router(pages.router)

@@ -115,6 +115,14 @@ class Settings(BaseModel):
     """Comma-separated addresses or networks that may read `/metrics`; `none` turns it off (404). A request a
     proxy forwarded counts as its client's address, when the proxy is trusted, and is refused otherwise."""
 
+    # --- webhooks --------------------------------------------------------------------------------------------
+    webhook_private_addresses: bool = False
+    """Whether webhooks may be sent to loopback, private and link-local addresses (a receiver on the same machine
+    or network). Off, a GM cannot make the server reach inside its own network. Never to the server itself or its
+    Redis, either way."""
+    webhook_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+    """How long a webhook delivery waits to connect, and then for each part of the receiver's answer."""
+
     # --- checks ----------------------------------------------------------------------------------------------
     @field_validator("trusted_proxies", "metrics_allow", mode="before")
     @classmethod
