@@ -493,7 +493,8 @@ class Courier:
         outcome = self._outcome(answer)
         if outcome.ok:
             message = _json_of(answer.body).get("id")
-            return replace(outcome, remote_id=str(message) if message else None)
+            said = f"{outcome.answer}, message {message}" if message else outcome.answer
+            return replace(outcome, answer=said, remote_id=str(message) if message else None)
         return outcome
 
     def _discord_undo(self, hook: Webhook, row: Delivery, told: Told) -> Outcome:
@@ -519,7 +520,9 @@ class Courier:
             edited.append(message)
         if not edited:
             return Outcome(True, "nothing to edit: the undone action was not sent here")
-        return Outcome(True, f"edited to say it was undone ({answer.status})", remote_id=edited[0])
+        return Outcome(
+            True, f"HTTP {answer.status}, message {edited[0]} edited to say it was undone", remote_id=edited[0]
+        )
 
     def _json(self, hook: Webhook, row: Delivery, told: Told) -> Outcome:
         delivery = f"{row.webhook_id}.{row.delivery_id}"
@@ -535,8 +538,8 @@ class Courier:
     @staticmethod
     def _outcome(answer: Answer) -> Outcome:
         status = answer.status
-        if 200 <= status < 300:
-            return Outcome(True, answer.said())
+        if 200 <= status < 300:  # its body is the receiver's business (Discord's: the whole message)
+            return Outcome(True, f"HTTP {status}")
         if status == 429:
             return Outcome(False, answer.said(), wait_s=retry_after(answer))
         if 400 <= status < 500 and status not in (408, 409, 425):  # the request itself is wrong: trying again won't do

@@ -45,6 +45,7 @@ class DeliveryOut(BaseModel):
     delivery_id: int
     kind: Literal["action", "test"]
     command_id: str | None
+    created_at: str = Field(description="when the action it tells of was recorded, or the test asked for (ISO 8601)")
     state: Literal["pending", "sent", "failed", "skipped"]
     tries: int = Field(description=f"tries so far; at most {MAX_TRIES}")
     answer: str = Field(description="the receiver's last answer, or why none came")
@@ -87,6 +88,7 @@ def delivery_out(d: Delivery) -> DeliveryOut:
         delivery_id=d.delivery_id,
         kind="test" if d.kind == "test" else "action",
         command_id=d.command_id,
+        created_at=d.created_at,
         state=d.state,  # type: ignore[arg-type]
         tries=d.tries,
         answer=d.answer,
