@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from prometheus_client import generate_latest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.settings import Settings
@@ -201,6 +202,9 @@ def test_a_failing_receiver_is_tried_8_times_with_growing_waits_then_shown_faile
     assert drain(app) == 0 and len(receiver.got) == MAX_TRIES
     page = m["gm"].get(f"/campaigns/{cid}/webhooks").text
     assert "failed</strong> after 8 tries" in page and "Service Unavailable" in page
+    metrics = generate_latest(app.state.services.metrics.registry).decode()
+    assert 'herotable_webhook_deliveries_total{outcome="retried"} 7.0' in metrics
+    assert 'herotable_webhook_deliveries_total{outcome="failed"} 1.0' in metrics
 
 
 def test_discords_429_is_waited_out_as_it_says_and_a_refused_request_is_not_tried_again(receiver: Receiver) -> None:

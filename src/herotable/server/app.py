@@ -110,6 +110,7 @@ def create_app(
         sender=Sender(lambda: reach_for(settings), settings.webhook_timeout_s),
         clock=clock,
         timeout_s=settings.webhook_timeout_s,
+        counted=lambda outcome: services.metrics.webhook_deliveries.labels(outcome).inc(),
     )
     table.subscribe(courier.heard)
 

@@ -75,6 +75,12 @@ class Metrics:
         self.database_failures = Counter(
             "herotable_database_failures", "Requests that failed because the database did not answer.", registry=into
         )
+        self.webhook_deliveries = Counter(
+            "herotable_webhook_deliveries",
+            "Webhook delivery tries, by outcome (sent, skipped, retried, failed).",
+            ["outcome"],
+            registry=into,
+        )
 
     def observing(self, execute: Callable[..., T]) -> Callable[..., T]:
         """`execute` (TableService.execute), counted and timed."""

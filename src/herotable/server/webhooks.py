@@ -342,12 +342,14 @@ class Courier:
         sender: Sender,
         clock: Callable[[], float] = time.time,
         timeout_s: float = 10.0,
+        counted: Callable[[str], None] = lambda outcome: None,
     ) -> None:
         self.store = store
         self.table = table
         self.public_url = public_url.rstrip("/") if public_url else None
         self.sender = sender
         self.clock = clock
+        self.counted = counted  # each try's outcome, for the metrics
         self.lease_s = 3 * timeout_s + 30  # connect, write, read, and some: no other worker takes it meanwhile
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -407,6 +409,7 @@ class Courier:
             outcome = Outcome(False, f"could not be prepared: {type(err).__name__}")
         settled = self._settled(row, outcome)
         self.store.settle(settled)
+        self.counted("retried" if settled.state == PENDING else settled.state)
         return settled
 
     def _settled(self, row: Delivery, outcome: Outcome) -> Delivery:
