@@ -20,7 +20,7 @@ from prometheus_client import generate_latest
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.server.settings import Settings
-from herotable.server.webhooks import MAX_TRIES, Reach, Unreachable, backoff_s, reach_for
+from herotable.server.webhooks import MAX_TRIES, Reach, Unreachable, backoff_s, check_url, reach_for
 from herotable.store.sql import open_store
 
 from .clients import SteadyClock, make_app, table
@@ -291,26 +291,175 @@ def test_private_addresses_are_refused_unless_allowed_and_the_servers_own_never_
     m["pat"].command(cid, type="table.roll", expression="1d8")
     assert drain(app) == 1
     [row] = deliveries(m["gm"], cid)["local"]
-    assert row["state"] == "failed" and "127.0.0.1 is a loopback, private or link-local address" in row["answer"]
+    assert row["state"] == "failed" and "127.0.0.1 is a loopback or private address" in row["answer"]
     assert receiver.got == []
-    allowed = Reach(allow_private=True, forbidden=frozenset({("127.0.0.1", 6379)}), own_port=8000)
+    allowed = Reach(allow_private=True, guarded_ports=frozenset({6379, 8000}), forbidden=frozenset({("1.2.3.4", 6379)}))
     closed = Reach()
-    for address, port in (("127.0.0.1", 6379), ("::ffff:127.0.0.1", 6379), ("127.0.0.1", 8000), ("10.1.2.3", 8000)):
-        with pytest.raises(Unreachable, match="herotable's own server or its Redis"):
+    own = (
+        ("127.0.0.1", 6379),
+        ("127.0.0.2", 6379),
+        ("::1", 6379),
+        ("::ffff:127.0.0.1", 6379),
+        ("127.0.0.1", 8000),
+        ("10.1.2.3", 8000),
+        ("1.2.3.4", 6379),  # a Redis on a public address, by the address its name has
+    )
+    for address, port in own:
+        with pytest.raises(Unreachable, match="herotable's own server, its Redis or its database"):
             allowed.check(address, port)
-    for address in ("169.254.169.254", "10.0.0.1", "192.168.1.2", "::1", "fd00::1", "::ffff:10.0.0.1", "100.64.0.1"):
-        with pytest.raises(Unreachable, match="loopback, private or link-local"):
+    private = (
+        "10.0.0.1",
+        "192.168.1.2",
+        "::1",
+        "fd00::1",
+        "fec0::1",
+        "100.64.0.1",
+        "::ffff:10.0.0.1",
+        "::127.0.0.1",  # IPv4-compatible
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, its client 127.0.0.1
+    )
+    for address in private:
+        with pytest.raises(Unreachable, match="loopback or private"):
             closed.check(address, 443)
+    for address in ("169.254.169.254", "fe80::1", "64:ff9b::a9fe:a9fe"):  # cloud metadata: never, even when allowed
+        with pytest.raises(Unreachable, match="link-local"):
+            allowed.check(address, 80)
     for address in ("0.0.0.0", "224.0.0.1"):
         with pytest.raises(Unreachable):
             allowed.check(address, 80)
     closed.check("93.184.215.14", 443)  # a public address passes
     allowed.check("127.0.0.1", 9000)
-    with pytest.raises(Unreachable, match="does not resolve"):
+    with pytest.raises(Unreachable, match="does not resolve") as failed:
         closed.addresses("no-such-host.invalid", 443)
-    settings = Settings(secret_key="x" * 32, redis_url="redis://127.0.0.1:6379/0", port=8123)
+    assert not failed.value.final  # a name that does not resolve now may later: tried again
+    settings = Settings(
+        secret_key="x" * 32,
+        redis_url="redis://127.0.0.1:6379/0",
+        database_url="postgresql+psycopg://u@127.0.0.1:5433/db",
+        port=8123,
+    )
     reach = reach_for(settings)
+    assert {6379, 8123, 5433} <= reach.guarded_ports
     assert ("127.0.0.1", 6379) in reach.forbidden and ("127.0.0.1", 8123) in reach.forbidden
+
+
+def test_addresses_that_cannot_be_sent_to_are_refused_when_the_webhook_is_made() -> None:
+    for bad, said in (
+        ("https://exämple.com/x", "beyond ASCII"),
+        ("https://example.com/a b", "spaces"),
+        ("https://example.com:0/x", "port 0"),
+        ("https://example.com:99999/x", "not a URL"),
+        ("javascript:alert(1)", "https://"),
+        ("https://example.com/x#frag", "fragment"),
+    ):
+        assert said in (check_url(bad) or ""), bad
+    assert check_url("https://discord.com/api/webhooks/123/abc-DEF_ghi?thread_id=9") is None
+
+
+def test_a_name_that_does_not_resolve_is_tried_again_and_a_redirect_is_not_followed(receiver: Receiver) -> None:
+    app = app_with()
+    cid, m = table(app)
+    hook(m["gm"], cid, "http://no-such-host.invalid/in", "json", "nowhere")
+    hook(m["gm"], cid, receiver.url + "/old", "json", "moved")
+    receiver.script.append((301, {"Location": "http://169.254.169.254/latest/meta-data"}, b""))
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    assert drain(app) == 2
+    rows = deliveries(m["gm"], cid)
+    [nowhere], [moved] = rows["nowhere"], rows["moved"]
+    assert nowhere["state"] == "pending" and "does not resolve" in nowhere["answer"]
+    assert moved["state"] == "failed" and "moved to http://169.254.169.254" in moved["answer"]
+    assert [g.path for g in receiver.got] == ["/old"]  # the redirect was not followed
+
+
+def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_delivery_time_in_all(receiver: Receiver) -> None:
+    import socket as sockets
+    import threading
+
+    listening = sockets.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(8)
+    stop = threading.Event()
+
+    def drip() -> None:  # a status line, then a header byte every 50 ms for a minute: no single read waits long
+        conn, _ = listening.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(1200):
+            if stop.wait(0.05):
+                break
+            try:
+                conn.sendall(b"X")
+            except OSError:
+                break
+        conn.close()
+
+    threading.Thread(target=drip, daemon=True).start()
+    app = app_with(webhook_timeout_s=0.5)
+    cid, m = table(app)
+    hook(m["gm"], cid, f"http://127.0.0.1:{listening.getsockname()[1]}/in", "json", "drip")
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    assert drain(app) == 1
+    stop.set()
+    listening.close()
+    [row] = deliveries(m["gm"], cid)["drip"]
+    assert row["state"] == "pending" and row["answer"] == "no answer within 0.5 s"
+
+
+def test_a_slow_receiver_holds_no_other_webhooks_delivery(receiver: Receiver) -> None:
+    other = Receiver()
+    try:
+        app = app_with(webhook_timeout_s=120)
+        cid, m = table(app)
+        hook(m["gm"], cid, receiver.url + "/slow", "json", "slow")
+        elsewhere = m["gm"].post("/api/v1/campaigns", {"name": "Elsewhere", "ruleset": "ltl"}).json()["campaign_id"]
+        hook(m["gm"], elsewhere, other.url + "/quick", "json", "quick")
+        held = receiver.hang()
+        with m["gm"].client:  # the app's lifespan: its delivery thread runs
+            m["gm"].command(cid, type="table.roll", expression="1d6")
+            assert held.entered.wait(60)
+            m["gm"].command(elsewhere, type="table.roll", expression="1d6")
+            assert until(lambda: len(other.got) == 1)  # sent while the slow one is still held
+            held.released.set()
+    finally:
+        other.close()
+
+
+def test_a_worker_that_outlived_its_lease_does_not_overwrite_the_outcome(receiver: Receiver) -> None:
+    clock = SteadyClock()
+    app = app_with(clock)
+    cid, m = table(app)
+    hook(m["gm"], cid, receiver.url + "/in", "json", "bot")
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    courier = app.state.courier
+    [stale] = courier.store.claim(clock(), courier.lease_s, 8)  # a worker takes it, and stalls
+    clock.advance(courier.lease_s + 1)
+    assert drain(app) == 1  # another takes it once the lease ran out, and sends it
+    late = courier.deliver(stale)  # the first wakes up and sends it again (at least once) …
+    assert late == stale
+    [row] = deliveries(m["gm"], cid)["bot"]
+    assert row["state"] == "sent" and row["tries"] == 1  # … but the outcome recorded is the second's
+
+
+def test_chat_leaves_no_row_and_a_webhook_keeps_its_latest_50_deliveries(receiver: Receiver) -> None:
+    app = app_with()
+    cid, m = table(app)
+    made = hook(m["gm"], cid, receiver.url + "/in", "json", "bot")
+    store = app.state.courier.store
+    for n in range(3):
+        m["pat"].command(cid, type="chat.say", text=f"hello {n}")
+    assert store.deliveries(made["webhook_id"], 100) == [] and drain(app) == 0
+    for _ in range(55):
+        m["pat"].command(cid, type="table.roll", expression="1d4")
+        drain(app)
+    kept = store.deliveries(made["webhook_id"], 100)
+    assert len(kept) == 50 and len(receiver.got) == 55
+    first = m["gm"].post(f"/api/v1/campaigns/{cid}/webhooks/{made['webhook_id']}/test")
+    again = m["gm"].post(f"/api/v1/campaigns/{cid}/webhooks/{made['webhook_id']}/test")
+    assert first.status_code == 202 and again.status_code == 409 and "already on its way" in again.text
+    drain(app)
+    assert m["gm"].post(f"/api/v1/campaigns/{cid}/webhooks/{made['webhook_id']}/test").status_code == 202
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

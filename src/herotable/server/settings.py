@@ -117,11 +117,11 @@ class Settings(BaseModel):
 
     # --- webhooks --------------------------------------------------------------------------------------------
     webhook_private_addresses: bool = False
-    """Whether webhooks may be sent to loopback, private and link-local addresses (a receiver on the same machine
-    or network). Off, a GM cannot make the server reach inside its own network. Never to the server itself or its
-    Redis, either way."""
+    """Whether webhooks may be sent to loopback and private addresses (a receiver on the same machine or network).
+    Off, a GM cannot make the server reach inside its own network. Never to link-local addresses (cloud metadata),
+    nor to the ports of the server itself, its Redis or its database, either way."""
     webhook_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
-    """How long a webhook delivery waits to connect, and then for each part of the receiver's answer."""
+    """How long one webhook delivery may take in all: connecting, sending, and the receiver's whole answer."""
 
     # --- checks ----------------------------------------------------------------------------------------------
     @field_validator("trusted_proxies", "metrics_allow", mode="before")

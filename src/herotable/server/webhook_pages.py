@@ -32,6 +32,7 @@ router = APIRouter(dependencies=[Depends(check_csrf)])
 DONE = {
     "test": "A test message is on its way: its outcome shows below in a moment (reload the page).",
     "removed": "The webhook is removed: nothing more is sent to it.",
+    "waiting": "A test message to it is already on its way: its outcome shows below in a moment.",
 }
 
 
@@ -107,7 +108,9 @@ def add(
         return _page(request, svc, user, state, form=form, error=f"{where}: {first['msg']}. Nothing was added.")
     except HTTPException as err:
         return _page(request, svc, user, state, form=form, error=f"{str(err.detail).capitalize()}. Nothing was added.")
-    return _page(request, svc, user, state, made=hook)
+    shown = _page(request, svc, user, state, made=hook)
+    shown.headers["Cache-Control"] = "no-store"  # its address and secret, shown once, are kept by no cache
+    return shown
 
 
 @router.post("/campaigns/{campaign_id}/webhooks/{webhook_id}/{step}")
@@ -124,10 +127,13 @@ def act(
     except HTTPException:
         raise Refused(404, "There is no such webhook in this campaign.") from None
     if step == "test":
-        queue_test(courier, svc, hook)
+        try:
+            queue_test(courier, svc, hook)
+        except HTTPException:
+            return RedirectResponse(f"/campaigns/{campaign_id}/webhooks?done=waiting", status_code=303)
     elif step == "remove":
         courier.store.remove_webhook(campaign_id, webhook_id)
     else:
         raise Refused(404, "There is no such thing to do with a webhook.")
-    done = "test" if step == "test" else "removed"
+    done = step if step == "test" else "removed"
     return RedirectResponse(f"/campaigns/{campaign_id}/webhooks?done={done}", status_code=303)

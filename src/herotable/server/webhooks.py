@@ -50,7 +50,7 @@ CLAIM = 8  # rows taken at once
 SENDERS = 4  # deliveries at once, in each process
 ANSWER_KEPT = 300  # characters of the receiver's answer kept for the GM
 ANSWER_READ = 64 * 1024  # bytes of an answer read at most
-NOT_SENT = frozenset({ChatSaid.type, ChatRolled.type})  # table talk stays at the table
+NOT_SENT = frozenset({ChatSaid.type, ChatRolled.type})  # table talk stays at the table (no outbox row either)
 SIGNATURE_HEADER = "Herotable-Signature"
 TIMESTAMP_HEADER = "Herotable-Timestamp"
 DELIVERY_HEADER = "Herotable-Delivery"
@@ -58,24 +58,49 @@ USER_AGENT = "herotable-webhooks/1"
 
 
 class Unreachable(Exception):
-    """An address the server will not send to; the message says which and why."""
+    """An address the server will not send to; the message says which and why. `final`: the address itself is
+    refused (trying again will not change it); otherwise the name did not resolve just now."""
+
+    def __init__(self, message: str, *, final: bool = True) -> None:
+        super().__init__(message)
+        self.final = final
+
+
+NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+LINK_LOCAL = (ipaddress.ip_network("169.254.0.0/16"), ipaddress.ip_network("fe80::/10"))  # cloud metadata lives here
+
+
+def embedded(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (mapped, compatible, 6to4, Teredo, NAT64): each is checked as
+    well, since a network may route to it."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return []
+    found = [a for a in (ip.ipv4_mapped, ip.sixtofour) if a is not None]
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if ip in IPV4_COMPATIBLE or any(ip in net for net in NAT64):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
 
 
 @dataclass(frozen=True)
 class Reach:
-    """Where webhooks may go. `forbidden`: (address, port) pairs never reached (the server's Redis, the server
-    itself); `own_port`: the port this server listens on, refused on any address that is not public."""
+    """Where webhooks may go. `allow_private`: loopback and private addresses too (never link-local, where cloud
+    metadata lives). `guarded_ports`: the ports of the server itself, its Redis and its database, refused on every
+    address that is not public; `forbidden`: (address, port) pairs of those refused wherever they are."""
 
     allow_private: bool = False
+    guarded_ports: frozenset[int] = frozenset()
     forbidden: frozenset[tuple[str, int]] = frozenset()
-    own_port: int | None = None
 
     def addresses(self, host: str, port: int) -> list[str]:
         """The addresses `host` resolves to, every one checked. Raises Unreachable."""
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as err:
-            raise Unreachable(f"the name {host!r} does not resolve ({err.strerror or err})") from None
+        except (OSError, UnicodeError) as err:
+            said = getattr(err, "strerror", None) or err
+            raise Unreachable(f"the name {host!r} does not resolve ({said})", final=False) from None
         found: list[str] = []
         for info in infos:
             address = str(info[4][0]).split("%", 1)[0]
@@ -86,18 +111,38 @@ class Reach:
         return found
 
     def check(self, address: str, port: int) -> None:
+        """Raises Unreachable for an address (or one it carries) a webhook may not reach on `port`."""
         ip = ipaddress.ip_address(address)
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        if (str(ip), port) in self.forbidden or (port == self.own_port and not ip.is_global):
-            raise Unreachable(f"{ip} port {port} is herotable's own server or its Redis, which webhooks never reach")
+        for each in (ip, *embedded(ip)):
+            self._check(each, port)
+
+    def _check(self, ip: ipaddress.IPv4Address | ipaddress.IPv6Address, port: int) -> None:
+        public = ip.is_global and not ip.is_site_local if isinstance(ip, ipaddress.IPv6Address) else ip.is_global
+        if (str(ip), port) in self.forbidden or (port in self.guarded_ports and not public):
+            raise Unreachable(
+                f"{ip} port {port} may be herotable's own server, its Redis or its database, which webhooks never reach"
+            )
         if ip.is_multicast or ip.is_unspecified:
             raise Unreachable(f"{ip} is not an address a receiver can have")
-        if not ip.is_global and not self.allow_private:
+        if any(ip in net for net in LINK_LOCAL):
             raise Unreachable(
-                f"{ip} is a loopback, private or link-local address, which webhooks do not reach unless the server's "
-                "operator allows it (HEROTABLE_WEBHOOK_PRIVATE_ADDRESSES)"
+                f"{ip} is a link-local address (where cloud metadata is served), which webhooks never reach"
             )
+        if not public and not self.allow_private:
+            raise Unreachable(
+                f"{ip} is a loopback or private address, which webhooks do not reach unless the server's operator "
+                "allows it (HEROTABLE_WEBHOOK_PRIVATE_ADDRESSES)"
+            )
+
+
+def _port_of(url: str | None, default: int | None) -> tuple[str | None, int | None]:
+    if not url:
+        return None, None
+    try:
+        parts = urlsplit(url)
+        return parts.hostname, parts.port or default or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None, None
 
 
 def _resolved(host: str | None) -> list[str]:
@@ -110,17 +155,53 @@ def _resolved(host: str | None) -> list[str]:
 
 
 def reach_for(settings: Any) -> Reach:
-    """The reach of webhooks under these settings: the server's Redis and the server itself (its listening address
-    and its public address) are forbidden."""
-    forbidden: set[tuple[str, int]] = set()
-    for url, default in ((settings.redis_url, 6379), (settings.public_url, None)):
-        if not url:
-            continue
-        parts = urlsplit(url)
-        port = parts.port or default or (443 if parts.scheme == "https" else 80)
-        forbidden.update((address, port) for address in _resolved(parts.hostname))
-    forbidden.update((address, settings.port) for address in _resolved(settings.host))
-    return Reach(settings.webhook_private_addresses, frozenset(forbidden), settings.port)
+    """The reach of webhooks under these settings. The server's own port, its Redis's and its database's are refused
+    on every address that is not public, and on the addresses their names have; so is the public address."""
+    db = settings.database_url if settings.database_url and not settings.database_url.startswith("sqlite") else None
+    guarded = [(settings.host, settings.port), _port_of(settings.redis_url, 6379), _port_of(db, 5432)]
+    places = [*guarded, _port_of(settings.public_url, None)]
+    ports = frozenset(port for _, port in guarded if port)
+    forbidden = frozenset((address, port) for host, port in places if port for address in _resolved(host))
+    return Reach(settings.webhook_private_addresses, ports, forbidden)
+
+
+_deadline = threading.local()  # when the request this thread is sending must be over (`Sender.send`)
+
+
+def _left(timeout: float | None) -> float | None:
+    """What is left of the request's time, at most `timeout`. Raises httpcore.ReadTimeout once it is all spent."""
+    until: float | None = getattr(_deadline, "at", None)
+    if until is None:
+        return timeout
+    left = until - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the request took longer than its time in all")
+    return left if timeout is None else min(timeout, left)
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write waits at most what is left of its request's time: a receiver that
+    answers a byte at a time holds a delivery no longer than a silent one."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _left(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
 
 
 class GuardedBackend(httpcore.SyncBackend):
@@ -150,7 +231,7 @@ class GuardedBackend(httpcore.SyncBackend):
         last: Exception | None = None
         for address in self.reach.addresses(host, port):
             try:
-                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+                return DeadlineStream(super().connect_tcp(address, port, _left(timeout), local_address, socket_options))
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as err:
                 last = err
         assert last is not None
@@ -178,9 +259,18 @@ class Sender:
         self.pool = httpcore.ConnectionPool(network_backend=GuardedBackend(reach), max_connections=16, retries=0)
 
     def send(self, method: str, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
-        """Raises Unreachable, or httpcore's errors (a timeout, a refused connection)."""
+        """Raises Unreachable, or httpcore's errors (a timeout, a refused connection). The whole request, answer
+        included, takes at most `timeout_s`."""
         t = self.timeout_s
         sent = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+        _deadline.at = time.monotonic() + t
+        try:
+            return self._send(method, url, body, sent)
+        finally:
+            _deadline.at = None
+
+    def _send(self, method: str, url: str, body: bytes, sent: Mapping[str, str]) -> Answer:
+        t = self.timeout_s
         with self.pool.stream(
             method,
             url,
@@ -217,6 +307,14 @@ def check_url(url: str) -> str | None:
         return "it must not have a #fragment"
     if len(url) > 2000:
         return "it is longer than 2,000 characters"
+    if not url.isascii() or any(c.isspace() for c in url):
+        return "it has spaces or letters beyond ASCII: use the address as the receiver gave it (IDNA, %-encoded)"
+    if parts.port == 0:
+        return "port 0 is no port"
+    try:
+        httpcore.URL(url)
+    except Exception:
+        return "it is not a URL that can be sent to"
     return None
 
 
@@ -326,7 +424,8 @@ class Outcome:
 
 def backoff_s(tries: int) -> float:
     """The wait after the `tries`-th failed try: 10 s, doubling, at most an hour."""
-    return min(FIRST_WAIT_S * 2 ** (tries - 1), LONGEST_WAIT_S)
+    wait: float = FIRST_WAIT_S * 2.0 ** (tries - 1)
+    return min(wait, LONGEST_WAIT_S)
 
 
 class Courier:
@@ -350,10 +449,13 @@ class Courier:
         self.sender = sender
         self.clock = clock
         self.counted = counted  # each try's outcome, for the metrics
-        self.lease_s = 3 * timeout_s + 30  # connect, write, read, and some: no other worker takes it meanwhile
+        # a request takes at most `timeout_s` in all (`Sender`): a live worker settles a row well within its lease
+        self.lease_s = timeout_s + 30
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._in_flight: set[int] = set()
+        self._lock = threading.Lock()
 
     # the thread
     def start(self) -> None:
@@ -362,10 +464,12 @@ class Courier:
         self._thread.start()
 
     def stop(self) -> None:
+        """Take no more rows. A delivery under way is left to finish (within its time) or, should the process end
+        first, to be sent again by another once its lease runs out."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=self.lease_s)
+            self._thread.join(timeout=POLL_S)
 
     def heard(self, campaign_id: str, events: list[StoredEvent]) -> None:
         """A writer's listener: wake the thread when a command the table sees landed."""
@@ -376,19 +480,42 @@ class Courier:
         self._wake.set()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                busy = self.deliver_due()
-            except Exception:  # a database that went away: tried again at the next poll
-                log.exception("webhook deliveries could not be taken")
-                busy = 0
-            if not busy:
-                self._wake.wait(POLL_S)
-                self._wake.clear()
+        """Keep up to SENDERS deliveries under way: a slow receiver holds one sender, never the others, and a row is
+        taken as soon as a sender is free. A webhook's next row is not due while its older one is under way."""
+        pool = ThreadPoolExecutor(SENDERS, thread_name_prefix="webhook")
+        try:
+            while not self._stop.is_set():
+                with self._lock:
+                    free = SENDERS - len(self._in_flight)
+                rows: list[Delivery] = []
+                if free > 0:
+                    try:
+                        rows = self.store.claim(self.clock(), self.lease_s, free)
+                    except Exception:  # a database that went away: tried again at the next poll
+                        log.exception("webhook deliveries could not be taken")
+                for row in rows:
+                    with self._lock:
+                        self._in_flight.add(row.delivery_id)
+                    pool.submit(self._deliver_then_free, row)
+                if not rows:
+                    self._wake.wait(POLL_S)
+                    self._wake.clear()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
-    # one round
+    def _deliver_then_free(self, row: Delivery) -> None:
+        try:
+            self.deliver(row)
+        except Exception:  # recorded by the next try, once the lease runs out
+            log.exception("webhook delivery %s could not be recorded", row.delivery_id)
+        finally:
+            with self._lock:
+                self._in_flight.discard(row.delivery_id)
+            self._wake.set()
+
+    # one round, for tests and tools
     def deliver_due(self) -> int:
-        """Send the rows due now; how many were taken."""
+        """Send the rows due now, waiting for each; how many were taken."""
         rows = self.store.claim(self.clock(), self.lease_s, CLAIM)
         if len(rows) == 1:
             self.deliver(rows[0])
@@ -408,7 +535,9 @@ class Courier:
             log.exception("webhook delivery %s failed before sending", row.delivery_id)
             outcome = Outcome(False, f"could not be prepared: {type(err).__name__}")
         settled = self._settled(row, outcome)
-        self.store.settle(settled)
+        if not self.store.settle(settled):  # another worker took it meanwhile: its outcome stands
+            log.warning("webhook delivery %s outlived its lease; another worker's outcome stands", row.delivery_id)
+            return row
         self.counted("retried" if settled.state == PENDING else settled.state)
         return settled
 
@@ -448,12 +577,12 @@ class Courier:
                 row.created_at,
                 "herotable",
                 "A test message",
-                (f"The webhook {hook.name!r} reaches this channel: the table's rolls will appear here.",),
+                (f"The webhook “{hook.name}” reaches this channel: the table's rolls will appear here.",),
             )
         events = [
             e
-            for e in self.table.store.load(row.campaign_id, row.first_seq - 1)
-            if e.seq <= row.last_seq and e.visibility == "public"
+            for e in self.table.store.command_events(row.campaign_id, row.command_id or "")
+            if row.first_seq <= e.seq <= row.last_seq and e.visibility == "public"
         ]
         return self._told_of(state, events, link, row.command_id)
 
@@ -545,6 +674,10 @@ class Courier:
             return Outcome(True, f"HTTP {status}")
         if status == 429:
             return Outcome(False, answer.said(), wait_s=retry_after(answer))
+        if 300 <= status < 400:  # never followed (it could lead anywhere): the address to give instead
+            where = answer.headers.get("location", "")
+            moved = f" (moved to {where[:ANSWER_KEPT]}: add the webhook with that address)" if where else ""
+            return Outcome(False, f"HTTP {status}{moved}", False)
         if 400 <= status < 500 and status not in (408, 409, 425):  # the request itself is wrong: trying again won't do
             return Outcome(False, answer.said() + " (not tried again: the receiver refused the request itself)", False)
         return Outcome(False, answer.said())
@@ -554,7 +687,7 @@ class Courier:
         try:
             return self._try(hook, row)
         except Unreachable as err:
-            return Outcome(False, f"not sent: {err}", False)
+            return Outcome(False, f"not sent: {err}", retry=not err.final)
         except httpcore.TimeoutException:
             return Outcome(False, f"no answer within {self.sender.timeout_s:g} s")
         except httpcore.UnsupportedProtocol as err:
@@ -568,7 +701,8 @@ def retry_after(answer: Answer) -> float:
     for given in (answer.headers.get("retry-after"), _json_of(answer.body).get("retry_after")):
         with contextlib.suppress(TypeError, ValueError):
             if given is not None:
-                return min(max(float(given), 0.0), LONGEST_WAIT_S)
+                wait = float(given)
+                return min(max(wait, 0.0), LONGEST_WAIT_S)
     return FIRST_WAIT_S
 
 

@@ -221,6 +221,7 @@ class OutboxRecord(Base):
     __table_args__ = (
         Index("ix_webhook_outbox_due", "state", "webhook_id", "delivery_id"),
         Index("ix_webhook_outbox_command", "webhook_id", "command_id"),
+        Index("ix_webhook_outbox_webhook", "webhook_id", "delivery_id"),
     )
 
     delivery_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -27,6 +27,8 @@ from herotable.store.port import EventStore, StoredEvent, StoreError, UnknownCam
 from herotable.store.schema import CampaignRecord, OutboxRecord, WebhookRecord
 
 FORMATS = ("discord", "json")
+NOT_TOLD = frozenset({"chat.said", "chat.rolled"})  # the table's talk stays at the table: no outbox row
+KEPT = 50  # settled rows kept per webhook, for the GM to see how deliveries went
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
 ACTION, TEST = "action", "test"
 
@@ -75,7 +77,7 @@ def public_commands(stored: Sequence[StoredEvent]) -> list[tuple[str, int, int, 
     what a webhook may be told about."""
     found: dict[str, tuple[str, int, int, str]] = {}
     for e in stored:
-        if e.visibility != "public":
+        if e.visibility != "public" or e.type in NOT_TOLD:
             continue
         first = found.get(e.command_id)
         found[e.command_id] = (e.command_id, first[1] if first else e.seq, e.seq, first[3] if first else e.at)
@@ -125,12 +127,18 @@ class WebhookStore(Protocol):
         `now + lease_s`: no other worker takes them meanwhile."""
         ...
 
-    def settle(self, delivery: Delivery) -> None:
-        """Record how a delivery went (its state, tries, next time, answer, Discord message), ending its lease."""
+    def settle(self, delivery: Delivery) -> bool:
+        """Record how a delivery went (its state, tries, next time, answer, Discord message), ending its lease; only
+        while the lease it was taken with (`claimed_until`) still holds: whether it did. Settled rows beyond the
+        KEPT latest of the webhook are forgotten."""
+        ...
+
+    def test_pending(self, webhook_id: str) -> bool:
+        """Whether a test message to the webhook is still on its way."""
         ...
 
     def deliveries(self, webhook_id: str, limit: int = 10) -> list[Delivery]:
-        """The webhook's latest rows, newest first."""
+        """The webhook's latest rows that had something to send, newest first."""
         ...
 
     def sent_message(self, webhook_id: str, command_id: str) -> str | None:
@@ -170,7 +178,6 @@ class SqlWebhookStore:
 
     def remove_webhook(self, campaign_id: str, webhook_id: str) -> bool:
         with self._writer.begin() as connection:
-            connection.execute(delete(OutboxRecord).where(OutboxRecord.webhook_id == webhook_id))
             gone = connection.execute(
                 delete(WebhookRecord)
                 .where(WebhookRecord.webhook_id == webhook_id)
@@ -178,6 +185,7 @@ class SqlWebhookStore:
             )
             if not gone.rowcount:
                 return False
+            connection.execute(delete(OutboxRecord).where(OutboxRecord.webhook_id == webhook_id))
             connection.execute(_count(campaign_id, -1))
             return True
 
@@ -235,11 +243,12 @@ class SqlWebhookStore:
             )
             return [_delivery(row) for row in rows]
 
-    def settle(self, delivery: Delivery) -> None:
+    def settle(self, delivery: Delivery) -> bool:
         with self._writer.begin() as connection:
-            connection.execute(
+            settled = connection.execute(
                 update(OutboxRecord)
                 .where(OutboxRecord.delivery_id == delivery.delivery_id)
+                .where(OutboxRecord.claimed_until == delivery.claimed_until)
                 .values(
                     state=delivery.state,
                     tries=delivery.tries,
@@ -250,12 +259,42 @@ class SqlWebhookStore:
                     done_at=delivery.done_at,
                 )
             )
+            if not settled.rowcount:
+                return False
+            if delivery.state != PENDING:
+                oldest_kept = (
+                    select(OutboxRecord.delivery_id)
+                    .where(OutboxRecord.webhook_id == delivery.webhook_id)
+                    .order_by(OutboxRecord.delivery_id.desc())
+                    .offset(KEPT)
+                    .limit(1)
+                    .scalar_subquery()
+                )
+                connection.execute(
+                    delete(OutboxRecord)
+                    .where(OutboxRecord.webhook_id == delivery.webhook_id)
+                    .where(OutboxRecord.state != PENDING)
+                    .where(OutboxRecord.delivery_id <= oldest_kept)
+                )
+            return True
+
+    def test_pending(self, webhook_id: str) -> bool:
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(OutboxRecord.delivery_id)
+                .where(OutboxRecord.webhook_id == webhook_id)
+                .where(OutboxRecord.kind == TEST)
+                .where(OutboxRecord.state == PENDING)
+                .limit(1)
+            ).first()
+        return found is not None
 
     def deliveries(self, webhook_id: str, limit: int = 10) -> list[Delivery]:
         with self._engine.connect() as connection:
             rows = connection.execute(
                 select(OutboxRecord)
                 .where(OutboxRecord.webhook_id == webhook_id)
+                .where(OutboxRecord.state != SKIPPED)
                 .order_by(OutboxRecord.delivery_id.desc())
                 .limit(limit)
             )
@@ -366,14 +405,28 @@ class MemoryWebhookStore:
                     taken.append(self._rows[number])
             return taken
 
-    def settle(self, delivery: Delivery) -> None:
+    def settle(self, delivery: Delivery) -> bool:
         with self._lock:
-            if delivery.delivery_id in self._rows:
-                self._rows[delivery.delivery_id] = replace(delivery, claimed_until=0.0)
+            now = self._rows.get(delivery.delivery_id)
+            if now is None or now.claimed_until != delivery.claimed_until:
+                return False
+            self._rows[delivery.delivery_id] = replace(delivery, claimed_until=0.0)
+            if delivery.state != PENDING:
+                mine = sorted((k for k, r in self._rows.items() if r.webhook_id == delivery.webhook_id), reverse=True)
+                for old in mine[KEPT:]:
+                    if self._rows[old].state != PENDING:
+                        del self._rows[old]
+            return True
+
+    def test_pending(self, webhook_id: str) -> bool:
+        with self._lock:
+            return any(
+                r.webhook_id == webhook_id and r.kind == TEST and r.state == PENDING for r in self._rows.values()
+            )
 
     def deliveries(self, webhook_id: str, limit: int = 10) -> list[Delivery]:
         with self._lock:
-            found = [r for r in self._rows.values() if r.webhook_id == webhook_id]
+            found = [r for r in self._rows.values() if r.webhook_id == webhook_id and r.state != SKIPPED]
         return sorted(found, key=lambda r: -r.delivery_id)[:limit]
 
     def sent_message(self, webhook_id: str, command_id: str) -> str | None:

@@ -152,6 +152,9 @@ def found_webhook(courier: Courier, campaign_id: str, webhook_id: str) -> Webhoo
 
 
 def queue_test(courier: Courier, svc: ServicesDep, hook: Webhook) -> int:
+    """A test message for `hook`, one at a time: a GM cannot have the server send a stream of them."""
+    if courier.store.test_pending(hook.webhook_id):
+        raise HTTPException(409, "a test message to this webhook is already on its way. Tip: wait for its outcome")
     number = courier.store.enqueue_test(hook, svc.now().isoformat(timespec="seconds"))
     courier.wake()
     return number

@@ -52,9 +52,11 @@ def upgrade() -> None:
     )
     op.create_index("ix_webhook_outbox_due", "webhook_outbox", ["state", "webhook_id", "delivery_id"])
     op.create_index("ix_webhook_outbox_command", "webhook_outbox", ["webhook_id", "command_id"])
+    op.create_index("ix_webhook_outbox_webhook", "webhook_outbox", ["webhook_id", "delivery_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_webhook_outbox_webhook", table_name="webhook_outbox")
     op.drop_index("ix_webhook_outbox_command", table_name="webhook_outbox")
     op.drop_index("ix_webhook_outbox_due", table_name="webhook_outbox")
     op.drop_table("webhook_outbox")
