@@ -126,7 +126,10 @@ def add_webhook(courier: Courier, svc: ServicesDep, state: TableState, user: Use
     why = check_url(url)
     if why is not None:
         raise HTTPException(422, f"the address cannot be a webhook's: {why}. Tip: paste the URL the receiver gave you")
-    if len(courier.store.webhooks(state.campaign_id)) >= MOST_PER_CAMPAIGN:
+    hooks = courier.store.webhooks(state.campaign_id)
+    if any(h.url == url for h in hooks):  # (a page sent again by a reload, say)
+        raise HTTPException(422, "this address is already one of the campaign's webhooks. Tip: send it a test instead")
+    if len(hooks) >= MOST_PER_CAMPAIGN:
         raise HTTPException(
             422, f"a campaign has at most {MOST_PER_CAMPAIGN} webhooks. Tip: remove one you no longer use first"
         )
