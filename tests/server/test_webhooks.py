@@ -561,7 +561,7 @@ def test_the_gm_sets_webhooks_on_a_page_of_their_own_and_nobody_else_may(receive
     assert made.status_code == 201 and "secret-token-123" in made.text and 'id="made-secret"' in made.text
     assert made.headers["cache-control"] == "no-store"
     again = add(url=receiver.url + "/hook/secret-token-123", format="json", name="our bot")  # the form sent again
-    assert again.status_code == 422 and "already one of the campaign's webhooks" in again.text
+    assert again.status_code == 422 and "webhooks. Tip: send it a test instead" in again.text
     [listed] = gm.get(f"/api/v1/campaigns/{cid}/webhooks").json()
     later = gm.get(f"/campaigns/{cid}/webhooks").text
     assert "secret-token-123" not in later and "made-secret" not in later  # the address and secret: shown once
