@@ -105,9 +105,10 @@ def add(
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the form"
-        return _page(request, svc, user, state, form=form, error=f"{where}: {first['msg']}. Nothing was added.")
+        return _page(request, svc, user, state, form=form, error=f"{where}: {first['msg']}.")
     except HTTPException as err:
-        return _page(request, svc, user, state, form=form, error=f"{str(err.detail).capitalize()}. Nothing was added.")
+        said = str(err.detail)
+        return _page(request, svc, user, state, form=form, error=f"{said[:1].upper()}{said[1:]}.")
     shown = _page(request, svc, user, state, made=hook)
     shown.headers["Cache-Control"] = "no-store"  # its address and secret, shown once, are kept by no cache
     return shown
