@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_ESCAPED = re.compile(r"\\([\\*_~`|>\[\]()#-])")
+_ESCAPED = re.compile(r"\\([\\*_~`|<>\[\]()#-])")
 _PLACEHOLDER = "\x00{}\x00"
 
 

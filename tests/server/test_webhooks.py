@@ -624,3 +624,16 @@ def test_deleting_a_campaign_takes_its_webhooks_and_outbox_with_it(receiver: Rec
     store = app.state.courier.store
     assert store.webhook(made["webhook_id"]) is None and store.deliveries(made["webhook_id"]) == []
     assert drain(app) == 0
+
+
+def test_names_and_lines_reach_discord_as_typed_never_as_formatting_or_a_mention() -> None:
+    from herotable.server.webhooks import Told, discord_body, plain
+
+    assert plain("**Bold** <@&123> ~~x~~ [link](http://e.x)") == (
+        r"\*\*Bold\*\* \<@&123\> \~\~x\~\~ \[link\]\(http://e.x\)"
+    )
+    told = Told("action", "c", "Camp", None, "k", "", "@everyone", "Dice", ("@here rolls *big*",), ((6, 3),))
+    body = discord_body(told)
+    assert body["allowed_mentions"] == {"parse": []}  # nobody is pinged, whatever a name says
+    assert body["embeds"][0]["description"] == r"@here rolls \*big\*"
+    assert body["embeds"][0]["fields"] == [{"name": "Dice", "value": "d6 **3**", "inline": False}]

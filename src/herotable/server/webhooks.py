@@ -347,7 +347,7 @@ class Told:
     undoes: tuple[str, ...] = field(default=())
 
 
-_MARKDOWN = re.compile(r"([\\*_~`|>\[\]()#-])")
+_MARKDOWN = re.compile(r"([\\*_~`|<>\[\]()#-])")
 
 
 def plain(text: str) -> str:

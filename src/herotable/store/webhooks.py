@@ -439,12 +439,11 @@ class MemoryWebhookStore:
 
 
 def webhooks_for(store: EventStore) -> WebhookStore:
-    """The webhook store beside `store`: the same database, or the memory store's own."""
-    from herotable.store.sql import SqlEventStore
-
-    if isinstance(store, SqlEventStore):
-        return SqlWebhookStore(store.engine)
+    """The webhook store beside `store`: the memory store's own, or in the same database."""
     found: WebhookStore | None = getattr(store, "webhooks", None)
-    if found is None:
-        raise StoreError(f"{type(store).__name__} keeps no webhooks")
-    return found
+    if found is not None:
+        return found
+    engine = getattr(store, "engine", None)
+    if isinstance(engine, Engine):
+        return SqlWebhookStore(engine)
+    raise StoreError(f"{type(store).__name__} keeps no webhooks")
