@@ -604,6 +604,9 @@ def test_the_api_sets_webhooks_for_the_gm_and_a_token_of_scope_gm(receiver: Rece
     other_cid = gm.post("/api/v1/campaigns", {"name": "Elsewhere", "ruleset": "ltl"}).json()["campaign_id"]
     [kept, *_] = gm.get(f"/api/v1/campaigns/{cid}/webhooks").json()
     assert gm.delete(f"/api/v1/campaigns/{other_cid}/webhooks/{kept['webhook_id']}").status_code == 404
+    for never in ("http://169.254.169.254/latest", "http://[::ffff:169.254.169.254]/", "http://127.0.0.1:8000/metrics"):
+        refused = gm.post(f"/api/v1/campaigns/{other_cid}/webhooks", {"url": never})
+        assert refused.status_code == 422 and "never reach" in refused.text  # said when it is made, not later
 
     def token(scope: str) -> Any:
         made_token = gm.post("/api/v1/tokens", {"name": scope, "scope": scope}).json()["token"]

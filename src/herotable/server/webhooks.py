@@ -256,7 +256,22 @@ class Sender:
 
     def __init__(self, reach: Callable[[], Reach], timeout_s: float) -> None:
         self.timeout_s = timeout_s
-        self.pool = httpcore.ConnectionPool(network_backend=GuardedBackend(reach), max_connections=16, retries=0)
+        self.backend = GuardedBackend(reach)
+        self.pool = httpcore.ConnectionPool(network_backend=self.backend, max_connections=16, retries=0)
+
+    def refusal(self, url: str) -> str | None:
+        """Why `url` can never be sent to, when its host is an address (a name is checked when it is sent to: what
+        it resolves to may change)."""
+        parts = urlsplit(url)
+        try:
+            address = ipaddress.ip_address(parts.hostname or "")
+        except ValueError:
+            return None
+        try:
+            self.backend.reach.check(str(address), parts.port or (443 if parts.scheme == "https" else 80))
+        except Unreachable as err:
+            return str(err)
+        return None
 
     def send(self, method: str, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
         """Raises Unreachable, or httpcore's errors (a timeout, a refused connection). The whole request, answer

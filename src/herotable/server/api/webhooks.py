@@ -123,7 +123,7 @@ def add_webhook(courier: Courier, svc: ServicesDep, state: TableState, user: Use
     """Make a webhook for the campaign. Raises HTTPException (422) for an address that cannot be one, or when the
     campaign has as many as it may."""
     url = body.url.strip()
-    why = check_url(url)
+    why = check_url(url) or courier.sender.refusal(url)
     if why is not None:
         raise HTTPException(422, f"the address cannot be a webhook's: {why}. Tip: paste the URL the receiver gave you")
     hooks = courier.store.webhooks(state.campaign_id)
