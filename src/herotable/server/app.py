@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
+from fastapi.openapi.utils import get_openapi
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.datastructures import MutableHeaders
@@ -27,6 +30,7 @@ from herotable.server import (
     metrics,
     pages,
     portrait_routes,
+    problems,
 )
 from herotable.server.api import accounts
 from herotable.server.deps import Services, make_services
@@ -113,6 +117,7 @@ def create_app(
 
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
+    app.openapi = functools.partial(openapi, app)  # type: ignore[method-assign]
     app.add_middleware(RequestGuard, max_body=settings.body_limit)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RequestLog, counted=services.metrics.requests)
@@ -131,6 +136,15 @@ def create_app(
     app.mount(apidocs.ASSETS, apidocs.assets(), name="apidocs")  # before /static, which would take its paths
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def openapi(app: FastAPI) -> dict[str, Any]:
+    """The app's OpenAPI document, made once: FastAPI's, with the problems the app sends in place of the validation
+    error FastAPI would document."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, description=api.ABOUT, routes=app.routes)
+        app.openapi_schema = problems.documented(schema)
+    return app.openapi_schema
 
 
 def served_app() -> FastAPI:
