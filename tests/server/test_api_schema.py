@@ -28,8 +28,6 @@ def spec() -> dict[str, Any]:
 
 def operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, methods in spec["paths"].items():
-        if not path.startswith("/api/v1/"):
-            continue
         for method, operation in methods.items():
             yield path, method, operation
 
@@ -96,6 +94,11 @@ def test_the_problem_is_rfc_9457s_with_the_tables_own_members(spec: dict[str, An
     assert {"fix", "ruling", "field", "problems", "errors"} <= set(problem["properties"])
     assert problem.get("additionalProperties") is not False  # RFC 9457: members may be added; clients ignore them
     assert "HTTPValidationError" not in schemas and "ValidationError" not in schemas  # never sent
+
+
+def test_no_page_or_form_is_in_the_schema(spec: dict[str, Any]) -> None:
+    assert all(path.startswith("/api/v1/") for path in spec["paths"])
+    assert "text/html" not in json.dumps(spec["paths"])
 
 
 def test_a_command_answer_names_what_its_events_and_its_view_hold(spec: dict[str, Any]) -> None:

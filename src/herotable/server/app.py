@@ -46,6 +46,9 @@ from herotable.store.port import EventStore, StoreError
 from herotable.store.sql import open_store
 
 STATIC = Path(__file__).with_name("static")
+# The web pages and their forms, in the order they are tried (chat before the pages: it serves the table's log panel).
+# They answer browsers, in HTML: served, but no part of the API's schema.
+PAGES = (chat.router, manage.router, admin.router, portrait_routes.router, pages.router)
 
 
 class SessionCookie:
@@ -127,11 +130,8 @@ def create_app(
     app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)
-    app.include_router(chat.router)  # before pages: it serves the table's log panel
-    app.include_router(manage.router)
-    app.include_router(admin.router)
-    app.include_router(portrait_routes.router)
-    app.include_router(pages.router)
+    for router in PAGES:
+        app.include_router(router, include_in_schema=False)
     app.include_router(apidocs.router)
     app.mount(apidocs.ASSETS, apidocs.assets(), name="apidocs")  # before /static, which would take its paths
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
