@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
 from herotable.server.logs import route_pattern
-from herotable.server.problems import FieldError, ProblemResponse, SheetProblem, answer, problem
+from herotable.server.problems import FieldError, ProblemResponse, SheetProblem, problem, respond
 from herotable.service import CommandIdReused, LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
 from herotable.table.commands import COMMANDS, InvalidCommand
@@ -69,34 +69,34 @@ def install(app: FastAPI) -> None:
         if isinstance(err, InvalidSheet):
             sheet = [{"field": p.field, "message": p.message} for p in err.problems]
         field = err.field if isinstance(err, InvalidCommand) else None
-        said = problem(
-            rules_status(err), err.code, err.reason, fix=err.fix, ruling=err.ruling, field=field, problems=sheet
+        status = rules_status(err)
+        return respond(
+            problem(status, err.code, err.reason, fix=err.fix, ruling=err.ruling, field=field, problems=sheet)
         )
-        return answer(said)
 
     @app.exception_handler(UnknownCampaign)
     async def _unknown(request: Request, err: UnknownCampaign) -> ProblemResponse:
-        return answer(problem(404, "campaign/unknown", err.reason))
+        return respond(problem(404, "campaign/unknown", err.reason))
 
     @app.exception_handler(LegacyCampaign)
     async def _legacy(request: Request, err: LegacyCampaign) -> ProblemResponse:
-        return answer(problem(410, "campaign/legacy", err.reason))
+        return respond(problem(410, "campaign/legacy", err.reason))
 
     @app.exception_handler(InvalidExport)
     async def _export(request: Request, err: InvalidExport) -> ProblemResponse:
-        return answer(problem(422, "export/invalid", err.reason))
+        return respond(problem(422, "export/invalid", err.reason))
 
     @app.exception_handler(CommandIdReused)
     async def _reused(request: Request, err: CommandIdReused) -> ProblemResponse:
-        return answer(problem(409, "command/id_reused", err.reason))
+        return respond(problem(409, "command/id_reused", err.reason))
 
     @app.exception_handler(ConcurrencyError)
     async def _busy(request: Request, err: ConcurrencyError) -> ProblemResponse:
-        return answer(problem(503, "table/busy", err.reason), headers={"Retry-After": "1"})
+        return respond(problem(503, "table/busy", err.reason), headers={"Retry-After": "1"})
 
     @app.exception_handler(StoreError)
     async def _store(request: Request, err: StoreError) -> ProblemResponse:
-        return answer(problem(400, "store/error", err.reason))
+        return respond(problem(400, "store/error", err.reason))
 
     @app.exception_handler(OperationalError)
     async def _unavailable(request: Request, err: OperationalError) -> ProblemResponse:
@@ -108,7 +108,7 @@ def install(app: FastAPI) -> None:
             "the database did not answer; send the request again in a moment (a command sent again with the same "
             "command_id is never recorded twice)"
         )
-        return answer(problem(503, "store/unavailable", message), headers={"Retry-After": "1"})
+        return respond(problem(503, "store/unavailable", message), headers={"Retry-After": "1"})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> ProblemResponse:
@@ -117,14 +117,14 @@ def install(app: FastAPI) -> None:
         said = [e["message"] for e in errors]
         detail = said[0] if len(said) == 1 else f"the request has {len(said)} errors: {'; '.join(said)}"
         first = errors[0]
-        return answer(problem(422, "validation", detail, fix=first.get("fix"), field=first["field"], errors=errors))
+        return respond(problem(422, "validation", detail, fix=first.get("fix"), field=first["field"], errors=errors))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, err: StarletteHTTPException) -> ProblemResponse:
         code = {401: "auth/required", 403: "auth/forbidden", 404: "not_found", 429: "auth/rate_limited"}.get(
             err.status_code, "http"
         )
-        return answer(problem(err.status_code, code, str(err.detail)), headers=getattr(err, "headers", None))
+        return respond(problem(err.status_code, code, str(err.detail)), headers=getattr(err, "headers", None))
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, err: Exception) -> ProblemResponse:
@@ -133,4 +133,4 @@ def install(app: FastAPI) -> None:
             "something went wrong on the server, and it cannot say whether the request took effect; look before "
             "sending it again (a command sent again with the same command_id is never recorded twice)"
         )
-        return answer(problem(500, "internal", message))
+        return respond(problem(500, "internal", message))

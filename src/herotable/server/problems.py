@@ -88,7 +88,8 @@ class ProblemResponse(JSONResponse):
     media_type = MEDIA_TYPE
 
 
-def answer(body: Problem, headers: Mapping[str, str] | None = None) -> ProblemResponse:
+def respond(body: Problem, headers: Mapping[str, str] | None = None) -> ProblemResponse:
+    """The problem as an answer, with its status and its media type."""
     return ProblemResponse(body, status_code=body["status"], headers=headers)
 
 

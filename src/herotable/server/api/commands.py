@@ -70,7 +70,7 @@ class CommandType(TypedDict):
 
 
 # The first of the routes, since routes are tried in order and this one serves the most requests. The answer is built of
-# JSON values already and sent as it is: `response_model` documents it, and is not validated against again.
+# JSON values already and sent as it is: `response_model` documents it, and nothing validates it again.
 @router.post(
     "/campaigns/{campaign_id}/commands",
     response_model=CommandAnswer,
