@@ -48,8 +48,8 @@ class Table:
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return json.load(answer)
-        except urllib.error.HTTPError as refused:  # herotable says what is wrong and how to fix it
-            return json.load(refused)
+        except urllib.error.HTTPError as refused:  # a problem (RFC 9457): its `detail` says what is wrong, `fix` how
+            return json.load(refused)  # to put it right, and `code` which problem it is
 
     def say(self, text: str) -> None:
         self.call("POST", "/commands", {"type": "chat.say", "text": text})
@@ -70,8 +70,8 @@ def answer(table: Table, event: dict[str, Any]) -> None:
             you, opp = asked.group(1).lower(), asked.group(2).lower()
             query = urllib.parse.urlencode({"you": you, "opp": opp})
             odds = table.call("GET", f"/odds/dice?{query}")
-            if "error" in odds:
-                table.say(f"!odds {you} {opp}: {odds['error']['message']} ({odds['error']['fix']})")
+            if "detail" in odds:  # refused: the player hears why
+                table.say(f"!odds {you} {opp}: {odds['detail']} ({odds['fix']})")
             else:
                 table.say(
                     f"{you} against {opp}: wins {percent(odds, 'win')}, ties {percent(odds, 'tie')}, "

@@ -81,7 +81,7 @@ def test_every_server_process_shares_the_count(db_url: str, clock: SteadyClock) 
     assert [login(one, "gwen", "wrong guess").status_code for _ in range(3)] == [401] * 3
     assert [login(two, "gwen", "wrong guess").status_code for _ in range(2)] == [401] * 2
     refused = login(one, "gwen", PASSWORD)
-    assert refused.status_code == 429 and refused.json()["error"]["code"] == "auth/rate_limited"
+    assert refused.status_code == 429 and refused.json()["code"] == "auth/rate_limited"
 
 
 def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: SteadyClock) -> None:
@@ -92,7 +92,7 @@ def test_the_owner_waits_a_moment_instead_of_being_locked_out(clock: SteadyClock
     refused = login(client, "gwen", PASSWORD)
     assert refused.status_code == 429
     wait = int(refused.headers["Retry-After"])
-    assert wait == 1 and "try again in 1 s" in refused.json()["error"]["message"]
+    assert wait == 1 and "try again in 1 s" in refused.json()["detail"]
     clock.advance(wait + 0.1)
     assert login(client, "gwen", PASSWORD).status_code == 200  # the same address, the right password
 
@@ -155,7 +155,7 @@ def test_password_hashing_is_bounded_and_a_full_server_answers_503() -> None:
         for username in ("gwen", "nobody"):  # an unknown name is hashed too (against a dummy hash)
             busy = login(client, username, "wrong guess")
             assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
-            assert "busy checking other passwords" in busy.json()["error"]["message"]
+            assert "busy checking other passwords" in busy.json()["detail"]
         joined = client.post(
             "/api/v1/auth/register",
             json={"username": "newbie", "password": PASSWORD, "display_name": "N"},
@@ -180,7 +180,7 @@ def test_registrations_are_limited_per_address(db_url: str, clock: SteadyClock) 
     assert [join(f"user{n}").status_code for n in range(3)] == [201, 201, 201]
     refused = join("user3")
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) == 60
-    assert "too many registrations" in refused.json()["error"]["message"]
+    assert "too many registrations" in refused.json()["detail"]
     assert app.state.services.accounts.user_by_name("user3") is None
     client = anonymous(app)
     token = client.get("/api/v1/csrf").json()["csrf_token"]
@@ -209,9 +209,9 @@ def test_a_password_change_ends_the_other_sessions_and_keeps_this_one(db_url: st
     there = anonymous(app)
     assert login(there, "gwen", PASSWORD).status_code == 200
     wrong = here.post("/api/v1/auth/password", {"current_password": "not it", "new_password": "a new secret"})
-    assert wrong.status_code == 401 and "nothing was changed" in wrong.json()["error"]["message"]
+    assert wrong.status_code == 401 and "nothing was changed" in wrong.json()["detail"]
     short = here.post("/api/v1/auth/password", {"current_password": PASSWORD, "new_password": "short"})
-    assert short.status_code == 422 and short.json()["error"]["field"] == "new_password"
+    assert short.status_code == 422 and short.json()["field"] == "new_password"
     assert there.get("/api/v1/me").status_code == 200  # nothing changed yet
     changed = here.post("/api/v1/auth/password", {"current_password": PASSWORD, "new_password": "a new secret"})
     assert changed.status_code == 200 and changed.json() == {"other_sessions_ended": 1}
@@ -264,7 +264,7 @@ def test_invitation_links_expire_count_their_uses_and_show_who_joined(db_url: st
     nia, late = register(app, "nia"), register(app, "late")
     assert nia.post(f"/api/v1/join/{made.json()['code']}").status_code == 200
     used_up = late.post(f"/api/v1/join/{made.json()['code']}")
-    assert used_up.status_code == 410 and "used as many times as the GM allowed" in used_up.json()["error"]["message"]
+    assert used_up.status_code == 410 and "used as many times as the GM allowed" in used_up.json()["detail"]
     listed = {i["code"]: i for i in m["gm"].get(f"/api/v1/campaigns/{cid}/invites").json()}
     mine = listed[made.json()["code"]]
     assert mine["uses"] == 1 and [j["name"] for j in mine["joined"]] == ["Nia"]
@@ -276,7 +276,7 @@ def test_invitation_links_expire_count_their_uses_and_show_who_joined(db_url: st
     expired = Invite("stale", cid, "player", "2024-01-01T00:00:00.000000+00:00", "2024-01-08T00:00:00.000000+00:00")
     app.state.services.accounts.add_invite(expired)
     refused = late.post("/api/v1/join/stale")
-    assert refused.status_code == 410 and "has expired" in refused.json()["error"]["message"]
+    assert refused.status_code == 410 and "has expired" in refused.json()["detail"]
     assert late.client.post("/join/stale", data={"csrf_token": late.csrf}).status_code == 410
     assert late.get(f"/api/v1/campaigns/{cid}").status_code == 403
 
@@ -291,7 +291,7 @@ def test_a_removed_member_cannot_rejoin_with_an_old_link(db_url: str) -> None:
     assert m["gm"].delete(f"/api/v1/campaigns/{cid}/members/{pat.user_id}").status_code == 200
     for old in (code, pats):  # a link made before the removal, and the very link pat joined with
         refused = pat.post(f"/api/v1/join/{old}")
-        assert refused.status_code == 403 and "removed you" in refused.json()["error"]["message"]
+        assert refused.status_code == 403 and "removed you" in refused.json()["detail"]
     assert pat.get(f"/api/v1/campaigns/{cid}").status_code == 403
     nia = register(app, "nia")
     assert nia.post(f"/api/v1/join/{code}").status_code == 200  # the link still admits others

@@ -97,7 +97,7 @@ def test_disabling_from_the_shell_ends_every_session_and_stops_the_login(db_url:
     shared_clock().advance(SESSION_KEPT_S)  # without Redis between them, a server reads it within this
     assert gwen.get("/api/v1/me").status_code == 401
     refused = login(anonymous(app), "gwen", "correct horse")
-    assert refused.status_code == 403 and "disabled" in refused.json()["error"]["message"]
+    assert refused.status_code == 403 and "disabled" in refused.json()["detail"]
     wrong = login(anonymous(app), "gwen", "not the password")
     assert wrong.status_code == 401 and "disabled" not in wrong.text  # only the password's owner learns it
     assert run("users", "disable", "gwen", "--database", db_url).stdout == "gwen was disabled already\n"
@@ -134,7 +134,7 @@ def test_registering_first_makes_nobody_an_admin() -> None:
 def test_a_closed_server_makes_no_accounts_on_the_web() -> None:
     app = make_app(registration="closed")
     refused = _register(anonymous(app), NEW)
-    assert refused.status_code == 403 and "ask the server's owner" in refused.json()["error"]["message"]
+    assert refused.status_code == 403 and "ask the server's owner" in refused.json()["detail"]
     page = anonymous(app).get("/login").text
     assert "Accounts on this server are made by its owner" in page and 'action="/register"' not in page
 
@@ -167,7 +167,7 @@ def test_a_link_for_one_player_makes_one_account_even_before_anyone_joins() -> N
     code = gm.post(f"/api/v1/campaigns/{cid}/invites", {"role": "player", "max_uses": 2}).json()["code"]
     made = [_register(anonymous(app), {**NEW, "username": f"guest{n}", "invite": code}).status_code for n in range(4)]
     assert made == [201, 201, 403, 403]
-    refused = _register(anonymous(app), {**NEW, "username": "guest9", "invite": code}).json()["error"]["message"]
+    refused = _register(anonymous(app), {**NEW, "username": "guest9", "invite": code}).json()["detail"]
     assert "as many accounts as it has places" in refused
     assert gm.get(f"/api/v1/campaigns/{cid}/invites").json()[0]["uses"] == 0  # nobody joined yet
 

@@ -66,7 +66,7 @@ def test_a_hash_costs_what_the_settings_say_and_a_cheaper_setting_still_checks_o
         HashGate(1, 1.0, memory_kib=16)
 
 
-def test_registration_errors_name_the_field(app):
+def test_registration_errors_name_every_field(app):
     client = anonymous(app)
     token = client.get("/api/v1/csrf").json()["csrf_token"]
     r = client.post(
@@ -74,21 +74,25 @@ def test_registration_errors_name_the_field(app):
         json={"username": "x", "password": "short", "display_name": "X"},
         headers={"X-CSRF-Token": token},
     )
-    assert r.status_code == 422 and r.json()["error"]["code"] == "validation"
-    assert r.json()["error"]["field"] in ("username", "password")
+    assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
+    problem = r.json()
+    assert (problem["type"], problem["status"], problem["code"]) == ("about:blank", 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == ["username", "password"]  # every error, not only the first
+    assert problem["field"] == "username" and "username:" in problem["detail"] and "password:" in problem["detail"]
+    assert all(e["message"].startswith(f"{e['field']}: ") and e["fix"] for e in problem["errors"])
     register(app, "gwen")
     r = client.post(
         "/api/v1/auth/register",
         json={"username": "gwen", "password": "long enough", "display_name": "G"},
         headers={"X-CSRF-Token": token},
     )
-    assert r.status_code == 400 and "not available" in r.json()["error"]["message"]
+    assert r.status_code == 400 and "not available" in r.json()["detail"]
 
 
 def test_every_unsafe_request_needs_the_csrf_token(app):
     member = register(app, "gwen")
     r = member.client.post("/api/v1/campaigns", json={"name": "X", "ruleset": "ltl"})
-    assert r.status_code == 403 and "CSRF" in r.json()["error"]["message"]
+    assert r.status_code == 403 and "CSRF" in r.json()["detail"]
     r = member.client.post(
         "/api/v1/campaigns", json={"name": "X", "ruleset": "ltl"}, headers={"X-CSRF-Token": "0" * 64}
     )
@@ -110,7 +114,7 @@ def test_login_attempts_are_rate_limited():
     assert [attempt("wrong password").status_code for _ in range(3)] == [401, 401, 401]
     blocked = attempt("correct horse")
     assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) > 0
-    assert blocked.json()["error"]["code"] == "auth/rate_limited"
+    assert blocked.json()["code"] == "auth/rate_limited"
 
 
 def test_campaign_invite_join_and_members(app):
@@ -136,35 +140,40 @@ def test_commands_run_through_the_rules_and_errors_are_json(app):
         sheet={**CAPTAIN_COMET, "base": "d7", "drawbacks": ["a", "b"]},
     )
     assert bad.status_code == 422
-    err = bad.json()["error"]
+    err = bad.json()
     assert err["code"] == "sheet/invalid" and {p["field"] for p in err["problems"]} == {"base", "drawbacks"}
     chosen = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard")
-    assert chosen.status_code == 403 and chosen.json()["error"]["code"] == "ltl/gm_sets_difficulty"  # R-T-3
+    assert chosen.status_code == 403 and chosen.json()["code"] == "ltl/gm_sets_difficulty"  # R-T-3
     impossible = m["gm"].command(cid, type="ltl.challenge", character="comet", difficulty="Impossible")
     assert impossible.status_code == 409
-    err = impossible.json()["error"]
+    err = impossible.json()
     assert (err["code"], err["ruling"]) == ("challenge/impossible", "R-LTL-2") and "Inconceivable" in err["fix"]
     unknown = m["pat"].command(cid, type="ltl.fly_to_the_moon")
-    assert unknown.status_code == 422 and "ltl.fly_to_the_moon" in unknown.json()["error"]["message"]
+    assert unknown.status_code == 422 and "ltl.fly_to_the_moon" in unknown.json()["detail"]
     extra = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", bogus=1)
-    assert extra.status_code == 422 and extra.json()["error"]["field"] == "bogus"
-    assert "leave bogus out" in extra.json()["error"]["fix"]
+    assert extra.status_code == 422 and extra.json()["field"] == "bogus"
+    assert "leave bogus out" in extra.json()["fix"]
+    both = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style=5, bogus=1)
+    assert [(e["field"], e["fix"]) for e in both.json()["errors"]] == [
+        ("style", "correct this field and send the request again"),
+        ("bogus", "leave bogus out: the command has no such field"),
+    ]
     for wrong in ({"auto_success": "yes"}, {"auto_success": 1}, {"style": 5}):  # R-T-5: no coercion
         typed = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", **wrong)
-        assert typed.status_code == 422 and typed.json()["error"]["field"] == next(iter(wrong))
+        assert typed.status_code == 422 and typed.json()["field"] == next(iter(wrong))
     for amount in ("5", 5.0, True):
         award = m["gm"].command(cid, type="ltl.hero_points.award", character="comet", points=amount)
-        assert award.status_code == 422 and award.json()["error"]["field"] == "points"
+        assert award.status_code == 422 and award.json()["field"] == "points"
     broken = m["pat"].client.post(
         f"/api/v1/campaigns/{cid}/commands",
         content=b'{"type": "ltl.challenge",',
         headers={**m["pat"].headers, "Content-Type": "application/json"},
     )
-    assert broken.status_code == 422 and "not valid JSON" in broken.json()["error"]["message"]
+    assert broken.status_code == 422 and "not valid JSON" in broken.json()["detail"]
     long = m["pat"].command(cid, type="ltl.challenge", character="comet", difficulty="Hard", style="x" * 101)
-    assert long.status_code == 422 and "at most 100" in long.json()["error"]["message"]
+    assert long.status_code == 422 and "at most 100" in long.json()["detail"]
     forbidden = m["sam"].command(cid, type="ltl.karma.try_again", character="comet")
-    assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "table/not_your_character"
+    assert forbidden.status_code == 403 and forbidden.json()["code"] == "table/not_your_character"
     gm_only = m["pat"].command(cid, type="ltl.conflict.start", fighters=[["comet", "h"]])
     assert gm_only.status_code == 403
     # none of the refusals wrote anything
@@ -239,9 +248,9 @@ def test_the_events_are_each_viewers_own_stream_read_by_cursor(app):
     forged += ["not-a-cursor", base64.urlsafe_b64encode("٣.0".encode()).decode().rstrip("=")]
     for cursor in forged:
         answer = m["sam"].client.get(f"/api/v1/campaigns/{cid}/events", params={"after": cursor})
-        assert answer.status_code == 422 and answer.json()["error"]["code"] == "table/bad_cursor", cursor
+        assert answer.status_code == 422 and answer.json()["code"] == "table/bad_cursor", cursor
     both = m["sam"].client.get(f"/api/v1/campaigns/{cid}/events", params={"after": sam["last"], "before": sam["last"]})
-    assert both.status_code == 422 and both.json()["error"]["code"] == "table/two_cursors"
+    assert both.status_code == 422 and both.json()["code"] == "table/two_cursors"
 
 
 def test_actions_list_what_each_member_may_send_now(app):
@@ -301,7 +310,7 @@ def test_unexpected_errors_are_json_without_a_stack_trace(app):
     client_raise = type(client)(app, raise_server_exceptions=False)
     client_raise.cookies = client.cookies
     r = client_raise.get(f"/api/v1/campaigns/{cid}")
-    assert r.status_code == 500 and r.json()["error"]["code"] == "internal"
+    assert r.status_code == 500 and r.json()["code"] == "internal"
     assert "secret internals" not in r.text and "Traceback" not in r.text
 
 
@@ -319,9 +328,9 @@ def test_the_games_are_listed_and_a_new_campaign_must_name_one_of_them(app):
     assert all(g["rules_version"] >= 1 for g in games)
     refused = gm.post("/api/v1/campaigns", {"name": "Knights", "ruleset": "chess"})
     assert refused.status_code == 422
-    said = refused.json()["error"]
-    assert "'chess'" in said["message"] and "ltl, conviction" in said["message"]  # what is wrong, what to send
-    assert "Value error" not in said["message"]
+    said = refused.json()
+    assert "'chess'" in said["detail"] and "ltl, conviction" in said["detail"]  # what is wrong, what to send
+    assert "Value error" not in said["detail"]
     assert gm.get("/api/v1/campaigns").json() == []  # nothing was made
     spec = anonymous(app).get("/openapi.json").json()
     assert spec["components"]["schemas"]["NewCampaign"]["properties"]["ruleset"]["enum"] == ["ltl", "conviction"]

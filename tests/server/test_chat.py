@@ -204,7 +204,7 @@ def test_a_nul_in_a_message_is_refused_before_it_reaches_the_table(app):
     cid, m = table(app)
     before = events(m["gm"], cid)["last"]
     answer = say(m["pat"], cid, "a\x00b")
-    assert answer.status_code == 422 and answer.json()["error"]["code"] == "request/nul"
+    assert answer.status_code == 422 and answer.json()["code"] == "request/nul"
     assert events(m["gm"], cid)["last"] == before
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from http import HTTPStatus
 from typing import Any
 
 import pytest
@@ -63,7 +64,7 @@ def test_a_body_over_the_limit_is_refused_and_changes_nothing(gm: tuple[TestClie
     huge = {"type": "table.roll", "expression": "1d20", "label": "x" * (MAX_BODY_BYTES + 1)}
     answer = c.post(f"/api/v1/campaigns/{cid}/commands", json=huge, headers=headers)
     assert answer.status_code == 413
-    assert answer.json()["error"]["code"] == "request/too_large" and "64 KB" in answer.json()["error"]["message"]
+    assert answer.json()["code"] == "request/too_large" and "64 KB" in answer.json()["detail"]
     assert _events(c, cid) == before
 
 
@@ -101,7 +102,7 @@ def test_a_body_under_the_limit_still_reaches_its_route(gm: tuple[TestClient, di
 def test_a_nul_in_the_address_is_refused_for_anyone(client: TestClient, path: str) -> None:
     answer = client.get(path)
     assert answer.status_code == 400
-    error = answer.json()["error"]
+    error = answer.json()
     assert error["code"] == "request/nul" and "%00" in error["fix"]
 
 
@@ -115,7 +116,7 @@ def test_a_nul_in_the_address_is_refused_for_anyone(client: TestClient, path: st
 def test_a_nul_in_a_form_is_refused_and_registers_no_one(client: TestClient, url: str, form: dict[str, str]) -> None:
     answer = client.post(url, data={"csrf_token": _csrf(client), **form}, follow_redirects=False)
     assert answer.status_code == 422
-    assert answer.json()["error"]["code"] == "request/nul"
+    assert answer.json()["code"] == "request/nul"
     login = {"csrf_token": _csrf(client), "username": "newbie", "password": PASSWORD}
     assert client.post("/login", data=login, follow_redirects=False).status_code != 303
 
@@ -124,9 +125,13 @@ def test_a_nul_in_json_names_its_field(gm: tuple[TestClient, dict[str, str], str
     c, headers, cid = gm
     answer = c.post("/api/v1/campaigns", json={"name": "a\0b", "ruleset": "ltl"}, headers=headers)
     assert answer.status_code == 422
-    assert answer.json()["error"] | {"message": ""} == {
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json() | {"detail": ""} == {
+        "type": "about:blank",
+        "title": HTTPStatus(422).phrase,
+        "status": 422,
         "code": "request/nul",
-        "message": "",
+        "detail": "",
         "fix": "remove the character and send it again",
         "field": "name",
     }
@@ -185,9 +190,9 @@ def test_campaign_and_invitation_bodies_name_no_field_they_do_not_have(
 ) -> None:
     c, headers, cid = gm
     made = c.post("/api/v1/campaigns", json={"name": "X", "ruleset": "ltl", "campaign_id": "chosen"}, headers=headers)
-    assert made.status_code == 422 and made.json()["error"]["field"] == "campaign_id"
+    assert made.status_code == 422 and made.json()["field"] == "campaign_id"
     invite = c.post(f"/api/v1/campaigns/{cid}/invites", json={"role": "player", "uses": 10**20}, headers=headers)
-    assert invite.status_code == 422 and invite.json()["error"]["field"] == "uses"
+    assert invite.status_code == 422 and invite.json()["field"] == "uses"
 
 
 def test_invitation_links_use_the_servers_own_address_not_the_clients_host(tmp_path: Any) -> None:
@@ -218,5 +223,5 @@ def test_the_body_limit_is_a_setting() -> None:
     refused = gwen.client.post(
         f"/api/v1/campaigns/{cid}/commands", json={"type": "chat.say", "text": "y" * 17_000}, headers=gwen.headers
     )  # under the default 64 KB, over this server's 16 KB
-    assert refused.status_code == 413 and "16 KB" in refused.json()["error"]["message"]
+    assert refused.status_code == 413 and "16 KB" in refused.json()["detail"]
     assert gwen.command(cid, type="chat.say", text="a line of chat").status_code == 200

@@ -181,7 +181,7 @@ def test_a_failure_is_logged_by_the_routes_pattern_never_its_token(caplog: pytes
     assert client.get("/reset/SECRET-RESET-TOKEN").status_code == 503
     crashed = client.get("/join/SECRET-INVITE-CODE")
     assert crashed.status_code == 500
-    assert "cannot say whether the request took effect" in crashed.json()["error"]["message"]  # never "nothing"
+    assert "cannot say whether the request took effect" in crashed.json()["detail"]  # never "nothing"
     lines = [TextLines().format(r) for r in caplog.records if r.name.startswith("herotable")]  # the server's own
     assert any("the database failed on GET /reset/{token}: server closed the connection" in line for line in lines)
     assert any("unhandled error on GET /join/{code}" in line for line in lines)

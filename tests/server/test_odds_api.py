@@ -33,7 +33,7 @@ def test_exchange_odds_for_each_choice_match_the_odds_engine():
     assert Fraction(options["karma_now"]["win"]["exact"]) == 1  # Automatic Success wins the exchange (R-LTL-10)
     assert {"broke_1", "push_roll", "push_burn"} <= set(options)
     hidden = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
-    assert hidden.status_code == 409 and hidden.json()["error"]["code"] == "odds/hidden"
+    assert hidden.status_code == 409 and hidden.json()["code"] == "odds/hidden"
     assert m["gm"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow").status_code == 200
     chart = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/conflict.svg?actor=comet&target=entropy")
     assert chart.headers["content-type"].startswith("image/svg+xml")
@@ -161,9 +161,9 @@ def test_duel_odds_on_a_conviction_campaign_say_which_game_it_plays():
         for who in ("pat", "gm"):
             answer = m[who].get(f"/api/v1/campaigns/{cid}/{path}?actor=kes&target=kes")
             assert answer.status_code == 409, answer.text
-            error = answer.json()["error"]
+            error = answer.json()
             assert error["code"] == "odds/wrong_game"
-            assert "plays Conviction" in error["message"] and "Larger Than Life" in error["message"]
+            assert "plays Conviction" in error["detail"] and "Larger Than Life" in error["detail"]
             assert "odds/check" in error["fix"]
     assert m["gm"].get(f"/api/v1/campaigns/{cid}/events").json() == before
 
@@ -172,7 +172,7 @@ def test_the_gm_may_let_players_see_odds_against_a_hidden_sheet():
     # R-T-2, issue 28: off by default; the refusal says where to turn it on, and once on the player gets the odds
     cid, m = heroes_and_villains()
     refused = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
-    assert refused.status_code == 409 and "campaign's settings" in refused.json()["error"]["fix"]
+    assert refused.status_code == 409 and "campaign's settings" in refused.json()["fix"]
     assert m["gm"].command(cid, type="campaign.options", options={"hidden_odds": True}).status_code == 200
     shown = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=comet&target=shadow")
     assert shown.status_code == 200 and shown.json()["options"]

@@ -57,7 +57,7 @@ def test_the_api_takes_options_with_a_new_campaign_and_lists_each_game_s(login):
     assert made.status_code == 201 and made.json()["game"]["options"]["disabled_actions"] == "standard_or_move"
     wrong = post("/api/v1/campaigns", json={**body, "options": {"initiative": "once"}}, headers=headers)
     assert wrong.status_code == 422
-    assert wrong.json()["error"]["message"] == "this game has no option 'initiative'"
+    assert wrong.json()["detail"] == "this game has no option 'initiative'"
 
 
 def test_the_gm_changes_options_on_the_settings_page_between_scenes(make_table, dice):

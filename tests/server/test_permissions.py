@@ -91,7 +91,7 @@ def test_permission_matrix(world, name, call, allowed):
                 assert RESTORE[name](who, cid).status_code == 200
         else:
             assert r.status_code == (401 if role == "anonymous" else 403), f"{name} as {role}: {r.status_code}"
-            assert "error" in r.json()
+            assert r.headers["content-type"] == "application/problem+json" and r.json()["status"] == r.status_code
             after = (store.head(cid), len(store.campaigns()), len(accounts.invites_for(cid)))
             assert after == before, f"{name} as {role} changed something"
 

@@ -492,11 +492,11 @@ def test_only_the_portrait_route_takes_a_body_over_64_kb(app: Any, campaign: Any
         data={"csrf_token": m["pat"].csrf},
         files={"portrait": ("face.png", nearly, "image/png")},
     )
-    assert elsewhere.status_code == 413 and elsewhere.json()["error"]["code"] == "request/too_large"
+    assert elsewhere.status_code == 413 and elsewhere.json()["code"] == "request/too_large"
     huge = b"\x89PNG\r\n\x1a\n" + b"\x00" * PORTRAIT_BODY_BYTES
     answer = upload(m["pat"], cid, "comet", huge)
     assert answer.status_code == 413
-    assert answer.json()["error"]["code"] == "portrait/too_large" and "1 MB" in answer.json()["error"]["message"]
+    assert answer.json()["code"] == "portrait/too_large" and "1 MB" in answer.json()["detail"]
     assert store_of(app).portrait(cid, "comet") == kept
 
 

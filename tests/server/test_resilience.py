@@ -49,12 +49,12 @@ def test_a_command_id_names_one_command_of_one_member():
     assert m["pat"].post(url, {"type": "table.roll", "expression": "1d20"}).status_code == 200
     head = app.state.services.table.store.head(cid)
     other = m["pat"].post(url, {"type": "table.roll", "expression": "1d6"})
-    assert other.status_code == 409 and other.json()["error"]["code"] == "command/id_reused"
+    assert other.status_code == 409 and other.json()["code"] == "command/id_reused"
     someone_else = m["sam"].post(url, {"type": "table.roll", "expression": "1d20"})
     assert someone_else.status_code == 409
     assert app.state.services.table.store.head(cid) == head
     bad = m["pat"].post(f"/api/v1/campaigns/{cid}/commands?command_id=no", {"type": "table.roll", "expression": "1"})
-    assert bad.status_code == 422 and bad.json()["error"]["field"] == "query.command_id"
+    assert bad.status_code == 422 and bad.json()["field"] == "query.command_id"
 
 
 def test_a_database_connection_lost_under_the_pool_answers_503_and_the_next_request_works(postgres_schema, monkeypatch):
@@ -83,7 +83,7 @@ def test_a_database_connection_lost_under_the_pool_answers_503_and_the_next_requ
     assert ended >= 1
     lost = m["gm"].get("/api/v1/campaigns")
     assert lost.status_code == 503 and lost.headers["retry-after"] == "1"
-    assert lost.json()["error"]["code"] == "store/unavailable" and "again" in lost.json()["error"]["message"]
+    assert lost.json()["code"] == "store/unavailable" and "again" in lost.json()["detail"]
     assert m["gm"].get("/api/v1/campaigns").status_code == 200
 
 

@@ -95,7 +95,7 @@ def test_a_secret_must_succeed_failure_stays_with_the_gm():
 def test_odds_are_for_your_own_fighters_and_never_for_a_hidden_one():
     cid, m = villain_table()
     r = m["pat"].get(f"/api/v1/campaigns/{cid}/odds/exchange?actor=entropy&target=comet")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "odds/not_yours"
+    assert r.status_code == 409 and r.json()["code"] == "odds/not_yours"
     assert m["pat"].get(f"/api/v1/campaigns/{cid}/odds/conflict.svg?actor=entropy&target=comet").status_code == 409
 
 
@@ -106,13 +106,13 @@ def test_the_loser_cannot_choose_the_winners_critical_reward():
     chosen = m["pat"].command(
         cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs", target_style="Decay"
     )
-    error = chosen.json()["error"]  # the defender's Style is its standing defence, never the attacker's (R-T-3)
+    error = chosen.json()  # the defender's Style is its standing defence, never the attacker's (R-T-3)
     assert chosen.status_code == 422 and error["field"] == "target_style"
     assert m["gm"].command(cid, type="ltl.defence", character="entropy", style="Decay").status_code == 200
     m["pat"].command(cid, type="ltl.attack", actor="comet", target="entropy", style="Fisticuffs")
     assert m["gm"].command(cid, type="ltl.settle").status_code == 200  # the GM accepts first (R-LTL-3)
     refused = m["pat"].command(cid, type="ltl.settle", crit_bonus="other", crit_penalty="mishap")
-    assert refused.json()["error"]["code"] == "ltl/no_critical"  # her own 1 is no critical to reward (version 7)
+    assert refused.json()["code"] == "ltl/no_critical"  # her own 1 is no critical to reward (version 7)
     settled = m["pat"].command(cid, type="ltl.settle").json()
     summary = settled["events"][0]["fact"]
     assert (summary["winner"], summary["effect"], summary["crit_bonus"]) == ("entropy", 1, "due")

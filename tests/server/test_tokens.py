@@ -57,7 +57,7 @@ def test_a_token_drives_a_campaign_through_the_api_and_the_socket_until_revoked(
                 ws.receive_json()
         assert ended.value.code == 4401
     refused = bot.get("/api/v1/me")
-    assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
+    assert refused.status_code == 401 and "revoked" in refused.json()["detail"]
     with pytest.raises(WebSocketDisconnect) as closed, bot.websocket_connect(f"/ws/campaigns/{cid}") as ws:
         ws.receive_json()
     assert closed.value.code == 4401
@@ -72,7 +72,7 @@ def test_each_scope_reaches_what_it_names_and_never_the_account() -> None:
     assert reader.post(f"/api/v1/campaigns/{cid}/commands", json=roll).status_code == 403
     gm_playing = _bot(app, _token(gm, scope="play"))
     refused = gm_playing.post(f"/api/v1/campaigns/{cid}/commands", json=roll)
-    assert refused.status_code == 403 and "scope gm" in refused.json()["error"]["message"]
+    assert refused.status_code == 403 and "scope gm" in refused.json()["detail"]
     assert gm_playing.post("/api/v1/campaigns", json={"name": "X", "ruleset": "ltl"}).status_code == 403
     gm_bot = _bot(app, _token(gm, scope="gm"))
     assert gm_bot.post(f"/api/v1/campaigns/{cid}/commands", json=roll).status_code == 200

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
+from fastapi.openapi.utils import get_openapi
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.datastructures import MutableHeaders
@@ -27,6 +30,7 @@ from herotable.server import (
     metrics,
     pages,
     portrait_routes,
+    problems,
     webhook_pages,
 )
 from herotable.server.api import accounts
@@ -45,6 +49,9 @@ from herotable.store.sql import open_store
 from herotable.store.webhooks import webhooks_for
 
 STATIC = Path(__file__).with_name("static")
+# The web pages and their forms, in the order they are tried (chat before the pages: it serves the table's log panel).
+# They answer browsers, in HTML: served, but no part of the API's schema.
+PAGES = (chat.router, manage.router, webhook_pages.router, admin.router, portrait_routes.router, pages.router)
 
 
 class SessionCookie:
@@ -129,6 +136,7 @@ def create_app(
 
     app.add_middleware(SessionCookie, services=services)
     errors.install(app)
+    app.openapi = functools.partial(openapi, app)  # type: ignore[method-assign]
     app.add_middleware(RequestGuard, max_body=settings.body_limit)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RequestLog, counted=services.metrics.requests)
@@ -138,16 +146,21 @@ def create_app(
     app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(live_routes.router)
-    app.include_router(chat.router)  # before pages: it serves the table's log panel
-    app.include_router(manage.router)
-    app.include_router(webhook_pages.router)
-    app.include_router(admin.router)
-    app.include_router(portrait_routes.router)
-    app.include_router(pages.router)
+    for router in PAGES:
+        app.include_router(router, include_in_schema=False)
     app.include_router(apidocs.router)
     app.mount(apidocs.ASSETS, apidocs.assets(), name="apidocs")  # before /static, which would take its paths
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def openapi(app: FastAPI) -> dict[str, Any]:
+    """The app's OpenAPI document, made once: FastAPI's, with the problems the app sends in place of the validation
+    error FastAPI would document."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, description=api.ABOUT, routes=app.routes)
+        app.openapi_schema = problems.documented(schema)
+    return app.openapi_schema
 
 
 def served_app() -> FastAPI:

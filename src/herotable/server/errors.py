@@ -1,28 +1,27 @@
-"""One mapping from every error family to an HTTP answer: JSON with a stable code, never a stack trace."""
+"""One mapping from every error family to an HTTP answer: RFC 9457 problem details with a stable code (see
+`problems`), never a stack trace. Pages show their own refusals as pages; what reaches these handlers from a page's
+route (a missing CSRF token, a field its form cannot hold) is answered the same way as from the API."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from herotable.errors import InvalidSheet, RulesError
 from herotable.server.logs import route_pattern
+from herotable.server.problems import FieldError, ProblemResponse, SheetProblem, problem, respond
 from herotable.service import CommandIdReused, LegacyCampaign
 from herotable.store.port import ConcurrencyError, InvalidExport, StoreError, UnknownCampaign
 from herotable.table.commands import COMMANDS, InvalidCommand
 from herotable.table.state import Forbidden
 
 log = logging.getLogger(__name__)
-
-
-def error_body(code: str, message: str, **extra: object) -> dict[str, object]:
-    return {"error": {"code": code, "message": message, **extra}}
 
 
 def rules_status(err: RulesError) -> int:
@@ -50,42 +49,57 @@ def validation_field(loc: Sequence[object]) -> str:
     return ".".join(parts)
 
 
+def field_error(error: Mapping[str, Any]) -> FieldError:
+    """One of pydantic's validation errors as the client reads it: the field as sent, a sentence naming it, and a
+    fix."""
+    kind = str(error.get("type", ""))
+    if kind == "json_invalid":
+        reason = error.get("ctx", {}).get("error", "it does not parse")
+        return {"field": "", "message": f"the request body is not valid JSON: {reason}", "fix": "send one JSON object"}
+    field = validation_field(error.get("loc", ()))
+    said = str(error.get("msg", "invalid")).removeprefix("Value error, ")  # a model's own words, as they are
+    fix = FIXES.get(kind, "correct this field and send the request again").format(field=field or "the body")
+    return {"field": field, "message": f"{field or 'request'}: {said}", "fix": fix}
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(RulesError)
-    async def _rules(request: Request, err: RulesError) -> JSONResponse:
-        extra: dict[str, object] = {"ruling": err.ruling, "fix": err.fix}
+    async def _rules(request: Request, err: RulesError) -> ProblemResponse:
+        sheet: list[SheetProblem] | None = None
         if isinstance(err, InvalidSheet):
-            extra["problems"] = [{"field": p.field, "message": p.message} for p in err.problems]
-        if isinstance(err, InvalidCommand):
-            extra["field"] = err.field
-        return JSONResponse(error_body(err.code, err.reason, **extra), status_code=rules_status(err))
+            sheet = [{"field": p.field, "message": p.message} for p in err.problems]
+        field = err.field if isinstance(err, InvalidCommand) else None
+        status = rules_status(err)
+        return respond(
+            problem(status, err.code, err.reason, fix=err.fix, ruling=err.ruling, field=field, problems=sheet)
+        )
 
     @app.exception_handler(UnknownCampaign)
-    async def _unknown(request: Request, err: UnknownCampaign) -> JSONResponse:
-        return JSONResponse(error_body("campaign/unknown", err.reason), status_code=404)
+    async def _unknown(request: Request, err: UnknownCampaign) -> ProblemResponse:
+        return respond(problem(404, "campaign/unknown", err.reason))
 
     @app.exception_handler(LegacyCampaign)
-    async def _legacy(request: Request, err: LegacyCampaign) -> JSONResponse:
-        return JSONResponse(error_body("campaign/legacy", err.reason), status_code=410)
+    async def _legacy(request: Request, err: LegacyCampaign) -> ProblemResponse:
+        return respond(problem(410, "campaign/legacy", err.reason))
 
     @app.exception_handler(InvalidExport)
-    async def _export(request: Request, err: InvalidExport) -> JSONResponse:
-        return JSONResponse(error_body("export/invalid", err.reason), status_code=422)
+    async def _export(request: Request, err: InvalidExport) -> ProblemResponse:
+        return respond(problem(422, "export/invalid", err.reason))
 
     @app.exception_handler(CommandIdReused)
-    async def _reused(request: Request, err: CommandIdReused) -> JSONResponse:
-        return JSONResponse(error_body("command/id_reused", err.reason), status_code=409)
+    async def _reused(request: Request, err: CommandIdReused) -> ProblemResponse:
+        return respond(problem(409, "command/id_reused", err.reason))
 
     @app.exception_handler(ConcurrencyError)
-    async def _busy(request: Request, err: ConcurrencyError) -> JSONResponse:
-        return JSONResponse(error_body("table/busy", err.reason), status_code=503, headers={"Retry-After": "1"})
+    async def _busy(request: Request, err: ConcurrencyError) -> ProblemResponse:
+        return respond(problem(503, "table/busy", err.reason), headers={"Retry-After": "1"})
 
     @app.exception_handler(StoreError)
-    async def _store(request: Request, err: StoreError) -> JSONResponse:
-        return JSONResponse(error_body("store/error", err.reason), status_code=400)
+    async def _store(request: Request, err: StoreError) -> ProblemResponse:
+        return respond(problem(400, "store/error", err.reason))
 
     @app.exception_handler(OperationalError)
-    async def _unavailable(request: Request, err: OperationalError) -> JSONResponse:
+    async def _unavailable(request: Request, err: OperationalError) -> ProblemResponse:
         # the database is down, restarting, or dropped the connection (the pool is renewed for the next request)
         request.app.state.services.metrics.database_failures.inc()
         where = route_pattern(request.scope) or "(no route)"  # a path may hold a token: its pattern does not
@@ -94,41 +108,33 @@ def install(app: FastAPI) -> None:
             "the database did not answer; send the request again in a moment (a command sent again with the same "
             "command_id is never recorded twice)"
         )
-        return JSONResponse(error_body("store/unavailable", message), status_code=503, headers={"Retry-After": "1"})
+        return respond(problem(503, "store/unavailable", message), headers={"Retry-After": "1"})
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0] if err.errors() else {}
-        kind = str(first.get("type", ""))
-        if kind == "json_invalid":
-            reason = first.get("ctx", {}).get("error", "it does not parse")
-            message = f"the request body is not valid JSON: {reason}"
-            return JSONResponse(
-                error_body("validation", message, field="", fix="send one JSON object"), status_code=422
-            )
-        field = validation_field(first.get("loc", ()))
-        said = str(first.get("msg", "invalid"))
-        message = f"{field or 'request'}: {said.removeprefix('Value error, ')}"  # a model's own words, as they are
-        fix = FIXES.get(kind, "correct this field and send the request again").format(field=field or "the body")
-        return JSONResponse(error_body("validation", message, field=field, fix=fix), status_code=422)
+    async def _invalid(request: Request, err: RequestValidationError) -> ProblemResponse:
+        errors: list[FieldError] = [field_error(e) for e in err.errors()]
+        errors = errors or [{"field": "", "message": "the request is not valid"}]
+        said = [e["message"] for e in errors]
+        detail = said[0] if len(said) == 1 else f"the request has {len(said)} errors: {'; '.join(said)}"
+        first = errors[0]
+        return respond(problem(422, "validation", detail, fix=first.get("fix"), field=first["field"], errors=errors))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:
-        code = {401: "auth/required", 403: "auth/forbidden", 404: "not_found", 429: "auth/rate_limited"}.get(
-            err.status_code, "http"
-        )
-        return JSONResponse(
-            error_body(code, str(err.detail)), status_code=err.status_code, headers=getattr(err, "headers", None)
-        )
+    async def _http(request: Request, err: StarletteHTTPException) -> ProblemResponse:
+        code = getattr(err, "code", None) or {
+            401: "auth/required",
+            403: "auth/forbidden",
+            404: "not_found",
+            429: "auth/rate_limited",
+        }.get(err.status_code, "http")
+        said = problem(err.status_code, code, str(err.detail), fix=getattr(err, "fix", None))
+        return respond(said, headers=getattr(err, "headers", None))
 
     @app.exception_handler(Exception)
-    async def _crash(request: Request, err: Exception) -> JSONResponse:
+    async def _crash(request: Request, err: Exception) -> ProblemResponse:
         log.exception("unhandled error on %s %s", request.method, route_pattern(request.scope) or "(no route)")
-        return JSONResponse(
-            error_body(
-                "internal",
-                "something went wrong on the server, and it cannot say whether the request took effect; look before "
-                "sending it again (a command sent again with the same command_id is never recorded twice)",
-            ),
-            status_code=500,
+        message = (
+            "something went wrong on the server, and it cannot say whether the request took effect; look before "
+            "sending it again (a command sent again with the same command_id is never recorded twice)"
         )
+        return respond(problem(500, "internal", message))

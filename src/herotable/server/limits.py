@@ -4,7 +4,7 @@ its own route alone, up to `PORTRAIT_BODY_BYTES`), and no NUL character anywhere
 keeps no text from it, only the image it re-encodes.
 
 A plain ASGI middleware, so it sees the raw request: the body is read once, checked, and handed on unchanged. A
-refusal is a JSON error with a stable code and a fix, like every other error, and nothing runs after it.
+refusal is a problem (RFC 9457) with a stable code and a fix, like every other error, and nothing runs after it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from herotable.server import portrait_image
+from herotable.server.problems import MEDIA_TYPE, problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,8 +43,8 @@ SECURITY_HEADERS = (
 )
 
 
-def _refusal(status: int, code: str, message: str, fix: str, **extra: str) -> tuple[int, bytes]:
-    return status, json.dumps({"error": {"code": code, "message": message, "fix": fix, **extra}}).encode()
+def _refusal(status: int, code: str, message: str, fix: str, field: str | None = None) -> tuple[int, bytes]:
+    return status, json.dumps(problem(status, code, message, fix=fix, field=field)).encode()
 
 
 def _nul_in(raw: bytes) -> bool:
@@ -135,7 +136,7 @@ class RequestGuard:
                 "request/nul",
                 f"{field} holds a NUL character, which no name or text here can contain",
                 "remove the character and send it again",
-                **({"field": field} if field != "a field" else {}),
+                field if field != "a field" else None,
             )
             await self._refuse(scope, receive, send, refusal)
             return
@@ -200,7 +201,7 @@ class RequestGuard:
             await receive()  # the connect message
             await send({"type": "websocket.close", "code": 1008, "reason": "bad address"})
             return
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode())]
         await self._with_headers(send)({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

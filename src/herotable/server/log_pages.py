@@ -9,8 +9,8 @@ of what is hidden.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from herotable.server.answers import Event
 from herotable.service import TableService
 from herotable.table.chat import ChatRolled, ChatSaid
 from herotable.table.facts import payload_of
@@ -82,7 +82,7 @@ def read_log(
             return LogPage(kept, cursor, last, cursor)
 
 
-def seen_json(state: TableState, s: Seen) -> dict[str, Any]:
+def seen_json(state: TableState, s: Seen) -> Event:
     """One fact as its viewer reads it: their own position, never the global sequence."""
     return {
         "position": s.position,

@@ -7,17 +7,17 @@ live with its presenter (`herotable.server.games`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from herotable.odds.advisor import advise_check
+from herotable.server.answers import CheckOdds, Probability
 
 
-def probability(value: Fraction) -> dict[str, Any]:
+def probability(value: Fraction) -> Probability:
     """The CLI's and API's shape for a probability: exact and as a float."""
     return {"exact": str(value), "float": float(value)}
 
 
-def check_odds(bonus: int, difficulty: int) -> dict[str, Any]:
+def check_odds(bonus: int, difficulty: int) -> CheckOdds:
     """A Conviction check with and without the Conviction re-roll and Quotable Wit (R-CV-4, R-CV-12)."""
     return {
         "bonus": bonus,

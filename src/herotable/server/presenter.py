@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from herotable.server.actions import Layout, Panel
+from herotable.server.answers import DiceOdds, ExchangeOdds
 from herotable.server.board import Board
 from herotable.server.sheets import SheetEditor
 from herotable.table.game import LegalAction, game_for
@@ -26,7 +27,7 @@ class Duels(Protocol):
         style: str | None,
         target_style: str | None,
         acts: Sequence[LegalAction],
-    ) -> dict[str, Any]:
+    ) -> ExchangeOdds:
         """The actor's options this round against the target, with the odds of each (the API's answer)."""
         ...
 
@@ -34,7 +35,7 @@ class Duels(Protocol):
         """How the conflict between the two may end, as an SVG chart."""
         ...
 
-    def dice(self, state: TableState, you: str, opp: str) -> dict[str, Any]:
+    def dice(self, state: TableState, you: str, opp: str) -> DiceOdds:
         """One exchange between two dice the caller names (`d8`, `d10`) under the campaign's options: a chat bot's
         `!odds d8 d10`. Raises TableError for a die the game has not."""
         ...

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
+from herotable.server.api import webhooks as api
 from herotable.server.api.webhooks import (
     MOST_PER_CAMPAIGN,
     NAME_LENGTH,
@@ -106,8 +107,8 @@ def add(
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the form"
         return _page(request, svc, user, state, form=form, error=f"{where}: {first['msg']}.")
-    except HTTPException as err:
-        said = str(err.detail)
+    except api.Refused as err:
+        said = f"{err.detail}. Tip: {err.fix}"
         return _page(request, svc, user, state, form=form, error=f"{said[:1].upper()}{said[1:]}.")
     shown = _page(request, svc, user, state, made=hook)
     shown.headers["Cache-Control"] = "no-store"  # its address and secret, shown once, are kept by no cache

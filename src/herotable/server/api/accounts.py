@@ -7,7 +7,10 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
+from herotable.server import problems
+from herotable.server.answers import answer
 from herotable.server.auth import replace_password, stamp, start_session
 from herotable.server.deps import COOKIE, ServicesDep, UserDep
 from herotable.server.security import SESSION_MAX_AGE_S, digest
@@ -36,7 +39,45 @@ class NewPassword(BaseModel):
     new_password: str = Field(min_length=8, max_length=200)
 
 
-def user_json(user: User) -> dict[str, Any]:
+@answer
+class Account(TypedDict):
+    """A user account, as its user sees it."""
+
+    user_id: str
+    username: str
+    display_name: str
+    admin: bool
+
+
+@answer
+class CsrfToken(TypedDict):
+    """The session's CSRF token: send it as the X-CSRF-Token header on every unsafe request."""
+
+    csrf_token: str
+
+
+@answer
+class LoggedIn(TypedDict):
+    """A fresh session for the account: its cookie is set, and its CSRF token is here."""
+
+    user: Account
+    csrf_token: str
+
+
+@answer
+class LoggedOutEverywhere(TypedDict):
+    """How many sessions ended, this one with them, and the new anonymous session's CSRF token."""
+
+    ended: int
+    csrf_token: str
+
+
+@answer
+class PasswordChanged(TypedDict):
+    other_sessions_ended: int
+
+
+def user_json(user: User) -> Account:
     return {"user_id": user.user_id, "username": user.username, "display_name": user.display_name, "admin": user.admin}
 
 
@@ -147,45 +188,46 @@ def logout_everywhere(request: Request, response: Response, svc: ServicesDep, us
 
 
 @router.get("/csrf")
-def csrf(request: Request, svc: ServicesDep) -> dict[str, str]:
+def csrf(request: Request, svc: ServicesDep) -> CsrfToken:
     """The CSRF token of this session: send it as the X-CSRF-Token header on every unsafe request."""
     return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 
-@router.post("/auth/register", status_code=201)
-def register(body: Registration, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+@router.post("/auth/register", status_code=201, responses=problems.responses(429))
+def register(body: Registration, request: Request, response: Response, svc: ServicesDep) -> LoggedIn:
     user = register_user(svc, body, request)
     login_session(request, response, svc, user)
     return {"user": user_json(user), "csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 
-@router.post("/auth/login")
-def login(body: Credentials, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+@router.post("/auth/login", responses=problems.responses(429))
+def login(body: Credentials, request: Request, response: Response, svc: ServicesDep) -> LoggedIn:
     user = authenticate(request, svc, body.username, body.password)
     login_session(request, response, svc, user)
     return {"user": user_json(user), "csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 
 @router.post("/auth/logout")
-def logout(request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
+def logout(request: Request, response: Response, svc: ServicesDep) -> CsrfToken:
     """End this session: its cookie, even if saved elsewhere, no longer logs anyone in."""
     login_session(request, response, svc, None)
     return {"csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 
 @router.post("/auth/logout-everywhere")
-def logout_everywhere_api(request: Request, response: Response, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+def logout_everywhere_api(request: Request, response: Response, svc: ServicesDep, user: UserDep) -> LoggedOutEverywhere:
     """End every session of this account, on every device, this one too."""
     ended = logout_everywhere(request, response, svc, user)
     return {"ended": ended, "csrf_token": svc.sessions.csrf_token(request.state.session)}
 
 
-@router.post("/auth/password")
-def password(body: NewPassword, request: Request, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+@router.post("/auth/password", responses=problems.responses(429))
+def password(body: NewPassword, request: Request, svc: ServicesDep, user: UserDep) -> PasswordChanged:
     """Change the password (the current one is required); every other session of the account ends."""
     return {"other_sessions_ended": change_password(request, svc, user, body)}
 
 
 @router.get("/me")
-def me(user: UserDep) -> dict[str, Any]:
+def me(user: UserDep) -> Account:
+    """The account you act for: logged in, or your token's."""
     return user_json(user)

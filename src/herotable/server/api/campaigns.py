@@ -6,15 +6,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import TypedDict
 
 from herotable.server import log_pages
-from herotable.server.api.common import member_state
+from herotable.server.answers import CampaignView, Domain, Event, answer
+from herotable.server.api.common import IN_A_CAMPAIGN, member_state
 from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.log_pages import seen_json
 from herotable.server.presenter import listed
 from herotable.store.accounts import User
 from herotable.table.game import checked_options, game_for
-from herotable.table.state import Ruleset
+from herotable.table.state import Role, Ruleset
 
 router = APIRouter()
 
@@ -43,14 +45,59 @@ class NewCampaign(BaseModel):
         return name
 
 
-def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
+@answer
+class CampaignListed(TypedDict):
+    """One of your campaigns, as the list shows it (nothing of its play)."""
+
+    campaign_id: str
+    name: str
+    ruleset: str
+    role: Annotated[Role, Field(description="your role in it")]
+    members: Annotated[int, Field(description="how many members it has")]
+    archived: bool
+
+
+@answer
+class GameOption(TypedDict):
+    """A campaign option a GM chooses: its values, its default, and whether it may change in play."""
+
+    name: str
+    title: str
+    about: str
+    changeable: Annotated[bool, Field(description="it may change while the campaign is under way")]
+    rule: str
+    values: Domain
+    default: Any
+
+
+@answer
+class Game(TypedDict):
+    """A game a campaign may play."""
+
+    ruleset: Annotated[str, Field(description="the name a new campaign gives as its `ruleset`")]
+    title: str
+    rules_version: Annotated[int, Field(description="raised when a rules correction changes what a command decides")]
+    options: list[GameOption]
+
+
+@answer
+class EventPage(TypedDict):
+    """A page of your stream of the log, oldest first."""
+
+    events: list[Event]
+    first: Annotated[str, Field(description="the cursor before the page's first event")]
+    last: Annotated[str, Field(description="the cursor after its last event: catch up from here")]
+    older: Annotated[str | None, Field(description="the cursor to page back from; null at the stream's start")]
+
+
+def my_campaigns(svc: ServicesDep, user: User) -> list[CampaignListed]:
     """The user's campaigns, from the membership read model (no campaign's play is loaded)."""
     return [
         {
             "campaign_id": state.campaign_id,
             "name": state.name,
             "ruleset": state.ruleset.value,
-            "role": role.value,
+            "role": role,
             "members": len(state.members),
             "archived": state.archived,
         }
@@ -59,7 +106,8 @@ def my_campaigns(svc: ServicesDep, user: User) -> list[dict[str, Any]]:
 
 
 @router.get("/campaigns")
-def campaigns(svc: ServicesDep, user: UserDep) -> list[dict[str, Any]]:
+def campaigns(svc: ServicesDep, user: UserDep) -> list[CampaignListed]:
+    """Your campaigns, oldest first."""
     return my_campaigns(svc, user)
 
 
@@ -71,7 +119,7 @@ def new_campaign(svc: ServicesDep, user: User, body: NewCampaign) -> str:
     return svc.table.create_campaign(user.user_id, user.display_name, body.name, ruleset, options=options).campaign_id
 
 
-@router.get("/games")
+@router.get("/games", response_model=list[Game])
 def games() -> list[dict[str, Any]]:
     """The games a campaign may play: the `ruleset` a new campaign names, its title, its rules' version, and the
     campaign options a GM chooses (each with its values, its default, and whether it may change in play)."""
@@ -90,13 +138,16 @@ def games() -> list[dict[str, Any]]:
     return out
 
 
-@router.post("/campaigns", status_code=201)
+# The table makes a view as plain JSON; `response_model` checks it against its type on the way out.
+@router.post("/campaigns", status_code=201, response_model=CampaignView)
 def create_campaign(body: NewCampaign, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """A new campaign, with you as its GM; its view."""
     return svc.table.view(new_campaign(svc, user, body), user.user_id)
 
 
-@router.get("/campaigns/{campaign_id}")
+@router.get("/campaigns/{campaign_id}", response_model=CampaignView, responses=IN_A_CAMPAIGN)
 def campaign(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
+    """The campaign as you see it."""
     member_state(svc, campaign_id, user)
     return svc.table.view(campaign_id, user.user_id)
 
@@ -106,7 +157,7 @@ def cursor_query() -> Any:
     return Query(default=None, max_length=40, description="An opaque cursor from an earlier page or live frame.")
 
 
-@router.get("/campaigns/{campaign_id}/events")
+@router.get("/campaigns/{campaign_id}/events", responses=IN_A_CAMPAIGN)
 def events(
     campaign_id: str,
     svc: ServicesDep,
@@ -115,7 +166,7 @@ def events(
     before: str | None = cursor_query(),
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
     filter: Annotated[str, Query(pattern=log_pages.FILTER_PATTERN, description=log_pages.FILTER_HELP)] = "all",
-) -> dict[str, Any]:
+) -> EventPage:
     """Your own stream of the log, numbered for you alone: `after` a cursor to catch up (oldest first), `before` one
     to page back, neither for the newest page. `first` and `last` are the cursors around what was read; `older` the
     cursor to page back from, null once the start is reached. A filtered page back reads your stream by slices until

@@ -7,8 +7,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import Field
+from typing_extensions import TypedDict
 
-from herotable.server.api.common import member_state
+from herotable.server import problems
+from herotable.server.answers import CampaignView, Domain, Event, answer
+from herotable.server.api.common import IN_A_CAMPAIGN, member_state
 from herotable.server.deps import ServicesDep, UserDep, current_user, require_user
 from herotable.server.log_pages import seen_json
 from herotable.server.schemas import CommandBody, body_json, command_model
@@ -25,31 +29,52 @@ COMMAND_ID = Query(
 )
 
 
-COMMAND_ANSWER = {
-    "type": "object",
-    "required": ["command_id", "repeated", "events", "cursor", "view"],
-    "properties": {
-        "command_id": {"type": "string", "description": "the command's id (yours, or one the server chose)"},
-        "repeated": {"type": "boolean", "description": "the id was already recorded: nothing was written"},
-        "events": {
-            "type": "array",
-            "items": {"type": "object"},
-            "description": "what is new in your stream since just before the command, oldest first",
-        },
-        "cursor": {"type": "string", "description": "where those events leave your stream: catch up from here"},
-        "view": {"type": "object", "description": "the table as you see it after the command"},
-    },
-}
+@answer
+class CommandAnswer(TypedDict):
+    """A command recorded (or found recorded already), what it did as you may see it, and the table after it."""
+
+    command_id: Annotated[str, Field(description="the command's id (yours, or one the server chose)")]
+    repeated: Annotated[bool, Field(description="the id was already recorded: nothing was written")]
+    events: Annotated[
+        list[Event], Field(description="what is new in your stream since just before the command, oldest first")
+    ]
+    cursor: Annotated[str, Field(description="where those events leave your stream: catch up from here")]
+    view: Annotated[CampaignView, Field(description="the table as you see it after the command")]
+
+
+@answer
+class Action(TypedDict):
+    """A command you may send now: `fixed` fields as given, each of `fields` any value of its domain, the rest left
+    to their defaults."""
+
+    type: str
+    label: str
+    group: Annotated[str, Field(description="where a panel puts it")]
+    rule: Annotated[str, Field(description="the rules it follows, e.g. R-LTL-7")]
+    fixed: dict[str, Any]
+    fields: dict[str, Domain]
+
+
+@answer
+class Actions(TypedDict):
+    actions: list[Action]
+
+
+@answer
+class CommandType(TypedDict):
+    """A command type: what it does, its fields, and the JSON Schema of its body."""
+
+    doc: str
+    fields: list[str]
+    schema: Annotated[dict[str, Any], Field(description="a JSON Schema")]
 
 
 # The first of the routes, since routes are tried in order and this one serves the most requests. The answer is built of
-# JSON values already and sent as it is: no response model to validate it against again.
+# JSON values already and sent as it is: `response_model` documents it, and nothing validates it again.
 @router.post(
     "/campaigns/{campaign_id}/commands",
-    response_model=None,
-    responses={
-        200: {"description": "The command was recorded", "content": {"application/json": {"schema": COMMAND_ANSWER}}}
-    },
+    response_model=CommandAnswer,
+    responses=IN_A_CAMPAIGN | problems.responses(409, 429),
 )
 def command(
     campaign_id: str,
@@ -104,7 +129,7 @@ def command(
     )
 
 
-@router.get("/campaigns/{campaign_id}/actions")
+@router.get("/campaigns/{campaign_id}/actions", response_model=Actions, responses=IN_A_CAMPAIGN)
 def actions(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]:
     """Every command you may issue now, each field with its domain (`fixed` fields are sent as given)."""
     member_state(svc, campaign_id, user)
@@ -112,9 +137,9 @@ def actions(campaign_id: str, svc: ServicesDep, user: UserDep) -> dict[str, Any]
 
 
 @router.get("/commands")
-def command_types() -> dict[str, Any]:
-    """Every command type with its fields and their JSON schema."""
-    out: dict[str, Any] = {}
+def command_types() -> dict[str, CommandType]:
+    """Every command type with its fields and their JSON schema, by type."""
+    out: dict[str, CommandType] = {}
     for name, spec in sorted(COMMANDS.items()):
         schema = command_model(name).model_json_schema()
         out[name] = {

@@ -1,12 +1,17 @@
-"""What every API router shares: a campaign's state for one of its members."""
+"""What every API router shares: a campaign's state for one of its members, and the problems that may bring."""
 
 from __future__ import annotations
 
 from fastapi import HTTPException
 
+from herotable.server import problems
 from herotable.server.deps import ServicesDep
 from herotable.store.accounts import User
 from herotable.table.state import TableState
+
+# What an operation on one campaign may answer besides: no such campaign (404), or one recorded by a herotable too
+# old to read (410).
+IN_A_CAMPAIGN = problems.responses(404, 410)
 
 
 def member_state(svc: ServicesDep, campaign_id: str, user: User, *, recent: bool = False) -> TableState:

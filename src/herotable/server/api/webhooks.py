@@ -13,7 +13,8 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from herotable.server.api.common import member_state
+from herotable.server import problems
+from herotable.server.api.common import IN_A_CAMPAIGN, member_state
 from herotable.server.deps import ServicesDep, UserDep
 from herotable.server.webhooks import MAX_TRIES, Courier, check_url, shown_url
 from herotable.store.accounts import User
@@ -21,6 +22,16 @@ from herotable.store.webhooks import Delivery, Webhook
 from herotable.table.state import TableState
 
 router = APIRouter()
+
+
+class Refused(HTTPException):
+    """A webhook refused: a problem with its own `code` and a `fix`."""
+
+    def __init__(self, status: int, code: str, detail: str, fix: str) -> None:
+        super().__init__(status, detail)
+        self.code = code
+        self.fix = fix
+
 
 MOST_PER_CAMPAIGN = 5
 NAME_LENGTH = 60
@@ -115,23 +126,33 @@ def courier_of(request: Request) -> Courier:
 def gm_state(svc: ServicesDep, campaign_id: str, user: User) -> TableState:
     state = member_state(svc, campaign_id, user)
     if not state.is_gm(user.user_id):
-        raise HTTPException(403, "only the GM sets the campaign's webhooks")
+        raise Refused(403, "webhook/not_gm", "only the GM sets the campaign's webhooks", "ask the campaign's GM")
     return state
 
 
 def add_webhook(courier: Courier, svc: ServicesDep, state: TableState, user: User, body: NewWebhook) -> Webhook:
-    """Make a webhook for the campaign. Raises HTTPException (422) for an address that cannot be one, or when the
-    campaign has as many as it may."""
+    """Make a webhook for the campaign. Raises Refused (422) for an address that cannot be one or is one already,
+    or when the campaign has as many as it may."""
     url = body.url.strip()
     why = check_url(url) or courier.sender.refusal(url)
     if why is not None:
-        raise HTTPException(422, f"the address cannot be a webhook's: {why}. Tip: paste the URL the receiver gave you")
+        raise Refused(
+            422,
+            "webhook/bad_address",
+            f"the address cannot be a webhook's: {why}",
+            "paste the URL the receiver gave you",
+        )
     hooks = courier.store.webhooks(state.campaign_id)
     if any(h.url == url for h in hooks):  # (a page sent again by a reload, say)
-        raise HTTPException(422, "this address is already one of the campaign's webhooks. Tip: send it a test instead")
+        raise Refused(
+            422, "webhook/exists", "this address is already one of the campaign's webhooks", "send it a test instead"
+        )
     if len(hooks) >= MOST_PER_CAMPAIGN:
-        raise HTTPException(
-            422, f"a campaign has at most {MOST_PER_CAMPAIGN} webhooks. Tip: remove one you no longer use first"
+        raise Refused(
+            422,
+            "webhook/too_many",
+            f"a campaign has at most {MOST_PER_CAMPAIGN} webhooks",
+            "remove one you no longer use first",
         )
     name = body.name.strip() or ("Discord" if body.format == "discord" else "JSON receiver")
     hook = Webhook(
@@ -150,20 +171,24 @@ def add_webhook(courier: Courier, svc: ServicesDep, state: TableState, user: Use
 def found_webhook(courier: Courier, campaign_id: str, webhook_id: str) -> Webhook:
     hook = courier.store.webhook(webhook_id)
     if hook is None or hook.campaign_id != campaign_id:
-        raise HTTPException(404, "no such webhook in this campaign. Tip: GET the campaign's webhooks for their ids")
+        raise Refused(
+            404, "webhook/unknown", "no such webhook in this campaign", "GET the campaign's webhooks for their ids"
+        )
     return hook
 
 
 def queue_test(courier: Courier, svc: ServicesDep, hook: Webhook) -> int:
     """A test message for `hook`, one at a time: a GM cannot have the server send a stream of them."""
     if courier.store.test_pending(hook.webhook_id):
-        raise HTTPException(409, "a test message to this webhook is already on its way. Tip: wait for its outcome")
+        raise Refused(
+            409, "webhook/test_pending", "a test message to this webhook is already on its way", "wait for its outcome"
+        )
     number = courier.store.enqueue_test(hook, svc.now().isoformat(timespec="seconds"))
     courier.wake()
     return number
 
 
-@router.get("/campaigns/{campaign_id}/webhooks")
+@router.get("/campaigns/{campaign_id}/webhooks", responses=IN_A_CAMPAIGN)
 def webhooks(campaign_id: str, request: Request, svc: ServicesDep, user: UserDep) -> list[WebhookOut]:
     """The campaign's webhooks with their latest deliveries (GM only)."""
     gm_state(svc, campaign_id, user)
@@ -171,7 +196,7 @@ def webhooks(campaign_id: str, request: Request, svc: ServicesDep, user: UserDep
     return [webhook_out(courier, h) for h in courier.store.webhooks(campaign_id)]
 
 
-@router.post("/campaigns/{campaign_id}/webhooks", status_code=201)
+@router.post("/campaigns/{campaign_id}/webhooks", status_code=201, responses=IN_A_CAMPAIGN | problems.responses(422))
 def create_webhook(
     campaign_id: str, body: NewWebhook, request: Request, svc: ServicesDep, user: UserDep
 ) -> MadeWebhook:
@@ -182,7 +207,7 @@ def create_webhook(
     return MadeWebhook(**shown.model_dump(), url=hook.url, secret=hook.secret if hook.format == "json" else None)
 
 
-@router.delete("/campaigns/{campaign_id}/webhooks/{webhook_id}")
+@router.delete("/campaigns/{campaign_id}/webhooks/{webhook_id}", responses=IN_A_CAMPAIGN)
 def remove_webhook(campaign_id: str, webhook_id: str, request: Request, svc: ServicesDep, user: UserDep) -> Removed:
     """Remove a webhook; nothing more is sent to it, pending deliveries included."""
     gm_state(svc, campaign_id, user)
@@ -192,7 +217,11 @@ def remove_webhook(campaign_id: str, webhook_id: str, request: Request, svc: Ser
     return Removed(removed=webhook_id)
 
 
-@router.post("/campaigns/{campaign_id}/webhooks/{webhook_id}/test", status_code=202)
+@router.post(
+    "/campaigns/{campaign_id}/webhooks/{webhook_id}/test",
+    status_code=202,
+    responses=IN_A_CAMPAIGN | problems.responses(409),
+)
 def test_webhook(campaign_id: str, webhook_id: str, request: Request, svc: ServicesDep, user: UserDep) -> TestQueued:
     """Send a test message to the webhook now; its outcome shows in the webhook's deliveries."""
     gm_state(svc, campaign_id, user)

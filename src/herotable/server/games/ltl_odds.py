@@ -21,6 +21,7 @@ from herotable.odds.advisor import advise
 from herotable.odds.conflict import ConflictOdds, Contender, DuelState, SideState, conflict, round_odds
 from herotable.odds.exchange import Roll, exchange
 from herotable.odds.melee import Estimate, MeleeOdds, Method, melee
+from herotable.server.answers import DiceOdds, ExchangeOdds, FightChances, FightRefused, MonteCarlo, Probability
 from herotable.server.odds_panel import probability
 from herotable.table.commands import controls
 from herotable.table.game import Choice, Flag, IntRange, LegalAction
@@ -109,7 +110,7 @@ def exchange_odds(
     style: str | None = None,
     target_style: str | None = None,
     actions: Sequence[LegalAction] | None = None,
-) -> dict[str, Any]:
+) -> ExchangeOdds:
     """Every option open to the actor this round with its exchange odds and its chance to win the duel
     (R-LTL-7, R-LTL-10, R-LTL-11). The options come from the viewer's legal actions when given. It never decides."""
     you, opp, now = duel(state, viewer, actor, target, style, target_style)
@@ -123,7 +124,7 @@ def exchange_odds(
     return {
         "actor": actor,
         "target": target,
-        "method": Method.EXACT.value,  # a duel's odds are always solved exactly
+        "method": Method.EXACT,  # a duel's odds are always solved exactly
         "fight": fight_odds(state, viewer),
         "options": [
             {
@@ -144,7 +145,7 @@ def exchange_odds(
 FIGHT_TRIALS = 20_000  # Monte Carlo fights behind the whole fight's odds when it is too large to solve exactly
 
 
-def estimate(value: Estimate) -> dict[str, Any]:
+def estimate(value: Estimate) -> Probability | MonteCarlo:
     """The API's shape for an exact probability (`probability`) or a Monte Carlo one (estimate, low, high)."""
     if value.exact is not None:
         return probability(value.exact)
@@ -163,7 +164,7 @@ def _fight(side_a: tuple[int, ...], side_b: tuple[int, ...], seed: int) -> Melee
     return melee([Rating(p) for p in side_a], [Rating(p) for p in side_b], seed=seed, trials=FIGHT_TRIALS)
 
 
-def fight_odds(state: TableState, viewer: str) -> dict[str, Any] | None:
+def fight_odds(state: TableState, viewer: str) -> FightChances | FightRefused | None:
     """How the whole fight may end, side against side, every standing fighter rolling base Power and attacking
     the weakest opponent (the melee model of `herotable.odds.melee`, R-LTL-12): exact while it can be solved
     within the exact solver's limit, else a Monte Carlo estimate with its 95% interval, seeded by the campaign
@@ -183,19 +184,19 @@ def fight_odds(state: TableState, viewer: str) -> dict[str, Any] | None:
     if len(sides) != 2:
         return None
     names = [[state.character(f.id).name for f in standing if f.side == side] for side in sides]
-    head: dict[str, Any] = {"sides": sides, "fighters": names}
     try:
         for f in standing:
             _visible(state, viewer, f.id)
     except TableError as err:
-        return {**head, "refused": err.reason}
+        return {"sides": sides, "fighters": names, "refused": err.reason}
     positions = [tuple(heroes[f.id].base_now(fight.stakes).position for f in standing if f.side == s) for s in sides]
     if not all(p >= 1 for side in positions for p in side):
         return None  # someone standing below d4: the melee model has no die for them
     odds = _fight(positions[0], positions[1], state.seq)
     return {
-        **head,
-        "method": odds.method.value,
+        "sides": sides,
+        "fighters": names,
+        "method": odds.method,
         "says": says(odds),
         "trials": odds.trials,
         "a_wins": estimate(odds.a_wins),
@@ -292,12 +293,12 @@ class LtlDuels:
         style: str | None,
         target_style: str | None,
         acts: Sequence[LegalAction],
-    ) -> dict[str, Any]:
+    ) -> ExchangeOdds:
         offered = any(a.type == Attack.type and a.fixed.get("actor") == actor for a in acts)
         return exchange_odds(state, viewer, actor, target, style, target_style, acts if offered else None)
 
     @staticmethod
-    def dice(state: TableState, you: str, opp: str) -> dict[str, Any]:
+    def dice(state: TableState, you: str, opp: str) -> DiceOdds:
         ratings = []
         for field, text in (("you", you), ("opp", opp)):
             try:
@@ -312,7 +313,11 @@ class LtlDuels:
         return {
             "you": str(ratings[0]),
             "opp": str(ratings[1]),
-            **{key: probability(value) for key, value in odds.as_dict().items()},
+            "win": probability(odds.win),
+            "tie": probability(odds.tie),
+            "lose": probability(odds.lose),
+            "crit_success": probability(odds.crit_success),
+            "crit_failure": probability(odds.crit_failure),
         }
 
     @staticmethod
