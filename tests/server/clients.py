@@ -206,3 +206,14 @@ def over_http(url: str, name: str, password: str) -> Any:
     assert answer.status_code == 201, answer.text
     client.headers["X-CSRF-Token"] = answer.json()["csrf_token"]
     return client
+
+
+def until(done: Callable[[], bool], within_s: float = 60.0) -> bool:
+    """Whether `done()` came true within a generous while, looked at every few milliseconds: for what a thread of the
+    server does on its own time (a webhook's delivery). Passing never waits the while out."""
+    give_up = time.monotonic() + within_s
+    while not done():
+        if time.monotonic() > give_up:
+            return False
+        time.sleep(0.005)
+    return True

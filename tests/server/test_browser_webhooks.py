@@ -6,8 +6,7 @@ messages can be looked at. Screenshots go to test-artifacts/screenshots/."""
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -20,20 +19,10 @@ from herotable.server.settings import Settings
 from herotable.store.sql import open_store
 from isolation import CHEAP_HASHES
 
-from .clients import listening_socket, port_of
+from .clients import listening_socket, port_of, until
 from .discord_mock import discord_page
 from .receiver import Receiver
 from .test_browser import PHONE, SHOTS, Player, Server, browser  # noqa: F401
-
-
-def until(done: Callable[[], bool], within_s: float = 60.0) -> bool:
-    """Whether `done()` came true within a generous while (the delivery thread works on its own time)."""
-    give_up = time.monotonic() + within_s
-    while not done():
-        if time.monotonic() > give_up:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 @pytest.fixture

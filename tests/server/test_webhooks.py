@@ -11,8 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from herotable.server.settings import Settings
 from herotable.server.webhooks import MAX_TRIES, Reach, Unreachable, backoff_s, check_url, reach_for
 from herotable.store.sql import open_store
 
-from .clients import SteadyClock, make_app, table
+from .clients import SteadyClock, make_app, table, until
 from .receiver import Receiver
 
 PUBLIC_URL = "http://localhost:8000"
@@ -58,17 +57,6 @@ def drain(app: Any) -> int:
         if not n:
             return tried
         tried += n
-
-
-def until(done: Callable[[], bool], within_s: float = 60.0) -> bool:
-    """Whether `done()` came true within a generous while, looked at every few milliseconds: for what the delivery
-    thread does on its own (passing never waits the while out)."""
-    give_up = time.monotonic() + within_s
-    while not done():
-        if time.monotonic() > give_up:
-            return False
-        time.sleep(0.005)
-    return True
 
 
 def deliveries(gm: Any, cid: str) -> dict[str, list[dict[str, Any]]]:

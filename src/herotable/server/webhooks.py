@@ -301,9 +301,6 @@ class Sender:
             names = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers}
             return Answer(response.status, names, bytes(got[:ANSWER_READ]))
 
-    def close(self) -> None:
-        self.pool.close()
-
 
 def check_url(url: str) -> str | None:
     """Why `url` cannot be a webhook's address, or None."""
@@ -435,6 +432,7 @@ class Outcome:
     retry: bool = True
     wait_s: float | None = None
     remote_id: str | None = None
+    skipped: bool = False  # nothing to send: no request was made
 
 
 def backoff_s(tries: int) -> float:
@@ -559,7 +557,7 @@ class Courier:
     def _settled(self, row: Delivery, outcome: Outcome) -> Delivery:
         now = self.clock()
         if outcome.ok:
-            state = SKIPPED if outcome.remote_id is None and outcome.answer.startswith("nothing") else SENT
+            state = SKIPPED if outcome.skipped else SENT
             return replace(
                 row, state=state, tries=row.tries + 1, answer=outcome.answer, remote_id=outcome.remote_id, done_at=now
             )
@@ -572,7 +570,7 @@ class Courier:
     def _try(self, hook: Webhook, row: Delivery) -> Outcome:
         told = self.told(hook, row)
         if told is None:
-            return Outcome(True, "nothing the table sees: not sent")
+            return Outcome(True, "nothing the table sees: not sent", skipped=True)
         if hook.format == "discord":
             return self._discord(hook, row, told)
         return self._json(hook, row, told)
@@ -666,7 +664,7 @@ class Courier:
                 return outcome
             edited.append(message)
         if not edited:
-            return Outcome(True, "nothing to edit: the undone action was not sent here")
+            return Outcome(True, "nothing to edit: the undone action was not sent here", skipped=True)
         return Outcome(
             True, f"HTTP {answer.status}, message {edited[0]} edited to say it was undone", remote_id=edited[0]
         )

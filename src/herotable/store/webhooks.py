@@ -26,7 +26,6 @@ from herotable.store.engine import for_writing
 from herotable.store.port import EventStore, StoredEvent, StoreError, UnknownCampaign
 from herotable.store.schema import CampaignRecord, OutboxRecord, WebhookRecord
 
-FORMATS = ("discord", "json")
 NOT_TOLD = frozenset({"chat.said", "chat.rolled"})  # the table's talk stays at the table: no outbox row
 KEPT = 50  # settled rows kept per webhook, for the GM to see how deliveries went
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
