@@ -195,7 +195,9 @@ def test_a_failing_receiver_is_tried_8_times_with_growing_waits_then_shown_faile
     assert 'herotable_webhook_deliveries_total{outcome="failed"} 1.0' in metrics
 
 
-def test_discords_429_is_waited_out_as_it_says_and_a_refused_request_is_not_tried_again(receiver: Receiver) -> None:
+def test_discords_429_is_waited_out_and_a_webhook_it_says_is_gone_stops_until_a_test_reaches_it(
+    receiver: Receiver,
+) -> None:
     clock = SteadyClock()
     app = app_with(clock)
     cid, m = table(app)
@@ -213,6 +215,18 @@ def test_discords_429_is_waited_out_as_it_says_and_a_refused_request_is_not_trie
     assert drain(app) == 1
     latest = deliveries(m["gm"], cid)["Discord"][0]
     assert latest["state"] == "failed" and "Unknown Webhook" in latest["answer"] and latest["tries"] == 1
+    # a webhook Discord says is gone is stopped: nothing more is queued for it, until a test reaches it again
+    [stopped] = m["gm"].get(f"/api/v1/campaigns/{cid}/webhooks").json()
+    assert stopped["stopped_at"] and "Unknown Webhook" in stopped["stopped_why"]
+    assert "<strong>Stopped</strong>" in m["gm"].get(f"/campaigns/{cid}/webhooks").text
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    assert drain(app) == 0 and len(deliveries(m["gm"], cid)["Discord"]) == 2
+    assert m["gm"].post(f"/api/v1/campaigns/{cid}/webhooks/{stopped['webhook_id']}/test").status_code == 202
+    assert drain(app) == 1
+    [again] = m["gm"].get(f"/api/v1/campaigns/{cid}/webhooks").json()
+    assert again["stopped_at"] is None and again["recent"][0]["state"] == "sent"
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    assert drain(app) == 1  # sent again
 
 
 def test_messages_to_one_webhook_keep_their_order_behind_one_that_is_retried(receiver: Receiver) -> None:
@@ -480,6 +494,10 @@ def test_the_outbox_is_written_with_the_command_and_taken_once_by_competing_work
     assert drain(app) == 0
     got = [json.loads(g.body)["id"] for g in receiver.got]
     assert len(got) == len(set(got)) == 6
+    store.stop_webhook(made["webhook_id"], "2026-12-04T10:00:00+00:00", "HTTP 404")  # its receiver is gone
+    m["pat"].command(cid, type="table.roll", expression="1d8")
+    assert [r.webhook_id for r in store.claim(clock(), 60, 8)] == [second["webhook_id"]]  # the stopped one: no row
+    assert store.webhook(made["webhook_id"]).stopped_why == "HTTP 404"
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

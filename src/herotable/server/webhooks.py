@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,6 +44,7 @@ from herotable.table.undo import ActionUndone
 log = logging.getLogger("herotable.webhooks")
 
 MAX_TRIES = 8
+GONE = (401, 403, 404, 410)  # a receiver's answers that mean the webhook is no more (Discord: deleted, or its token)
 FIRST_WAIT_S = 10.0  # then 20, 40, 80 … s
 LONGEST_WAIT_S = 3600.0
 POLL_S = 5.0  # how often a process looks for rows written by another process
@@ -433,6 +435,7 @@ class Outcome:
     wait_s: float | None = None
     remote_id: str | None = None
     skipped: bool = False  # nothing to send: no request was made
+    gone: bool = False  # the receiver says the webhook no longer exists: stop sending to it
 
 
 def backoff_s(tries: int) -> float:
@@ -552,6 +555,9 @@ class Courier:
             log.warning("webhook delivery %s outlived its lease; another worker's outcome stands", row.delivery_id)
             return row
         self.counted("retried" if settled.state == PENDING else settled.state)
+        if outcome.gone:
+            at = datetime.fromtimestamp(self.clock(), UTC).isoformat(timespec="seconds")
+            self.store.stop_webhook(hook.webhook_id, at, outcome.answer.split(" (", 1)[0])
         return settled
 
     def _settled(self, row: Delivery, outcome: Outcome) -> Delivery:
@@ -691,6 +697,12 @@ class Courier:
             where = answer.headers.get("location", "")
             moved = f" (moved to {where[:ANSWER_KEPT]}: add the webhook with that address)" if where else ""
             return Outcome(False, f"HTTP {status}{moved}", False)
+        if status in GONE:  # Discord's answer for a deleted webhook: sending more would only be refused again
+            said = (
+                answer.said()
+                + " (the receiver says this webhook is gone: nothing more is sent until a test reaches it)"
+            )
+            return Outcome(False, said, False, gone=True)
         if 400 <= status < 500 and status not in (408, 409, 425):  # the request itself is wrong: trying again won't do
             return Outcome(False, answer.said() + " (not tried again: the receiver refused the request itself)", False)
         return Outcome(False, answer.said())

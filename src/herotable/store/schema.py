@@ -212,6 +212,8 @@ class WebhookRecord(Base):
     secret: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(Text)
     created_at: Mapped[str] = mapped_column(Text)
+    stopped_at: Mapped[str | None] = mapped_column(Text, nullable=True)  # its receiver said it is gone
+    stopped_why: Mapped[str] = mapped_column(Text, server_default="")
 
 
 class OutboxRecord(Base):

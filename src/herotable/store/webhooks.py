@@ -45,6 +45,8 @@ class Webhook:
     secret: str
     created_by: str
     created_at: str
+    stopped_at: str | None = None  # when the receiver said it is gone (401, 403, 404, 410): nothing is sent since
+    stopped_why: str = ""  # its answer then
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ _ENQUEUE = text(
     "INSERT INTO webhook_outbox (webhook_id, campaign_id, kind, command_id, first_seq, last_seq, created_at, tries, "
     "next_at, claimed_until, state, answer) "
     "SELECT webhook_id, campaign_id, 'action', :command_id, :first_seq, :last_seq, :created_at, 0, 0, 0, 'pending', '' "
-    "FROM webhooks WHERE campaign_id = :campaign_id"
+    "FROM webhooks WHERE campaign_id = :campaign_id AND stopped_at IS NULL"
 )
 
 
@@ -118,7 +120,12 @@ class WebhookStore(Protocol):
         ...
 
     def enqueue_test(self, hook: Webhook, at: str) -> int:
-        """A test message for `hook`, due now; its delivery id."""
+        """A test message for `hook`, due now; its delivery id. A stopped webhook starts again: the test tells
+        whether its receiver is back."""
+        ...
+
+    def stop_webhook(self, webhook_id: str, at: str, why: str) -> None:
+        """Stop sending to a webhook whose receiver said it is gone; its pending actions fail with `why`."""
         ...
 
     def claim(self, now: float, lease_s: float, limit: int) -> list[Delivery]:
@@ -188,8 +195,28 @@ class SqlWebhookStore:
             connection.execute(_count(campaign_id, -1))
             return True
 
+    def stop_webhook(self, webhook_id: str, at: str, why: str) -> None:
+        with self._writer.begin() as connection:
+            connection.execute(
+                update(WebhookRecord)
+                .where(WebhookRecord.webhook_id == webhook_id)
+                .values(stopped_at=at, stopped_why=why)
+            )
+            connection.execute(
+                update(OutboxRecord)
+                .where(OutboxRecord.webhook_id == webhook_id)
+                .where(OutboxRecord.state == PENDING)
+                .where(OutboxRecord.kind == ACTION)
+                .values(state=FAILED, answer=f"not sent: the webhook stopped ({why})", claimed_until=0.0)
+            )
+
     def enqueue_test(self, hook: Webhook, at: str) -> int:
         with self._writer.begin() as connection:
+            connection.execute(
+                update(WebhookRecord)
+                .where(WebhookRecord.webhook_id == hook.webhook_id)
+                .values(stopped_at=None, stopped_why="")
+            )
             made = connection.execute(
                 insert(OutboxRecord)
                 .values(
@@ -342,7 +369,7 @@ class MemoryWebhookStore:
 
     def enqueue(self, campaign_id: str, stored: Sequence[StoredEvent]) -> None:
         with self._lock:
-            hooks = [h for h in self._hooks.values() if h.campaign_id == campaign_id]
+            hooks = [h for h in self._hooks.values() if h.campaign_id == campaign_id and h.stopped_at is None]
             for c, first, last, at in public_commands(stored) if hooks else ():
                 for h in hooks:
                     self._add(Delivery(0, h.webhook_id, campaign_id, ACTION, c, first, last, at))
@@ -386,7 +413,18 @@ class MemoryWebhookStore:
 
     def enqueue_test(self, hook: Webhook, at: str) -> int:
         with self._lock:
+            if hook.webhook_id in self._hooks:
+                self._hooks[hook.webhook_id] = replace(self._hooks[hook.webhook_id], stopped_at=None, stopped_why="")
             return self._add(Delivery(0, hook.webhook_id, hook.campaign_id, TEST, None, 0, 0, at))
+
+    def stop_webhook(self, webhook_id: str, at: str, why: str) -> None:
+        with self._lock:
+            if webhook_id in self._hooks:
+                self._hooks[webhook_id] = replace(self._hooks[webhook_id], stopped_at=at, stopped_why=why)
+            for k, r in self._rows.items():
+                if r.webhook_id == webhook_id and r.state == PENDING and r.kind == ACTION:
+                    answer = f"not sent: the webhook stopped ({why})"
+                    self._rows[k] = replace(r, state=FAILED, answer=answer, claimed_until=0.0)
 
     def claim(self, now: float, lease_s: float, limit: int) -> list[Delivery]:
         with self._lock:

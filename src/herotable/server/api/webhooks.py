@@ -71,6 +71,10 @@ class WebhookOut(BaseModel):
     format: Format
     shown_url: str = Field(description="the host and the start of the path")
     created_at: str
+    stopped_at: str | None = Field(
+        description="when its receiver said it is gone (401, 403, 404, 410): nothing is sent until a test reaches it"
+    )
+    stopped_why: str = Field(description="the receiver's answer then, or empty")
     recent: list[DeliveryOut] = Field(description="its latest deliveries, newest first")
 
 
@@ -114,6 +118,8 @@ def webhook_out(courier: Courier, hook: Webhook) -> WebhookOut:
         format="json" if hook.format == "json" else "discord",
         shown_url=shown_url(hook.url),
         created_at=hook.created_at,
+        stopped_at=hook.stopped_at,
+        stopped_why=hook.stopped_why,
         recent=[delivery_out(d) for d in courier.store.deliveries(hook.webhook_id, 5)],
     )
 

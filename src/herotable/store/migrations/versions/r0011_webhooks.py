@@ -30,6 +30,8 @@ def upgrade() -> None:
         sa.Column("secret", sa.Text(), nullable=False),
         sa.Column("created_by", sa.Text(), nullable=False),
         sa.Column("created_at", sa.Text(), nullable=False),
+        sa.Column("stopped_at", sa.Text(), nullable=True),
+        sa.Column("stopped_why", sa.Text(), nullable=False, server_default=""),
     )
     op.create_index("ix_webhooks_campaign", "webhooks", ["campaign_id"])
     op.create_table(
