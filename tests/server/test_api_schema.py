@@ -146,3 +146,29 @@ def test_problems_sent_match_the_documented_schema(spec: dict[str, Any]) -> None
         assert answer.headers["content-type"] == "application/problem+json"
         jsonschema.validate(answer.json(), documented)
     assert len(sent[0].json()["errors"]) == 2 and sent[1].json()["problems"] and sent[2].json()["ruling"]
+
+
+def test_a_validation_error_names_the_field_as_the_client_sent_it_and_says_how_to_mend_it() -> None:
+    app = make_app()
+    cid, m = table(app)
+    gm = m["gm"]
+    unknown = gm.command(cid, type="table.fly", expression="2d6")
+    assert unknown.status_code == 422
+    [error] = unknown.json()["errors"]
+    assert error["field"] == "type" and error["message"] == "type: there is no command type 'table.fly'"
+    untyped = gm.command(cid, expression="2d6").json()["errors"][0]
+    assert untyped["field"] == "type" and "GET /api/v1/commands" in untyped["fix"]
+    in_body = gm.command(cid, type="table.roll", expression="2d6", command_id="c-1").json()["errors"][0]
+    assert in_body["field"] == "command_id" and "?command_id=" in in_body["fix"]
+    limited = gm.get(f"/api/v1/campaigns/{cid}/events?limit=-1").json()
+    assert limited["field"] == "limit" and limited["errors"][0]["field"] == "limit"
+    wrong_method = gm.client.put(f"/api/v1/campaigns/{cid}/events", headers=gm.headers)
+    assert wrong_method.status_code == 405 and wrong_method.json()["code"] == "method_not_allowed"
+
+
+def test_a_body_past_its_limit_is_a_problem_every_operation_declares(spec: dict[str, Any]) -> None:
+    app = make_app()
+    cid, m = table(app)
+    refused = m["gm"].client.request("GET", f"/api/v1/campaigns/{cid}/events", content=b"x" * (70 * 1024))
+    assert refused.status_code == 413 and refused.headers["content-type"] == "application/problem+json"
+    assert all("413" in op["responses"] for _, _, op in operations(spec))

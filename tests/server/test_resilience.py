@@ -54,7 +54,7 @@ def test_a_command_id_names_one_command_of_one_member():
     assert someone_else.status_code == 409
     assert app.state.services.table.store.head(cid) == head
     bad = m["pat"].post(f"/api/v1/campaigns/{cid}/commands?command_id=no", {"type": "table.roll", "expression": "1"})
-    assert bad.status_code == 422 and bad.json()["field"] == "query.command_id"
+    assert bad.status_code == 422 and bad.json()["field"] == "command_id"
 
 
 def test_a_database_connection_lost_under_the_pool_answers_503_and_the_next_request_works(postgres_schema, monkeypatch):

@@ -63,6 +63,16 @@ def test_a_token_drives_a_campaign_through_the_api_and_the_socket_until_revoked(
     assert closed.value.code == 4401
 
 
+def test_the_bearer_schemes_name_is_read_in_any_case() -> None:
+    app = make_app()
+    _cid, _gm, pat = _table(app)
+    token = _token(pat, scope="read")
+    for scheme in ("Bearer", "bearer", "BEARER"):
+        answer = TestClient(app, headers={"Authorization": f"{scheme} {token}"}).get("/api/v1/me")
+        assert answer.status_code == 200 and answer.json()["username"] == "pat", scheme
+    assert TestClient(app, headers={"Authorization": f"Basic {token}"}).get("/api/v1/me").status_code == 401
+
+
 def test_each_scope_reaches_what_it_names_and_never_the_account() -> None:
     app = make_app()
     cid, gm, pat = _table(app)

@@ -597,7 +597,7 @@ def test_the_api_sets_webhooks_for_the_gm_and_a_token_of_scope_gm(receiver: Rece
     gm = m["gm"]
     made = hook(gm, cid, receiver.url + "/a", "discord")
     assert made["name"] == "Discord" and made["secret"] is None and made["url"] == receiver.url + "/a"
-    assert made["shown_url"] == receiver.url + "/a"
+    assert made["shown_url"] == receiver.url + "/…"  # a path of one part may be all of its secret
     assert hook(gm, cid, receiver.url + "/api/webhooks/123/tok-en", "discord")["shown_url"] == receiver.url + "/api/…"
     for n in range(3):
         hook(gm, cid, receiver.url + f"/more{n}", "json")

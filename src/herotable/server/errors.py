@@ -43,7 +43,9 @@ FIXES = {
 def validation_field(loc: Sequence[object]) -> str:
     """The field a validation error names, as a client sends it: without the body and without the command type
     pydantic puts before a command's fields."""
-    parts = [str(p) for p in loc if p != "body"]
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in ("body", "query", "path", "header", "cookie"):  # where it was sent: not its name
+        parts = parts[1:]
     if parts and parts[0] in COMMANDS:
         parts = parts[1:]
     return ".".join(parts)
@@ -58,7 +60,13 @@ def field_error(error: Mapping[str, Any]) -> FieldError:
         return {"field": "", "message": f"the request body is not valid JSON: {reason}", "fix": "send one JSON object"}
     field = validation_field(error.get("loc", ()))
     said = str(error.get("msg", "invalid")).removeprefix("Value error, ")  # a model's own words, as they are
+    if kind.startswith("union_tag"):  # the command's type: named, and not with every type there is
+        field = "type"
+        tag = error.get("ctx", {}).get("tag")
+        said = f"there is no command type {tag!r}" if kind == "union_tag_invalid" and tag else "it has no type"
     fix = FIXES.get(kind, "correct this field and send the request again").format(field=field or "the body")
+    if kind == "extra_forbidden" and field == "command_id":
+        fix = "send command_id in the query string (?command_id=…), beside the command, not in it"
     return {"field": field, "message": f"{field or 'request'}: {said}", "fix": fix}
 
 
@@ -125,6 +133,7 @@ def install(app: FastAPI) -> None:
             401: "auth/required",
             403: "auth/forbidden",
             404: "not_found",
+            405: "method_not_allowed",
             429: "auth/rate_limited",
         }.get(err.status_code, "http")
         said = problem(err.status_code, code, str(err.detail), fix=getattr(err, "fix", None))

@@ -104,7 +104,8 @@ SAID = {
     409: "The rules refuse it now: `fix` says what would make it legal, `ruling` names the rule",
     410: "Gone: an invitation expired or used up, or a campaign recorded by an older herotable",
     413: "The request body is larger than any request here needs",
-    422: "The request does not fit its schema or the rules' limits: `errors` lists every error",
+    422: "The request does not fit its schema (then `errors` lists every error) or what it names cannot be taken as it "
+    "is (`code` says which, `fix` what would do)",
     429: "Too many attempts or commands: wait as long as Retry-After says",
     500: "The server failed: it cannot say whether the request took effect, so look before sending it again",
     503: "The database is busy or away: send it again in a moment (Retry-After)",
@@ -122,7 +123,8 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 def documented(schema: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI document with problems as they are sent: the `Problem` schema among the components, a problem for
     422 where FastAPI documents its own validation error (which this server never sends), and one for 413 wherever
-    there is a request body. Changes `schema` in place and returns it."""
+    every operation (a body past its limit is refused before any route reads it, one a GET was sent with too). Changes
+    `schema` in place and returns it."""
     made = TypeAdapter(Problem).json_schema(mode="serialization", ref_template=REF)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.update(made.pop("$defs", {}))
@@ -134,8 +136,7 @@ def documented(schema: dict[str, Any]) -> dict[str, Any]:
             said = operation.setdefault("responses", {})
             if "HTTPValidationError" in str(said.get("422", "")):
                 said.update(_keyed(responses(422)))
-            if "requestBody" in operation:
-                said.update(_keyed(responses(413)))
+            said.update(_keyed(responses(413)))  # a body is refused past its limit on any operation, before it is read
     return schema
 
 

@@ -31,7 +31,8 @@ from herotable.store.accounts import AccountStore, ApiToken, User
 
 SCOPES = ("read", "play", "gm")
 PREFIX = "htk_"
-BEARER = re.compile(rf"^Bearer\s+({PREFIX}[A-Za-z0-9]{{8}}_[A-Za-z0-9_-]{{20,100}})$")
+# the scheme's name in any case, as HTTP reads it (RFC 9110, 11.1)
+BEARER = re.compile(rf"^Bearer\s+({PREFIX}[A-Za-z0-9]{{8}}_[A-Za-z0-9_-]{{20,100}})$", re.IGNORECASE)
 USED_EVERY_S = 60.0  # a token's last use is written at most this often
 OPEN_TO_BOUND = ("/api/v1/me", "/api/v1/commands", "/api/v1/odds")  # what a token bound to a campaign may reach too
 

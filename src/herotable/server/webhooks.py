@@ -337,7 +337,9 @@ def shown_url(url: str) -> str:
     Discord's token (and many a receiver's secret) is."""
     parts = urlsplit(url)
     first, _, rest = parts.path.lstrip("/").partition("/")
-    return f"{parts.scheme}://{parts.netloc}/{first}" + ("/…" if rest or parts.query else "")
+    if not rest:  # a path of one part may be all of the receiver's secret
+        return f"{parts.scheme}://{parts.netloc}" + ("/…" if first or parts.query else "")
+    return f"{parts.scheme}://{parts.netloc}/{first}/…"
 
 
 # --- what is said -------------------------------------------------------------------------------------------------

@@ -42,7 +42,9 @@ class NewWebhook(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     url: str = Field(
-        min_length=1, max_length=2000, description="where to send: a Discord webhook URL, or any https receiver"
+        min_length=1,
+        max_length=2000,
+        description="where to send: a Discord webhook URL, or any https:// (or http://) receiver",
     )
     format: Format = Field(
         default="discord", description="`discord`: Discord's webhook JSON; `json`: herotable's JSON, signed"
