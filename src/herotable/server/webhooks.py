@@ -333,8 +333,8 @@ def check_url(url: str) -> str | None:
 
 
 def shown_url(url: str) -> str:
-    """The address as the GM sees it on the page: the host and the path's first part, never the rest, where
-    Discord's token (and many a receiver's secret) is."""
+    """The address as the GM sees it on the page: the host, and the path's first part when it has more; never the
+    rest, where Discord's token (and many a receiver's secret) is."""
     parts = urlsplit(url)
     first, _, rest = parts.path.lstrip("/").partition("/")
     if not rest:  # a path of one part may be all of the receiver's secret
