@@ -162,6 +162,12 @@ def test_a_validation_error_names_the_field_as_the_client_sent_it_and_says_how_t
     assert in_body["field"] == "command_id" and "?command_id=" in in_body["fix"]
     limited = gm.get(f"/api/v1/campaigns/{cid}/events?limit=-1").json()
     assert limited["field"] == "limit" and limited["errors"][0]["field"] == "limit"
+    as_a_form = gm.client.post(
+        f"/api/v1/campaigns/{cid}/commands",
+        content=b"type=table.roll&expression=2d6",
+        headers={**gm.headers, "content-type": "application/x-www-form-urlencoded"},
+    ).json()
+    assert "not a JSON object" in as_a_form["detail"] and "Content-Type: application/json" in as_a_form["fix"]
     wrong_method = gm.client.put(f"/api/v1/campaigns/{cid}/events", headers=gm.headers)
     assert wrong_method.status_code == 405 and wrong_method.json()["code"] == "method_not_allowed"
 

@@ -59,6 +59,12 @@ def field_error(error: Mapping[str, Any]) -> FieldError:
         reason = error.get("ctx", {}).get("error", "it does not parse")
         return {"field": "", "message": f"the request body is not valid JSON: {reason}", "fix": "send one JSON object"}
     field = validation_field(error.get("loc", ()))
+    if not field and kind in ("model_attributes_type", "dict_type", "model_type"):  # the body was no JSON object
+        return {
+            "field": "",
+            "message": "the request body is not a JSON object (was it sent as another content type?)",
+            "fix": "send one JSON object, with Content-Type: application/json",
+        }
     said = str(error.get("msg", "invalid")).removeprefix("Value error, ")  # a model's own words, as they are
     if kind.startswith("union_tag"):  # the command's type: named, and not with every type there is
         field = "type"
