@@ -87,7 +87,7 @@ class MadeWebhook(WebhookOut):
     secret: str | None = Field(description="the key of the `Herotable-Signature` HMAC (format json)")
 
 
-class Removed(BaseModel):
+class WebhookRemoved(BaseModel):
     removed: str
 
 
@@ -216,13 +216,15 @@ def create_webhook(
 
 
 @router.delete("/campaigns/{campaign_id}/webhooks/{webhook_id}", responses=IN_A_CAMPAIGN)
-def remove_webhook(campaign_id: str, webhook_id: str, request: Request, svc: ServicesDep, user: UserDep) -> Removed:
+def remove_webhook(
+    campaign_id: str, webhook_id: str, request: Request, svc: ServicesDep, user: UserDep
+) -> WebhookRemoved:
     """Remove a webhook; nothing more is sent to it, pending deliveries included."""
     gm_state(svc, campaign_id, user)
     courier = courier_of(request)
     found_webhook(courier, campaign_id, webhook_id)
     courier.store.remove_webhook(campaign_id, webhook_id)
-    return Removed(removed=webhook_id)
+    return WebhookRemoved(removed=webhook_id)
 
 
 @router.post(
