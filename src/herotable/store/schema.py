@@ -241,3 +241,35 @@ class OutboxRecord(Base):
     answer: Mapped[str] = mapped_column(Text)
     remote_id: Mapped[str | None] = mapped_column(Text, nullable=True)
     done_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class CampaignImageRecord(Base):
+    """An image a campaign's handouts show, as the server re-encoded it, keyed by the digest of its bytes: one row
+    however many entries show it. The sizes of a campaign's rows count against its quota."""
+
+    __tablename__ = "campaign_images"
+
+    campaign_id: Mapped[str] = mapped_column(Text, ForeignKey("campaigns.campaign_id"), primary_key=True)
+    digest: Mapped[str] = mapped_column(Text, primary_key=True)
+    media_type: Mapped[str] = mapped_column(Text)
+    image: Mapped[bytes] = mapped_column(LargeBinary)
+    width: Mapped[int] = mapped_column(Integer)
+    height: Mapped[int] = mapped_column(Integer)
+    set_by: Mapped[str] = mapped_column(Text)
+    set_at: Mapped[str] = mapped_column(Text)
+
+
+class LibraryRecord(Base):
+    """A character a GM saved to reuse in any campaign of its game: a character document (the format one character
+    is exported in), found by its owner."""
+
+    __tablename__ = "library"
+    __table_args__ = (Index("ix_library_owner", "owner"),)
+
+    entry_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    owner: Mapped[str] = mapped_column(Text)
+    ruleset: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
+    document: Mapped[str] = mapped_column(Text)
+    saved_from: Mapped[str] = mapped_column(Text)
+    saved_at: Mapped[str] = mapped_column(Text)
