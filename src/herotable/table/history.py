@@ -1,0 +1,89 @@
+"""A campaign's facts as they stand, session by session, as one reader may see them: what recaps and charts read.
+
+Facts of actions an undo reversed are left out, and so are the undos themselves: a recap tells what happened as it
+stands (R-T-4). Each reader gets only the facts they may see (`views.may_see`): a GM's secret roll never reaches a
+player's recap or chart. A session runs from its start to the next session's start, so what is settled after it
+ends (an adventure's awards) counts with it; what happened before the first session is session 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from herotable.table.core import AdventureStarted, SessionEnded, SessionStarted
+from herotable.table.fold import UNDONE_TYPE, Recorded, facts_of
+from herotable.table.state import TableState
+from herotable.table.views import may_see
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A fact a reader may see, with when it was recorded."""
+
+    seq: int
+    at: str
+    command_id: str
+    actor: str
+    command_type: str
+    fact: Any
+    visibility: str
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class Session:
+    """One game session as a reader may see it: its number (0: before the first), the adventure it began in, when it
+    started and ended (None: still going), and its facts in order."""
+
+    number: int
+    adventure: int
+    started_at: str | None
+    ended_at: str | None
+    facts: tuple[Seen, ...]
+
+
+def seen_facts(state: TableState, events: Sequence[Any], viewer: str | None) -> list[Seen]:
+    """The stored `events` (with `at`) as the facts `viewer` may see, undone actions and undos left out."""
+    out: list[Seen] = []
+    for e, r in zip(events, facts_of(events), strict=True):
+        if not _stands(state, r) or not may_see(state, viewer, r.visibility.value, r.owner):
+            continue
+        out.append(Seen(r.seq, e.at, r.command_id, r.actor, r.command_type, r.fact, r.visibility.value, r.owner))
+    return out
+
+
+def _stands(state: TableState, r: Recorded) -> bool:
+    return r.command_id not in state.undone and r.fact.type != UNDONE_TYPE
+
+
+def sessions(state: TableState, events: Sequence[Any], viewer: str | None) -> list[Session]:
+    """The campaign's game sessions, oldest first, each with the facts `viewer` may see; session 0 (what came before
+    the first session) only when it holds anything."""
+    return split(seen_facts(state, events, viewer))
+
+
+def split(facts: Iterable[Seen]) -> list[Session]:
+    """Facts cut into sessions at each session's start."""
+    out: list[Session] = []
+    number, adventure, current, started, ended = 0, 0, 0, None, None
+    held: list[Seen] = []
+
+    def close() -> None:
+        if number or held:
+            out.append(Session(number, adventure, started, ended, tuple(held)))
+
+    for s in facts:
+        f = s.fact
+        if isinstance(f, SessionStarted):
+            close()
+            number, adventure, started, ended, held = f.number, current, s.at, None, []
+        elif isinstance(f, SessionEnded) and f.number == number:
+            ended = s.at
+        elif isinstance(f, AdventureStarted):
+            current = f.number
+            adventure = adventure or current
+        held.append(s)
+    close()
+    return out
