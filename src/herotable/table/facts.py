@@ -40,6 +40,7 @@ class Fact:
     reveals: ClassVar[str | None] = None  # the field naming a roll this fact makes public (R-T-4)
     inert: ClassVar[bool] = False  # tells the log something and changes no state: the fold passes it by
     news: ClassVar[bool] = False  # an outcome the table hears at once (a toast), beside every roll
+    copied: ClassVar[bool] = False  # sent as one copy per reader: the GM, who sees every copy, reads it once
 
     @classmethod
     def headline(cls) -> bool:

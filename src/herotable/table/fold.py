@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from herotable.table import campaign_settings, sheet_edits
+from herotable.table import campaign_settings, journal, sheet_edits
 from herotable.table.codec import CodecError, decode_as, decoder, encode, evolved
 from herotable.table.core import CORE_EVOLVE
 from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
@@ -24,8 +24,9 @@ NOT_ACTIONS = frozenset(
     {"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE, "chat.say", "chat.roll"}
     | sheet_edits.COMMANDS_OUTSIDE_UNDO  # sheet edits, retiring and deleting, and the campaign's settings: lines
     | campaign_settings.COMMANDS_OUTSIDE_UNDO  # undo does not cross, like membership changes
+    | journal.COMMANDS_OUTSIDE_UNDO  # writing the journal and private notes: like chat, beside the actions
 )
-STATE_VERSION = 5  # the snapshot format; older snapshots are ignored, never misread
+STATE_VERSION = 6  # the snapshot format; older snapshots are ignored, never misread
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
 
@@ -94,11 +95,13 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
     user = kind_of = ""
     before: tuple[Any, ...] | None = None
     reveals: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
     commit, audience, owner = False, Visibility.GM, None
     if done and done[-1].command_id == last:  # the start state ends inside an action: carry on with it
         top = done[-1]
         open_action, user, kind_of = True, top.user, top.type
         commit, reveals, audience, owner = top.commit, top.reveals, top.audience, top.audience_owner
+        also = top.audience_also
         done = done[:-1]
         before, befores = (befores[-1], befores[:-1]) if len(befores) == len(state.done) else (None, befores)
     public, gm = Visibility.PUBLIC, Visibility.GM
@@ -109,7 +112,7 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
         inert, core, commits, reveals_field = plans[f.__class__]
         if command_id != last:
             if open_action:
-                entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
+                entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner, also))
                 if before is None:
                     done, befores = _push(*_flush(done, befores, pushed, pushed_befores), entry, None)
                 else:
@@ -119,8 +122,8 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
             open_action = command_type not in NOT_ACTIONS and core is not _undo
             if open_action:
                 user, kind_of = actor, command_type
-                before = (game, state.characters, state.structure, state.requests)
-                commit, reveals, audience, owner = False, (), gm, None
+                before = (game, state.characters, state.structure, state.requests, state.journal)
+                commit, reveals, audience, owner, also = False, (), gm, None, ()
         if inert:
             pass
         elif core is not None:
@@ -146,8 +149,10 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
                 audience, owner = public, None
             elif audience is gm:
                 audience, owner = Visibility.OWNER, fact_owner
+            elif fact_owner is not None and fact_owner != owner and fact_owner not in also:
+                also = (*also, fact_owner)
     if open_action:
-        entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner))
+        entry = _done(Done, (last, user, kind_of, commit, reveals, audience, owner, also))
         done, befores = _push(*_flush(done, befores, pushed, pushed_befores), entry, before)
     elif pushed:
         done, befores = _flush(done, befores, pushed, pushed_befores)
@@ -201,7 +206,8 @@ def _undo(state: TableState, f: Any) -> TableState:
     before = state.befores[-1] if state.befores else None  # `befores` ends aligned with `done`
     if before is None:
         raise UndoNeedsHistory(f"undoing {f.command_id!r} needs the state before it: fold the log from its start")
-    game, characters, structure, requests = before
+    game, characters, structure, requests, entries = before
+    state = journal.restore_audiences(state, journal.audiences_of(entries))
     return evolved(
         state,
         game=game,

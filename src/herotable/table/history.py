@@ -15,6 +15,7 @@ from typing import Any
 from herotable.table.core import AdventureStarted, SessionEnded, SessionStarted
 from herotable.table.fold import UNDONE_TYPE, Recorded, facts_of
 from herotable.table.state import TableState
+from herotable.table.undo import UndoneTold
 from herotable.table.views import may_see
 
 
@@ -55,7 +56,7 @@ def seen_facts(state: TableState, events: Sequence[Any], viewer: str | None) -> 
 
 
 def _stands(state: TableState, r: Recorded) -> bool:
-    return r.command_id not in state.undone and r.fact.type != UNDONE_TYPE
+    return r.command_id not in state.undone and r.fact.type not in (UNDONE_TYPE, UndoneTold.type)
 
 
 def sessions(state: TableState, events: Sequence[Any], viewer: str | None) -> list[Session]:

@@ -11,6 +11,7 @@ from herotable.table import (  # noqa: F401
     chat,
     conviction,
     dice_roll,
+    journal,
     ltl,
     requests,
     sheet_edits,

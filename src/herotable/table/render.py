@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from herotable.table import campaign_settings, chat, sheet_edits
+from herotable.table import campaign_settings, chat, journal, sheet_edits
 from herotable.table.core import (
     AdventureEnded,
     AdventureStarted,
@@ -27,7 +27,7 @@ from herotable.table.facts import Fact
 from herotable.table.game import game_for, game_of
 from herotable.table.requests import RequestAnswered, RequestOpened
 from herotable.table.state import Ruleset, TableState
-from herotable.table.undo import ActionUndone
+from herotable.table.undo import ActionUndone, UndoneTold
 
 Names = Mapping[str, str]
 _CORE: dict[str, Callable[[Any, Names], str]] = {}
@@ -126,6 +126,7 @@ def _dice(f: DiceRolled, n: Names) -> str:
     return (f"{f.label}: " if f.label else "") + f"{f.text}"
 
 
+@_says(UndoneTold)
 @_says(ActionUndone)
 def _undone(f: ActionUndone, n: Names) -> str:
     back = f"; {len(f.revealed)} revealed roll(s) are pending again, marked as seen" if f.revealed else ""
@@ -149,11 +150,14 @@ CORE_TITLES = {
     RequestAnswered.type: "The GM answers",
     DiceRolled.type: "Dice",
     ActionUndone.type: "Undo",
+    UndoneTold.type: "Undo",
+    **journal.TITLES,
     **chat.TITLES,
     **sheet_edits.TITLES,
     **campaign_settings.TITLES,
 }
 _CORE.update(chat.RENDERERS)
+_CORE.update(journal.RENDERERS)
 _CORE.update(sheet_edits.SAYS)
 _CORE.update(campaign_settings.SAYS)
 
@@ -218,6 +222,8 @@ def log_entries(state: TableState, seen: Iterable[Seen]) -> list[LogEntry]:
         private = "" if s.visibility == "public" or s.command_id in announced else s.visibility
         if out and out[-1].command_id == s.command_id:
             last = out[-1]
+            if s.fact.copied and line in last.lines:  # another reader's copy: the GM reads it once
+                continue
             out[-1] = LogEntry(
                 last.position,
                 last.command_id,

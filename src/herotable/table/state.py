@@ -109,6 +109,30 @@ class OpenRequest:
     character: str | None = None
 
 
+@dataclass(frozen=True)
+class JournalEntry:
+    """A journal entry as it stands: its text (Markdown), the digest of its image (or None), and who reads it
+    besides the GM: everyone (every member, spectators and those who join later included), or the `readers` named."""
+
+    id: str
+    title: str
+    body: str
+    image: str | None = None
+    everyone: bool = False
+    readers: tuple[str, ...] = ()
+
+    def read_by(self, state: TableState, user: str | None) -> bool:
+        """Whether `user` may read this entry now."""
+        role = state.role_of(user)
+        if role is None:
+            return False
+        return role is Role.GM or self.everyone or user in self.readers
+
+    @property
+    def shown(self) -> bool:
+        return self.everyone or bool(self.readers)
+
+
 class Done(NamedTuple):
     """An action still in effect, newest last: what undo can reach (R-T-4). `commit` marks an action that rolled
     dice or acted on a roll; `reveals` the rolls it made public; `audience` who saw it."""
@@ -120,6 +144,7 @@ class Done(NamedTuple):
     reveals: tuple[str, ...] = ()
     audience: Visibility = Visibility.GM
     audience_owner: str | None = None
+    audience_also: tuple[str, ...] = ()  # the other members an owner audience holds (a handout shown to several)
 
 
 UNDO_DEPTH = 50
@@ -166,6 +191,9 @@ class TableState:
     notes: tuple[tuple[str, str], ...] = ()  # (character, notes): shown with the sheet, to whoever may read it
     retired: tuple[Shelved, ...] = ()  # characters out of play, kept as they were
     gone: tuple[tuple[str, str], ...] = ()  # (id, name) of deleted characters, whose facts the log still names
+    journal: tuple[JournalEntry, ...] = ()  # the journal's entries, oldest first (`herotable.table.journal`)
+    journal_made: int = 0  # entries ever written: a new one's number, never one used before
+    private_notes: tuple[tuple[str, str], ...] = ()  # (character, notes) its player and the GM alone read
 
     def member(self, user: str | None) -> Member | None:
         if not user:

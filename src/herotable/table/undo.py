@@ -28,6 +28,17 @@ class ActionUndone(Fact):
     revealed: tuple[str, ...] = ()
 
 
+@fact
+@dataclass(frozen=True)
+class UndoneTold(ActionUndone):
+    """An undo told to another member who saw the action (a handout shown to several): the state changes once, by the
+    `ActionUndone` its first member reads."""
+
+    type = "action.undone_told"
+    inert = True
+    copied = True
+
+
 @dataclass(frozen=True)
 class Undo(Command):
     """Undo the most recent action still in effect: a player's own, unless it revealed something, or any for the GM;
@@ -74,5 +85,7 @@ def _undo(state: TableState, cmd: Undo, ctx: Ctx) -> Decision:
             )
     undone = ActionUndone(last.command_id, last.type, last.user, last.reveals)
     if last.audience is Visibility.OWNER:
-        return Decision([Emitted(undone, Visibility.OWNER, last.audience_owner)])
+        told = UndoneTold(last.command_id, last.type, last.user, last.reveals)
+        also = [Emitted(told, Visibility.OWNER, owner) for owner in last.audience_also]
+        return Decision([Emitted(undone, Visibility.OWNER, last.audience_owner), *also])
     return Decision([Emitted(undone, last.audience)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from herotable.table import journal
 from herotable.table.codec import encode
 from herotable.table.facts import Visibility
 from herotable.table.game import game_of
@@ -52,4 +53,5 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         if last is None or not (gm or last.user == user)
         else {"command_id": last.command_id, "type": last.type, "user": last.user, "commit": last.commit},
         "game": game_of(state).mask(state, user),
+        "journal": journal.view(state, user),
     }
