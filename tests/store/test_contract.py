@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import json
@@ -32,6 +33,7 @@ from herotable.store import (
     import_campaign,
 )
 from herotable.store.chain import chain_problems, hash_of
+from herotable.store.port import CampaignImage, OverQuota
 
 from .helpers import AT, CREATED, assert_whole_log, command, event, same
 
@@ -288,6 +290,8 @@ def played(store: EventStore) -> None:
 
 def expected_digest(document: dict[str, Any]) -> str:
     content = {"campaign": document["campaign"], "event_count": len(document["events"]), "events": document["events"]}
+    if "images" in document:
+        content["images"] = document["images"]
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -296,7 +300,7 @@ def test_an_export_imported_into_an_empty_store_is_identical(store: EventStore, 
     played(store)
     document = json.loads(json.dumps(export_campaign(store, "c1")))
     assert document["format"] == "herotable.campaign"
-    assert document["format_version"] == 2
+    assert document["format_version"] == 3
     assert document["event_count"] == 7
     assert document["sha256"] == expected_digest(document)
     row = import_campaign(other_store, document)
@@ -362,7 +366,7 @@ def _seq_as_text(doc: dict[str, Any]) -> None:
 
 
 def _newer_format(doc: dict[str, Any]) -> None:
-    doc["format_version"] = 3
+    doc["format_version"] = 4
 
 
 def _first_format(doc: dict[str, Any]) -> None:
@@ -375,6 +379,57 @@ def _forged_hash(doc: dict[str, Any]) -> None:
 
 def _foreign_event(doc: dict[str, Any]) -> None:
     doc["events"][0]["campaign_id"] = "c2"
+
+
+def _changed_image(doc: dict[str, Any]) -> None:
+    doc["images"] = [IMAGE_OUT]
+
+
+def _image_not_its_digest(doc: dict[str, Any]) -> None:
+    doc["images"] = [IMAGE_OUT | {"data": base64.b64encode(b"other").decode()}]
+    doc["sha256"] = expected_digest(doc)
+
+
+IMAGE = CampaignImage.of("c1", b"RIFF-webp", media_type="image/webp", width=4, height=3, set_by="gm", set_at=AT)
+IMAGE_OUT = {
+    "digest": IMAGE.digest,
+    "media_type": "image/webp",
+    "width": 4,
+    "height": 3,
+    "set_by": "gm",
+    "set_at": AT,
+    "data": base64.b64encode(IMAGE.image).decode(),
+}
+
+
+def test_the_journals_images_travel_in_the_export_and_a_version_2_document_is_still_read(
+    store: EventStore, other_store: EventStore
+) -> None:
+    played(store)
+    assert store.add_image(IMAGE, 1000) is True
+    assert store.add_image(IMAGE, 1000) is False  # the same picture again: kept once
+    document = json.loads(json.dumps(export_campaign(store, "c1")))
+    assert document["images"] == [IMAGE_OUT] and document["sha256"] == expected_digest(document)
+    import_campaign(other_store, document)
+    assert other_store.campaign_images("c1") == [IMAGE] == store.campaign_images("c1")
+    older = {k: v for k, v in document.items() if k != "images"} | {"format_version": 2}
+    older["sha256"] = expected_digest(older)
+    store.delete_campaign("c1")
+    import_campaign(store, older)
+    assert store.load("c1") == other_store.load("c1") and store.campaign_images("c1") == []
+
+
+def test_a_campaigns_images_stop_at_its_quota_counted_in_bytes(store: EventStore) -> None:
+    new_campaign(store)
+    size = len(IMAGE.image)
+    with pytest.raises(OverQuota, match="raise the quota"):
+        store.add_image(IMAGE, size - 1)
+    assert store.images_used("c1") == (0, [])
+    assert store.add_image(IMAGE, size)
+    assert store.images_used("c1") == (size, [(IMAGE.digest, size)])
+    assert store.campaign_image("c1", IMAGE.digest) == IMAGE and store.campaign_image("c2", IMAGE.digest) is None
+    assert store.remove_image("c1", IMAGE.digest) and not store.remove_image("c1", IMAGE.digest)
+    assert store.images_used("c1") == (0, [])
 
 
 TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
@@ -391,7 +446,9 @@ TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
     (_split_command, "event seq 5: command 'k1' is split"),
     (_missing_field, r"events\[1\] \(seq 2\): field 'visibility' is missing"),
     (_seq_as_text, r"events\[1\]: field 'seq' must be an integer"),
-    (_newer_format, "format_version 3"),
+    (_newer_format, "format_version 4 is not one this herotable reads"),
+    (_changed_image, "sha256 digest does not match"),
+    (_image_not_its_digest, r"images\[0\]: image digest is not the SHA-256 of its bytes"),
     (_first_format, "format version 1 export, recorded before campaigns were kept as facts"),
     (_forged_hash, "event 2 .* was changed after it was recorded"),
     (_foreign_event, "event seq 1 belongs to campaign 'c2'"),

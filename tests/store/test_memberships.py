@@ -383,7 +383,7 @@ def test_an_export_whose_membership_fact_cannot_be_read_is_refused_and_imports_n
             event["data"]["role"] = "overlord"
         event["prev_hash"] = prev
         event["hash"] = prev = hash_of(prev, SimpleNamespace(**event))
-    document["sha256"] = digest(document["campaign"], document["events"])
+    document["sha256"] = digest(document["campaign"], document["events"], document.get("images"))
     store = open_store(url)
     try:
         with pytest.raises(InvalidExport, match="overlord"):

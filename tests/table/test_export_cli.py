@@ -68,7 +68,7 @@ def rechained(document: dict[str, Any]) -> None:
     for e in document["events"]:
         e["prev_hash"] = prev
         e["hash"] = prev = hash_of(prev, StoredEvent(**{**e, "stream_pos": 0}))
-    document["sha256"] = digest(document["campaign"], document["events"])
+    document["sha256"] = digest(document["campaign"], document["events"], document.get("images"))
 
 
 def test_export_import_into_an_empty_database_gives_the_same_state(tmp_path):
@@ -98,7 +98,7 @@ def test_tampered_or_truncated_exports_are_refused_and_import_nothing(tmp_path):
     rolled = next(e for e in edited["events"] if e["type"] == "dice.rolled")
     rolled["data"]["faces"][0] = 1 if rolled["data"]["faces"][0] != 1 else 2
     fresh_digest = json.loads(json.dumps(edited))
-    fresh_digest["sha256"] = digest(fresh_digest["campaign"], fresh_digest["events"])
+    fresh_digest["sha256"] = digest(fresh_digest["campaign"], fresh_digest["events"], fresh_digest.get("images"))
     cases = {
         "truncated": (truncated, "event_count"),
         "edited": (edited, "was changed after it was recorded"),

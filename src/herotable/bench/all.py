@@ -152,7 +152,7 @@ def _as_first_recorded(document: dict[str, Any]) -> dict[str, Any]:
             rules_version=e["rules_version"],
             command=e["command"],
         )
-    document["sha256"] = digest(document["campaign"], document["events"])
+    document["sha256"] = digest(document["campaign"], document["events"], document.get("images"))
     return document
 
 

@@ -41,8 +41,9 @@ WHO_KEYS = ("character", "actor", "healer")
 GM_GROUPS = {"Structure", "Judgement", "Override", "Awards", "Rounds", "Calls", "Damage"}
 BAR_GROUPS = {"Conflict", "Teamwork", "Scene", "Members"}  # the GM's table-wide actions with no one character
 SKIPPED = {SetRole.type, RemoveMember.type}
-# kinds with pages of their own (sheets, the campaign's settings; each card links its sheet) and the chat's box
-ELSEWHERE = ("character.", "campaign.", "chat.")
+# kinds with pages of their own (sheets, the campaign's settings, the journal; each card links its sheet) and the
+# chat's box
+ELSEWHERE = ("character.", "campaign.", "chat.", "journal.")
 BAR_BUTTONS = {BeginPlay.type}  # a button of its own on the bar, in view: the first step of play
 KEYED_PREFIX = {"fighters": "side", "awards": "award"}
 SIDES: Options = (("", "not in it"), ("heroes", "heroes"), ("villains", "villains"), ("third", "a third side"))

@@ -203,6 +203,28 @@ class LastAction(TypedDict):
 
 
 @answer
+class JournalEntry(TypedDict):
+    """A journal entry you may read. Who else reads it is the GM's to know: `everyone` and `readers` come to the GM
+    alone."""
+
+    id: str
+    title: str
+    body: Annotated[str, Field(description="Markdown")]
+    image: Annotated[str | None, Field(description="the digest of its image: GET /campaigns/{id}/images/{digest}")]
+    everyone: NotRequired[bool]
+    readers: NotRequired[list[str]]
+
+
+@answer
+class Journal(TypedDict):
+    """The journal as you may read it: entries shown to you (the GM: all), and the private notes on your characters
+    (the GM: on all)."""
+
+    entries: list[JournalEntry]
+    private_notes: Annotated[dict[str, str], Field(description="by character id")]
+
+
+@answer
 class CampaignView(TypedDict):
     """The campaign as you see it: what you may not see is left out before it leaves the server."""
 
@@ -226,6 +248,7 @@ class CampaignView(TypedDict):
             "`wits`, `sides`, `order`…. A hidden sheet you may not read is not there."
         ),
     ]
+    journal: Journal
 
 
 # --- what a field may hold (a legal action's fields, a game's options) ---

@@ -26,7 +26,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MAX_BODY_BYTES = 64 * 1024  # a command, a sheet or a form: the largest legal one is well under this
 # a portrait of at most 1 MB, with its form's CSRF token and the multipart framing around it
 PORTRAIT_BODY_BYTES = portrait_image.MAX_BYTES + 16 * 1024
-PORTRAIT_PATH = re.compile(r"/campaigns/[^/]+/portraits/[^/]+")
+# a portrait, or an image for the journal: the same checks, the same size
+PORTRAIT_PATH = re.compile(r"/campaigns/[^/]+/(portraits/[^/]+|journal/images)")
+# a journal entry: 20,000 characters, which a form may send as up to 9 bytes each (a 3-byte letter, percent-encoded)
+JOURNAL_BODY_BYTES = 9 * 20_000 + 16 * 1024
+JOURNAL_PATH = re.compile(r"/campaigns/[^/]+/journal(/notes/[^/]+)?")  # the API: the body limit (UTF-8 fits)
 
 SECURITY_HEADERS = (
     # no inline script, nothing from elsewhere; the live table's WebSocket is same-origin. Inline style attributes
@@ -118,14 +122,21 @@ class RequestGuard:
             return
         headers = dict(scope.get("headers") or ())
         portrait = PORTRAIT_PATH.fullmatch(scope.get("path", "")) is not None
-        limit = PORTRAIT_BODY_BYTES if portrait else self.max_body
+        path = scope.get("path", "")
+        limit = (
+            PORTRAIT_BODY_BYTES
+            if portrait
+            else max(JOURNAL_BODY_BYTES, self.max_body)
+            if JOURNAL_PATH.fullmatch(path)
+            else self.max_body
+        )
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._refuse(scope, receive, send, self._too_large(portrait))
+            await self._refuse(scope, receive, send, self._too_large(portrait, limit))
             return
         body, more = await self._read(receive, limit)
         if body is None:
-            await self._refuse(scope, receive, send, self._too_large(portrait))
+            await self._refuse(scope, receive, send, self._too_large(portrait, limit))
             return
         kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         # a portrait is binary, NULs and all; its route stores no text from the body (only the re-encoded image)
@@ -152,7 +163,7 @@ class RequestGuard:
         static = scope.get("path", "").startswith("/static/")
         await self.app(scope, replay, self._with_headers(send, static=static))
 
-    def _too_large(self, portrait: bool) -> tuple[int, bytes]:
+    def _too_large(self, portrait: bool, limit: int) -> tuple[int, bytes]:
         if portrait:
             return _refusal(
                 413,
@@ -163,7 +174,7 @@ class RequestGuard:
         return _refusal(
             413,
             "request/too_large",
-            f"the request body is larger than {self.max_body // 1024} KB, the most any request here needs",
+            f"the request body is larger than {limit // 1024} KB, the most a request here needs",
             "send a shorter text: every field has a limit, shown on its form",
         )
 

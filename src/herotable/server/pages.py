@@ -38,6 +38,7 @@ from herotable.server.security import digest
 from herotable.service import LegacyCampaign, TableService
 from herotable.store.accounts import User, UsernameTaken
 from herotable.store.port import StoreError
+from herotable.table import journal
 from herotable.table.commands import InvalidCommand
 from herotable.table.facts import FACT_TYPES
 from herotable.table.game import Flag, LegalAction, game_for, game_of
@@ -684,6 +685,7 @@ def _table_context(state: TableState, uid: str, digests: dict[str, str]) -> dict
         "own": [c for c in state.characters if c.owner == uid],
         "alerts": _alerts(shown, laid, gm),
         "portraits": portraits.shown(state, uid, digests),
+        "journal": journal.readable(state, uid),
     }
 
 

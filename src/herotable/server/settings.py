@@ -122,6 +122,9 @@ class Settings(BaseModel):
     nor to the ports of the server itself, its Redis or its database, either way."""
     webhook_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
     """How long one webhook delivery may take in all: connecting, sending, and the receiver's whole answer."""
+    image_quota_mb: Annotated[float, Field(ge=0, le=100_000)] = 50.0
+    """How many megabytes (10⁶ bytes) the images a campaign's journal shows may take together, as kept (re-encoded,
+    at most 1 MB each): an upload past it is refused. 0: no journal images."""
 
     # --- checks ----------------------------------------------------------------------------------------------
     @field_validator("trusted_proxies", "metrics_allow", mode="before")

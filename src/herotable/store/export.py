@@ -6,20 +6,25 @@ truncated document is refused. The digest and the chain guard against damage and
 signature.
 
 Format version 2 holds facts (see `herotable.table.facts`); a version 1 document (the command-events of the first
-table core) is refused with a message that says so.
+table core) is refused with a message that says so. Version 3 adds the images the campaign's journal shows (`images`,
+each with its bytes in base64, covered by the digest); a version 2 document, which has none, is still read.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from herotable.store import payload
-from herotable.store.invariants import check_log
+from herotable.store.invariants import check_image, check_log
 from herotable.store.port import (
     CampaignExists,
+    CampaignImage,
     CampaignRow,
     EventStore,
     InvalidExport,
@@ -29,7 +34,8 @@ from herotable.store.port import (
 )
 
 FORMAT = "herotable.campaign"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READ_VERSIONS = (2, 3)
 
 _CAMPAIGN_FIELDS: dict[str, type] = {
     "campaign_id": str,
@@ -58,11 +64,24 @@ _EVENT_FIELDS: dict[str, type] = {
 _OPTIONAL = {"actor", "owner", "command"}
 _EXPORT_AGAIN = "Tip: export the campaign again from the database it was recorded in"
 _DOCUMENT_FIELDS = ("format", "format_version", "campaign", "event_count", "events", "sha256")
+_IMAGE_FIELDS: dict[str, type] = {
+    "digest": str,
+    "media_type": str,
+    "width": int,
+    "height": int,
+    "set_by": str,
+    "set_at": str,
+    "data": str,
+}
 
 
-def digest(campaign: Mapping[str, Any], events: list[dict[str, Any]]) -> str:
-    """SHA-256 (hex) of the canonical JSON of {"campaign", "event_count", "events"}."""
-    content = {"campaign": campaign, "event_count": len(events), "events": events}
+def digest(
+    campaign: Mapping[str, Any], events: list[dict[str, Any]], images: list[dict[str, Any]] | None = None
+) -> str:
+    """SHA-256 (hex) of the canonical JSON of {"campaign", "event_count", "events"} (and "images", from version 3)."""
+    content: dict[str, Any] = {"campaign": campaign, "event_count": len(events), "events": events}
+    if images is not None:
+        content["images"] = images
     return hashlib.sha256(payload.canonical(content)).hexdigest()
 
 
@@ -71,6 +90,7 @@ def export_campaign(store: EventStore, campaign_id: str) -> dict[str, Any]:
     row = store.campaign(campaign_id)
     # Events appended after `row` was read are left out, so the document is the log at one head.
     events = [_exported(event) for event in store.load(campaign_id)[: row.head]]
+    images = [_image_out(image) for image in store.campaign_images(campaign_id)]
     campaign = asdict(row)
     return {
         "format": FORMAT,
@@ -78,8 +98,36 @@ def export_campaign(store: EventStore, campaign_id: str) -> dict[str, Any]:
         "campaign": campaign,
         "event_count": len(events),
         "events": events,
-        "sha256": digest(campaign, events),
+        "images": images,
+        "sha256": digest(campaign, events, images),
     }
+
+
+def _image_out(image: CampaignImage) -> dict[str, Any]:
+    data = asdict(image)
+    del data["campaign_id"], data["image"]
+    return data | {"data": base64.b64encode(image.image).decode("ascii")}
+
+
+def _images_in(campaign_id: str, listed: Any) -> list[CampaignImage]:
+    if not isinstance(listed, list):
+        raise InvalidExport(f"images must be a JSON array, got {type(listed).__name__}")
+    out = []
+    for index, item in enumerate(listed):
+        where = f"images[{index}]"
+        fields = _object(item, _IMAGE_FIELDS, where)
+        try:
+            data = base64.b64decode(fields["data"], validate=True)
+        except (binascii.Error, ValueError):
+            raise InvalidExport(f"{where}: data is not base64") from None
+        kept = {k: v for k, v in fields.items() if k != "data"}
+        image = CampaignImage(campaign_id=campaign_id, image=data, **kept)
+        try:
+            check_image(image)
+        except StoreError as error:
+            raise InvalidExport(f"{where}: {error.reason}") from None
+        out.append(image)
+    return out
 
 
 def _exported(event: StoredEvent) -> dict[str, Any]:
@@ -107,15 +155,15 @@ def _object(value: Any, spec: Mapping[str, type], where: str) -> dict[str, Any]:
     return value
 
 
-def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent]]:
-    """The campaign and events of a document, after checking its shape, every field, the count and digest."""
+def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent], list[CampaignImage]]:
+    """The campaign, events and images of a document, after checking its shape, every field, the count and digest."""
     if not isinstance(document, dict):
         raise InvalidExport(f"the document must be a JSON object, got {type(document).__name__}")
     for name in _DOCUMENT_FIELDS:
         if name not in document:
             raise InvalidExport(f"field {name!r} is missing")
     for name in document:
-        if name not in _DOCUMENT_FIELDS:
+        if name not in (*_DOCUMENT_FIELDS, "images"):
             raise InvalidExport(f"unknown field {name!r}")
     if document["format"] != FORMAT:
         raise InvalidExport(f"format is {document['format']!r:.60}, not {FORMAT!r}: this is not a herotable campaign")
@@ -124,10 +172,14 @@ def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent]]:
             "this is a format version 1 export, recorded before campaigns were kept as facts (its events are version "
             f"1 command-events); this herotable reads format version {FORMAT_VERSION}"
         )
-    if document["format_version"] != FORMAT_VERSION or isinstance(document["format_version"], bool):
+    if document["format_version"] not in READ_VERSIONS or isinstance(document["format_version"], bool):
         raise InvalidExport(
-            f"format_version {document['format_version']!r:.20} is not one this herotable reads ({FORMAT_VERSION})"
+            f"format_version {document['format_version']!r:.20} is not one this herotable reads "
+            f"({', '.join(map(str, READ_VERSIONS))})"
         )
+    if (document["format_version"] == 3) != ("images" in document):
+        said = "field 'images' is missing" if document["format_version"] == 3 else "unknown field 'images'"
+        raise InvalidExport(said)
     campaign = _object(document["campaign"], _CAMPAIGN_FIELDS, "campaign")
     listed = document["events"]
     if not isinstance(listed, list):
@@ -151,9 +203,10 @@ def _read(document: Any) -> tuple[CampaignRow, list[StoredEvent]]:
         check_log(row, log)
     except StoreError as error:
         raise InvalidExport(f"{error.reason}. {_EXPORT_AGAIN}") from None
-    if document["sha256"] != digest(campaign, events):
+    images = document.get("images")
+    if document["sha256"] != digest(campaign, events, images):
         raise InvalidExport("the sha256 digest does not match the content: the document was changed after export")
-    return row, log
+    return row, log, [] if images is None else _images_in(row.campaign_id, images)
 
 
 def import_campaign(store: EventStore, document: Any) -> CampaignRow:
@@ -163,7 +216,7 @@ def import_campaign(store: EventStore, document: Any) -> CampaignRow:
     or malformed, whose campaign id is already in the store, or that the store refuses (a membership fact it
     cannot read).
     """
-    row, events = _read(document)
+    row, events, images = _read(document)
     taken = f"campaign {row.campaign_id!r} already exists in this store. Tip: import into a store without it"
     try:
         store.campaign(row.campaign_id)
@@ -172,7 +225,10 @@ def import_campaign(store: EventStore, document: Any) -> CampaignRow:
     else:
         raise InvalidExport(taken)
     try:
-        return store.import_events(row, events)
+        made = store.import_events(row, events)
+        for image in images:  # checked already: the operator's import, never refused by a server's quota
+            store.add_image(image, sys.maxsize)
+        return made
     except CampaignExists:
         raise InvalidExport(taken) from None
     except StoreError as error:

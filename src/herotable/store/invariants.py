@@ -9,7 +9,15 @@ from typing import Any
 
 from herotable.store import payload
 from herotable.store.chain import GENESIS, chain_problems, hash_of
-from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, Portrait, StoredEvent, StoreError
+from herotable.store.port import (
+    VISIBILITIES,
+    CampaignImage,
+    CampaignRow,
+    NewEvent,
+    Portrait,
+    StoredEvent,
+    StoreError,
+)
 
 PORTRAIT_TYPES = ("image/webp", "image/png")  # what the server re-encodes portraits to
 
@@ -221,3 +229,19 @@ def chained(
         )
         prev = digest
     return stored
+
+
+def check_image(image: CampaignImage) -> None:
+    """Raise `StoreError` naming the first field of `image` that breaks the contract."""
+    _text(image.campaign_id, "image campaign_id")
+    _text(image.set_by, "image set_by")
+    _timestamp(image.set_at, "image set_at")
+    if image.media_type not in PORTRAIT_TYPES:
+        raise StoreError(
+            f"image media_type is {image.media_type!r}; it must be one of {', '.join(PORTRAIT_TYPES)}. "
+            "Tip: keep only images the server re-encoded"
+        )
+    _count(image.width, "image width", 1)
+    _count(image.height, "image height", 1)
+    if not image.image or hashlib.sha256(image.image).hexdigest() != image.digest:
+        raise StoreError("image digest is not the SHA-256 of its bytes. Tip: make it with CampaignImage.of")

@@ -13,6 +13,7 @@ from herotable.store.invariants import (
     chained,
     check_batch,
     check_campaign,
+    check_image,
     check_log,
     check_portrait,
     check_seq,
@@ -25,12 +26,14 @@ from herotable.store.memberships import changes_members, members_after
 from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
+    CampaignImage,
     CampaignRow,
     CatchUp,
     ConcurrencyError,
     DuplicateCommand,
     Membership,
     NewEvent,
+    OverQuota,
     Portrait,
     Snapshot,
     StoredEvent,
@@ -50,6 +53,7 @@ class _Log:
     head_hash: str = GENESIS
     streams: dict[tuple[str, str | None], int] = field(default_factory=dict)
     portraits: dict[str, Portrait] = field(default_factory=dict)  # by character id
+    images: dict[str, CampaignImage] = field(default_factory=dict)  # by digest, oldest first
     members: dict[str, str] = field(default_factory=dict)  # the membership read model: user → role
 
 
@@ -304,6 +308,38 @@ class MemoryEventStore:
         check_portrait(portrait)
         with self._lock:
             self._log(portrait.campaign_id).portraits[portrait.character_id] = portrait
+
+    def add_image(self, image: CampaignImage, quota: int) -> bool:
+        check_image(image)
+        with self._lock:
+            images = self._log(image.campaign_id).images
+            if image.digest in images:
+                return False
+            used = sum(len(i.image) for i in images.values())
+            if used + len(image.image) > quota:
+                raise OverQuota(used, len(image.image), quota)
+            images[image.digest] = image
+            return True
+
+    def campaign_image(self, campaign_id: str, digest: str) -> CampaignImage | None:
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            return None if log is None else log.images.get(digest)
+
+    def campaign_images(self, campaign_id: str) -> list[CampaignImage]:
+        with self._lock:
+            return list(self._log(campaign_id).images.values())
+
+    def images_used(self, campaign_id: str) -> tuple[int, list[tuple[str, int]]]:
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            sizes = [] if log is None else [(d, len(i.image)) for d, i in log.images.items()]
+            return sum(size for _, size in sizes), sizes
+
+    def remove_image(self, campaign_id: str, digest: str) -> bool:
+        with self._lock:
+            log = self._logs.get(campaign_id)
+            return log is not None and log.images.pop(digest, None) is not None
 
     def portrait(self, campaign_id: str, character_id: str) -> Portrait | None:
         """The character's portrait, or None."""

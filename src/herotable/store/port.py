@@ -145,6 +145,27 @@ class Portrait:
         return cls(campaign_id, character_id, media_type, image, width, height, digest, set_by, set_at)
 
 
+@dataclass(frozen=True)
+class CampaignImage:
+    """An image a campaign's journal shows, as kept: checked and re-encoded by the server, keyed by the SHA-256 of its
+    bytes (`digest`, hex), so the same picture uploaded twice is kept once."""
+
+    campaign_id: str
+    digest: str
+    media_type: str
+    image: bytes
+    width: int
+    height: int
+    set_by: str
+    set_at: str
+
+    @classmethod
+    def of(
+        cls, campaign_id: str, image: bytes, *, media_type: str, width: int, height: int, set_by: str, set_at: str
+    ) -> CampaignImage:
+        return cls(campaign_id, hashlib.sha256(image).hexdigest(), media_type, image, width, height, set_by, set_at)
+
+
 class StoreError(Exception):
     """The one error family of the store; the message says what is wrong and how to fix it."""
 
@@ -195,6 +216,20 @@ class DuplicateCommand(StoreError):
             f"command {command_id!r} is already recorded in campaign {campaign_id!r}. Tip: a retried command "
             "that already landed needs no second append; a new command needs a new command_id"
         )
+
+
+class OverQuota(StoreError):
+    """An image that would take a campaign's images past their quota."""
+
+    def __init__(self, used: int, size: int, quota: int) -> None:
+        def mb(n: int) -> str:
+            return f"{n / 1_000_000:.1f} MB"
+
+        super().__init__(
+            f"the campaign's images take {mb(used)} of its {mb(quota)}, and this one takes {mb(size)} more. "
+            "Tip: remove images no entry shows any more, or ask the operator to raise the quota"
+        )
+        self.used, self.size, self.quota = used, size, quota
 
 
 class InvalidExport(StoreError):
@@ -340,6 +375,27 @@ class EventStore(Protocol):
 
     def delete_portrait(self, campaign_id: str, character_id: str) -> bool:
         """Remove the character's portrait; whether there was one."""
+        ...
+
+    def add_image(self, image: CampaignImage, quota: int) -> bool:
+        """Keep `image` (False: it was kept already), unless the campaign's images would then take more than `quota`
+        bytes. Raises `OverQuota`, `UnknownCampaign`, `StoreError`."""
+        ...
+
+    def campaign_image(self, campaign_id: str, digest: str) -> CampaignImage | None:
+        """The image of this digest in the campaign, or None."""
+        ...
+
+    def campaign_images(self, campaign_id: str) -> list[CampaignImage]:
+        """Every image of the campaign, bytes included, oldest first (for an export)."""
+        ...
+
+    def images_used(self, campaign_id: str) -> tuple[int, list[tuple[str, int]]]:
+        """The bytes the campaign's images take, and each image's digest and size, oldest first."""
+        ...
+
+    def remove_image(self, campaign_id: str, digest: str) -> bool:
+        """Remove the image; False when there was none."""
         ...
 
     def close(self) -> None:

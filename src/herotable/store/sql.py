@@ -20,6 +20,7 @@ from herotable.store.invariants import (
     chained,
     check_batch,
     check_campaign,
+    check_image,
     check_log,
     check_portrait,
     check_seq,
@@ -34,6 +35,7 @@ from herotable.store.migrate import require_head, upgrade
 from herotable.store.port import (
     LOG_VERSION,
     CampaignExists,
+    CampaignImage,
     CampaignRow,
     CatchUp,
     ConcurrencyError,
@@ -41,6 +43,7 @@ from herotable.store.port import (
     EventStore,
     Membership,
     NewEvent,
+    OverQuota,
     Portrait,
     Snapshot,
     StoredEvent,
@@ -50,6 +53,7 @@ from herotable.store.port import (
     UnknownCampaign,
 )
 from herotable.store.schema import (
+    CampaignImageRecord,
     CampaignRecord,
     EventRecord,
     InviteRecord,
@@ -94,6 +98,16 @@ _EVENT_COLUMNS = (
     EventRecord.prev_hash,
     EventRecord.hash,
     EventRecord.stream_pos,
+)
+_IMAGE_COLUMNS = (  # in `CampaignImage`'s field order
+    CampaignImageRecord.campaign_id,
+    CampaignImageRecord.digest,
+    CampaignImageRecord.media_type,
+    CampaignImageRecord.image,
+    CampaignImageRecord.width,
+    CampaignImageRecord.height,
+    CampaignImageRecord.set_by,
+    CampaignImageRecord.set_at,
 )
 _PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
     PortraitRecord.campaign_id,
@@ -614,9 +628,69 @@ class SqlEventStore:
         with self._writer.begin() as connection:
             self._campaign(connection, campaign_id)
             tables = (InviteUseRecord, RemovalRecord, InviteRecord, SnapshotRecord, PortraitRecord, MembershipRecord)
-            for table in (*tables, OutboxRecord, WebhookRecord, EventRecord):
+            for table in (*tables, OutboxRecord, WebhookRecord, CampaignImageRecord, EventRecord):
                 connection.execute(delete(table).where(table.campaign_id == campaign_id))
             connection.execute(delete(CampaignRecord).where(CampaignRecord.campaign_id == campaign_id))
+
+    def add_image(self, image: CampaignImage, quota: int) -> bool:
+        check_image(image)
+        key = (CampaignImageRecord.campaign_id == image.campaign_id) & (CampaignImageRecord.digest == image.digest)
+        try:
+            with self._writer.begin() as connection:
+                # the campaign's row, held to the commit: two uploads to one campaign count their quota in turn
+                if connection.execute(_HEAD_FOR_APPEND, {"campaign_id": image.campaign_id}).one_or_none() is None:
+                    raise UnknownCampaign(image.campaign_id)
+                if connection.execute(select(CampaignImageRecord.digest).where(key)).first() is not None:
+                    return False
+                used = connection.execute(
+                    select(func.coalesce(func.sum(func.length(CampaignImageRecord.image)), 0)).where(
+                        CampaignImageRecord.campaign_id == image.campaign_id
+                    )
+                ).scalar_one()
+                if used + len(image.image) > quota:
+                    raise OverQuota(int(used), len(image.image), quota)
+                connection.execute(insert(CampaignImageRecord).values(**vars(image)))
+                return True
+        except IntegrityError:  # the same image, uploaded at the same moment: kept once
+            return False
+
+    def campaign_image(self, campaign_id: str, digest: str) -> CampaignImage | None:
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(*_IMAGE_COLUMNS)
+                .where(CampaignImageRecord.campaign_id == campaign_id)
+                .where(CampaignImageRecord.digest == digest)
+            ).one_or_none()
+        return None if found is None else CampaignImage(*found)
+
+    def campaign_images(self, campaign_id: str) -> list[CampaignImage]:
+        with self._engine.connect() as connection:
+            self._campaign(connection, campaign_id)
+            found = connection.execute(
+                select(*_IMAGE_COLUMNS)
+                .where(CampaignImageRecord.campaign_id == campaign_id)
+                .order_by(CampaignImageRecord.set_at, CampaignImageRecord.digest)
+            )
+            return [CampaignImage(*row) for row in found]
+
+    def images_used(self, campaign_id: str) -> tuple[int, list[tuple[str, int]]]:
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(CampaignImageRecord.digest, func.length(CampaignImageRecord.image))
+                .where(CampaignImageRecord.campaign_id == campaign_id)
+                .order_by(CampaignImageRecord.set_at, CampaignImageRecord.digest)
+            )
+            sizes = [(str(digest), int(size)) for digest, size in found]
+        return sum(size for _, size in sizes), sizes
+
+    def remove_image(self, campaign_id: str, digest: str) -> bool:
+        with self._writer.begin() as connection:
+            gone = connection.execute(
+                delete(CampaignImageRecord)
+                .where(CampaignImageRecord.campaign_id == campaign_id)
+                .where(CampaignImageRecord.digest == digest)
+            )
+            return bool(gone.rowcount)
 
     def set_portrait(self, portrait: Portrait) -> None:
         """Keep `portrait`, replacing its character's earlier one. Raises `UnknownCampaign`, `StoreError`."""

@@ -47,6 +47,19 @@ class ExportedEvent(TypedDict):
 
 
 @answer
+class ExportedImage(TypedDict):
+    """An image the campaign's journal shows, as the server keeps it."""
+
+    digest: Annotated[str, Field(description="SHA-256 of its bytes, hex")]
+    media_type: str
+    width: int
+    height: int
+    set_by: str
+    set_at: str
+    data: Annotated[str, Field(description="its bytes, in base64")]
+
+
+@answer
 class ExportDocument(TypedDict):
     """The campaign and its whole log, as `herotable import` reads it back."""
 
@@ -55,7 +68,10 @@ class ExportDocument(TypedDict):
     campaign: ExportedCampaign
     event_count: int
     events: list[ExportedEvent]
-    sha256: Annotated[str, Field(description="SHA-256 of the canonical JSON of campaign, event_count and events")]
+    images: list[ExportedImage]
+    sha256: Annotated[
+        str, Field(description="SHA-256 of the canonical JSON of campaign, event_count, events and images")
+    ]
 
 
 # The store writes the document as plain JSON; `response_model` checks it against its type on the way out.
