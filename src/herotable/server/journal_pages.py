@@ -62,6 +62,11 @@ DONE = {
 }
 
 
+def _size(n: int) -> str:
+    """A number of bytes in words: kB under a megabyte, else MB."""
+    return f"{max(1, round(n / 1000)) if n else 0} kB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
 def _page(
     request: Request, svc: Services, user: Any, state: TableState, *, error: str = "", status: int = 200
 ) -> Response:
@@ -94,11 +99,11 @@ def _page(
         ],
         members=members,
         images=[
-            {"digest": d, "url": image_url(state.campaign_id, d), "kb": round(size / 1000), "used": d in in_use}
+            {"digest": d, "url": image_url(state.campaign_id, d), "kb": max(1, round(size / 1000)), "used": d in in_use}
             for d, size in sizes
         ],
-        used_mb=round(used / 1_000_000, 1),
-        quota_mb=svc.settings.image_quota_mb,
+        used=_size(used),
+        quota=_size(int(svc.settings.image_quota_mb * 1_000_000)),
         accept=ACCEPT,
         image_mb=MAX_BYTES // (1024 * 1024),
         characters=[
