@@ -19,12 +19,14 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 ALPHA = 0.01
 MIN_EXPECTED = 5
-NOTHING_UNUSUAL = "nothing unusual"
-UNUSUAL = "unusual, look closer"
-TOO_FEW = "too few rolls to tell"
+Verdict = Literal["nothing unusual", "unusual, look closer", "too few rolls to tell"]
+NOTHING_UNUSUAL: Verdict = "nothing unusual"
+UNUSUAL: Verdict = "unusual, look closer"
+TOO_FEW: Verdict = "too few rolls to tell"
 
 _EPS = 1e-15
 _TINY = 1e-300
@@ -129,7 +131,7 @@ class DieTest:
     chi_square: float | None
     p_value: float | None
     holm_p: float | None
-    says: str
+    says: Verdict
     needed: int = 0
 
     @property
@@ -144,7 +146,7 @@ class Fairness:
 
     alpha: float
     dice: tuple[DieTest, ...]
-    says: str
+    says: Verdict
 
 
 def fairness(faces: Iterable[tuple[int, int]], alpha: float = ALPHA) -> Fairness:
@@ -183,6 +185,7 @@ def fairness_of(counts: dict[int, tuple[int, ...]], alpha: float = ALPHA) -> Fai
         says = UNUSUAL if adjusted[sides] <= alpha else NOTHING_UNUSUAL
         statistic, p = statistics[sides], p_values[sides]
         dice.append(DieTest(sides, faces, rolled, rolled / sides, True, statistic, p, adjusted[sides], says))
+    overall: Verdict
     if any(d.unusual for d in dice):
         overall = UNUSUAL
     else:
