@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 
 from .test_browser import DESK, PHONE, Player, Server, browser, server  # noqa: F401
+from .test_browser_axe import violations
 
 CV_SHEET = {
     "level": 3,
@@ -104,9 +105,9 @@ def played_conviction(gm: Api, ana: Api, sly: Api) -> str:
     return cid
 
 
-def look(player: Player, path: str, name: str, *, dark: bool) -> None:
+def look(player: Player, path: str, name: str, *, dark: bool, axe: bool = False) -> None:
     """The page at both widths in one theme, each screenshot looked at; nothing wider than the phone, and the
-    drawings' words in the theme's ink."""
+    drawings' words in the theme's ink; with `axe`, no serious accessibility violation either."""
     player.page.emulate_media(color_scheme="dark" if dark else "light")
     player.goto(path)
     expect(player.page.locator("h1")).to_have_text("Charts")
@@ -114,6 +115,7 @@ def look(player: Player, path: str, name: str, *, dark: bool) -> None:
         player.page.set_viewport_size(size)
         player.shot(f"{name}-{tag}{'-dark' if dark else ''}")
         assert player.page.evaluate("document.documentElement.scrollWidth") <= size["width"], (name, tag)
+    assert not axe or violations(player) == [], name  # axe-core finds nothing serious or critical
     ink = player.page.evaluate(
         "() => [getComputedStyle(document.querySelector('svg.chart .axis')).stroke,"
         " getComputedStyle(document.body).color, getComputedStyle(document.querySelector('svg.chart text')).fill]"
@@ -143,7 +145,7 @@ def test_every_member_reads_every_chart_at_both_widths_and_in_the_dark(browser, 
     ana.page.locator("#charts-link").click()  # the table page leads there
     expect(ana.page.locator("h1")).to_have_text("Charts")
     path = f"/campaigns/{ltl}/charts"
-    look(gm, path, "120-charts-ltl-gm", dark=False)
+    look(gm, path, "120-charts-ltl-gm", dark=False, axe=True)
     look(ana, path, "121-charts-ltl-player", dark=True)
     look(sly, path, "122-charts-ltl-spectator", dark=False)
     for player in (gm, ana, sly):
@@ -166,7 +168,7 @@ def test_every_member_reads_every_chart_at_both_widths_and_in_the_dark(browser, 
 
     cv = played_conviction(*apis)
     path = f"/campaigns/{cv}/charts"
-    look(gm, path, "123-charts-cv-gm", dark=True)
+    look(gm, path, "123-charts-cv-gm", dark=True, axe=True)
     look(ana, path, "124-charts-cv-player", dark=False)
     look(sly, path, "125-charts-cv-spectator", dark=True)
     for player in (gm, ana, sly):

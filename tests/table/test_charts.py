@@ -13,7 +13,7 @@ from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.service import TableService
 from herotable.store.memory import MemoryEventStore
 from herotable.table.charts import Charts, charts_for
-from herotable.table.chat import ChatRoll
+from herotable.table.chat import ChatRoll, ChatRolled
 from herotable.table.conviction.commands import Announce, BeginTurns, Reroll, RollCheck, StartRound, Surge
 from herotable.table.dice_roll import FreeRoll
 from herotable.table.ltl.commands import (
@@ -29,6 +29,7 @@ from herotable.table.ltl.commands import (
     TryAgain,
 )
 from herotable.table.ltl.commands import Reroll as LtlReroll
+from herotable.table.ltl.facts import InitiativeRolled
 from herotable.table.series import Kind, Series
 from herotable.table.state import Role, Ruleset
 from herotable.table.structure import (
@@ -40,6 +41,7 @@ from herotable.table.structure import (
     StartScene,
     StartSession,
 )
+from herotable.table.throws import once
 from herotable.table.undo import Undo
 
 from .test_cv_table import (
@@ -218,3 +220,11 @@ def test_a_campaign_with_nothing_rolled_yet_says_too_few_rolls() -> None:
     got = charts(service, "quiet", "pat")
     assert got.fairness.dice == () and got.fairness.says == "too few rolls to tell"
     assert all(c.series == () for c in got.charts)
+
+
+def test_copies_of_one_fact_count_once_and_facts_alike_only_in_their_dice_count_each():
+    # a whisper's two copies are one fact of one command; two fighters' equal initiative dice are two dice
+    comet, nova = InitiativeRolled("comet", 8, (5,)), InitiativeRolled("nova", 8, (5,))
+    whisper = ChatRolled("1d12", "", 9, "1d12 (9) = 9", ((12, 9),), "sam")
+    facts = [("c1", comet), ("c1", nova), ("c2", whisper), ("c2", whisper), ("c3", whisper)]
+    assert once(facts, lambda f: None) == [(8, 5), (8, 5), (12, 9), (12, 9)]

@@ -61,11 +61,11 @@ def tally(
                 per[at] = per.get(at, 0) + amount
     first = 0 if any(0 in per for per in sums.values()) else 1
     stretches = range(first, last + 1)
-    labels = tuple(label(by, n) for n in stretches)
+    labels = tuple(label(n) for n in stretches)
     return labels, tuple(Series(name, tuple(per.get(n, 0) for n in stretches)) for name, per in sums.items())
 
 
-def label(by: Stretch, n: int) -> str:
+def label(n: int) -> str:
     """A stretch's label on a chart: its number, or "before" for what came before the first."""
     return str(n) if n else "before"
 
@@ -89,6 +89,6 @@ def standing(
                     now[character] = value
         rows[s.number] = dict(now)
     numbers = [n for n in rows if n] or list(rows)
-    labels = tuple(label(Stretch.SESSION, n) for n in numbers)
+    labels = tuple(label(n) for n in numbers)
     series = tuple(Series(names.get(c, c), tuple(rows[n].get(c) for n in numbers)) for c in now)
     return labels, series

@@ -29,24 +29,20 @@ Die = tuple[int, int]  # (sides, face)
 PartOf = Callable[[Fact], Part | None]
 
 
-def nothing_shared(f: Fact) -> Part | None:
-    """A game whose facts each show their own dice, never another's: each counts as it is."""
-    return None
-
-
-def once(facts: Iterable[tuple[str, Fact]], part_of: PartOf = nothing_shared) -> list[Die]:
+def once(facts: Iterable[tuple[str, Fact]], part_of: PartOf) -> list[Die]:
     """The dice of (command id, fact) pairs, in order, each die once (see the module's text)."""
     out: list[Die] = []
     rolls: dict[Hashable, list[Die]] = {}
-    copies: set[tuple[str, Fact]] = set()
+    copies: set[tuple[str, str]] = set()  # (command, the fact in full): a fact may hold a dict, so not its hash
     for command_id, f in facts:
         dice = f.dice_faces()
         if not dice:
             continue
         part = part_of(f)
         if part is None:
-            if (command_id, f) not in copies:
-                copies.add((command_id, f))
+            copy = (command_id, repr(f))
+            if copy not in copies:
+                copies.add(copy)
                 out += dice
         elif part.whole:
             rolls[part.roll] = list(dice)
