@@ -142,6 +142,8 @@ def test_every_member_reads_every_chart_at_both_widths_and_in_the_dark(browser, 
 
     ltl = played_ltl(*apis)
     ana.goto(f"/campaigns/{ltl}/table")
+    expect(ana.page.locator("#live-status")).to_have_text("live")
+    ana.shot("126-table-charts-link-phone")
     ana.page.locator("#charts-link").click()  # the table page leads there
     expect(ana.page.locator("h1")).to_have_text("Charts")
     path = f"/campaigns/{ltl}/charts"
