@@ -22,6 +22,7 @@ from herotable.server import (
     admin,
     api,
     apidocs,
+    chart_pages,
     chat,
     errors,
     health,
@@ -59,6 +60,7 @@ PAGES = (
     journal_pages.router,
     admin.router,
     portrait_routes.router,
+    chart_pages.router,
     pages.router,
 )
 

@@ -6,7 +6,7 @@ Also the vocabulary of legal actions: what a viewer may do now, each field with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import zip_longest
@@ -15,7 +15,9 @@ from typing import Any, ClassVar, Protocol
 from herotable.table.codec import Json, decode_as, encode
 from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
+from herotable.table.series import Chart
 from herotable.table.state import CharacterRef, Role, Ruleset, TableError, TableState
+from herotable.table.throws import Die, Part, once
 
 # --- legal actions: field domains ---
 
@@ -373,6 +375,16 @@ class Game(Protocol):
 
     def board(self, state: TableState, user: str) -> Board: ...
 
+    def thrown(self, seen: Sequence[Any]) -> list[Die]:
+        """The dice a reader saw thrown in `seen` (the `history.Seen` facts they may see, oldest first), as (sides,
+        face), each die once however often it was shown (`throws.once`): what the dice fairness chart counts."""
+        ...
+
+    def charts(self, state: TableState, sessions: Sequence[Any], viewer: str | None) -> list[Chart]:
+        """How the game charts a campaign's history, from the `history.Session`s `viewer` may see: only numbers they
+        may see (a hidden NPC's are the GM's, `tallies.charted`)."""
+        ...
+
 
 GAMES: dict[Ruleset, Game] = {}
 
@@ -397,6 +409,16 @@ class PackagedGame:
 
     def with_options(self, table: Any, changed: Mapping[str, Any]) -> Any:
         return replace(table, options=decode_as(self.options_type, {**encode(table.options), **changed}))
+
+    def throw_part(self, f: Fact) -> Part | None:
+        """Which roll a die fact shows part or all of (`throws.Part`); None: its dice count as they are."""
+        return None
+
+    def thrown(self, seen: Sequence[Any]) -> list[Die]:
+        return once(((s.command_id, s.fact) for s in seen), self.throw_part)
+
+    def charts(self, state: TableState, sessions: Sequence[Any], viewer: str | None) -> list[Chart]:
+        return []
 
 
 def register(game: Game) -> Game:

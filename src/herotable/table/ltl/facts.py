@@ -232,14 +232,14 @@ class DieRolled(Fact):
     shift: int = 0
     reason: str = ""
 
+    def dice_faces(self) -> tuple[tuple[int, int], ...]:
+        return tuple((self.die, face) for face in self.faces)
+
 
 @upcaster(DieRolled.type, 2)
 def _die_without_shift(payload: dict[str, Any]) -> dict[str, Any]:
     """Version 2 → 3: no situational modifier then; the penalty was a d4 under a critical's -1 (rating 0)."""
     return {**payload, "penalty": 1 if payload["rating"] <= 0 else 0, "shift": 0, "reason": ""}
-
-    def dice_faces(self) -> tuple[tuple[int, int], ...]:
-        return tuple((self.die, face) for face in self.faces)
 
 
 @fact
