@@ -10,12 +10,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import zip_longest
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from herotable.table.codec import Json, decode_as, encode
 from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
+from herotable.table.recap_parts import GameRecap
 from herotable.table.state import CharacterRef, Role, Ruleset, TableError, TableState
+
+if TYPE_CHECKING:
+    from herotable.table.history import Session
 
 # --- legal actions: field domains ---
 
@@ -373,6 +377,11 @@ class Game(Protocol):
 
     def board(self, state: TableState, user: str) -> Board: ...
 
+    def recap(self, session: Session, names: Mapping[str, str]) -> GameRecap:
+        """What the game says of one game session in words (conflicts, points spent, levels…), from the facts its
+        reader may see, undone actions left out (`history.Session`)."""
+        ...
+
 
 GAMES: dict[Ruleset, Game] = {}
 
@@ -397,6 +406,10 @@ class PackagedGame:
 
     def with_options(self, table: Any, changed: Mapping[str, Any]) -> Any:
         return replace(table, options=decode_as(self.options_type, {**encode(table.options), **changed}))
+
+    def recap(self, session: Session, names: Mapping[str, str]) -> GameRecap:
+        """Nothing of its own: a game that says nothing of its sessions gets the recap's shared part alone."""
+        return GameRecap()
 
 
 def register(game: Game) -> Game:

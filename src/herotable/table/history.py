@@ -64,10 +64,12 @@ def sessions(state: TableState, events: Sequence[Any], viewer: str | None) -> li
     return split(seen_facts(state, events, viewer))
 
 
-def split(facts: Iterable[Seen]) -> list[Session]:
-    """Facts cut into sessions at each session's start."""
+def split(facts: Iterable[Seen], adventure: int = 0) -> list[Session]:
+    """Facts cut into sessions at each session's start; `adventure`: the one begun before the first of them, for
+    facts read from the middle of the log."""
     out: list[Session] = []
-    number, adventure, current, started, ended = 0, 0, 0, None, None
+    number, current, started, ended = 0, adventure, None, None
+    adventure = 0
     held: list[Seen] = []
 
     def close() -> None:

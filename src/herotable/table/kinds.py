@@ -12,6 +12,7 @@ from herotable.table import (  # noqa: F401
     conviction,
     dice_roll,
     ltl,
+    recap_notes,
     requests,
     sheet_edits,
     structure,

@@ -10,7 +10,7 @@ from typing import Any
 from herotable.conviction.options import CampaignOptions, DisabledActions
 from herotable.conviction.rounds import end_round, end_scene
 from herotable.table.commands import Decision
-from herotable.table.conviction import decide, evolve, legal, present, render
+from herotable.table.conviction import decide, evolve, legal, present, recap, render
 from herotable.table.conviction.facts import InitiativeOrder, PresenceSet, WitsRefreshed
 from herotable.table.conviction.state import CvTable
 from herotable.table.facts import Emitted
@@ -69,6 +69,7 @@ class ConvictionGame(PackagedGame):
     mask = staticmethod(present.mask)
     board = staticmethod(present.board)
     render = staticmethod(render.render)
+    recap = staticmethod(recap.recap)
 
     def busy(self, state: TableState) -> str | None:
         """What is still open, by name: the GM finds it on the table and announces, voids or undoes it."""
