@@ -10,16 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import zip_longest
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from herotable.table.codec import Json, decode_as, encode
 from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
-from herotable.table.recap_parts import GameRecap
+from herotable.table.recap_parts import GameRecap, Session
 from herotable.table.state import CharacterRef, Role, Ruleset, TableError, TableState
-
-if TYPE_CHECKING:
-    from herotable.table.history import Session
 
 # --- legal actions: field domains ---
 

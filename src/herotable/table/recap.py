@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from herotable.table.core import SceneEnded, SceneMarkedDramatic, SceneStarted, SessionStarted
@@ -20,6 +19,7 @@ from herotable.table.recap_notes import RecapWritten
 from herotable.table.recap_parts import RecapSection, listed
 from herotable.table.state import Role, TableState
 
+_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z)")
 # the fields by which a fact names the characters it is about (a value that is no character's id is passed by)
 CHARACTER_FIELDS = ("character", "actor", "target", "roller", "healer", "patient", "characters")
 
@@ -79,10 +79,11 @@ class Recap:
 
 
 def when(at: str | None) -> str:
-    """A stored time as a reader reads it, to the minute: "2026-12-04 19:02 UTC"."""
-    if not at:
-        return ""
-    return datetime.fromisoformat(at).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    """A stored time (ISO 8601 in UTC, as the table records it) as a reader reads it, to the minute:
+    "2026-12-04 19:02 UTC"; any other text as it is."""
+    if not at or not _UTC.fullmatch(at):
+        return at or ""
+    return f"{at[:10]} {at[11:16]} UTC"
 
 
 def note_of(session: Session, notes: Iterable[Seen]) -> Note | None:

@@ -1,4 +1,5 @@
-"""A game's part of a session's recap (`Game.recap`): headed sections of sentences, and the small helpers each game's
+"""What a game's part of a session's recap (`Game.recap`) reads and says: a session's facts as one reader may see
+them (`Session`, made by `herotable.table.history`), headed sections of sentences, and the small helpers each game's
 recap writes them with. Nothing here knows a game; a recap's shared part (session, scenes, who took part) is
 `herotable.table.recap`."""
 
@@ -6,6 +7,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A fact a reader may see, with when it was recorded."""
+
+    seq: int
+    at: str
+    command_id: str
+    actor: str
+    command_type: str
+    fact: Any
+    visibility: str
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class Session:
+    """One game session as a reader may see it: its number (0: before the first), the adventure it began in, when it
+    started and ended (None: still going), and its facts in order."""
+
+    number: int
+    adventure: int
+    started_at: str | None
+    ended_at: str | None
+    facts: tuple[Seen, ...]
 
 
 @dataclass(frozen=True)
