@@ -35,6 +35,13 @@ class Listed:
     noted: bool
 
 
+def no_such_session(state: TableState, number: object) -> tuple[str, str]:
+    """What to say of a session the campaign has not had (`number` as asked for), and what to ask for instead."""
+    last = state.structure.session
+    had = f"sessions 0 to {last}" if last else "only session 0, what came before the first game session"
+    return f"there is no game session {str(number)[:12]!r} in this campaign", f"ask for one of {had}"
+
+
 def _marks(store: EventStore, state: TableState, viewer: str) -> list[Seen]:
     return seen_facts(state, store.events_of_types(MARKS, [state.campaign_id]), viewer)
 
