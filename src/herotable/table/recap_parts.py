@@ -56,6 +56,15 @@ def sections(*parts: tuple[str, Iterable[str]]) -> GameRecap:
     return GameRecap(tuple(RecapSection(title, tuple(lines)) for title, lines in parts if lines))
 
 
+GM_ONLY = " (GM only)"
+
+
+def only_gm(visibilities: Iterable[str]) -> str:
+    """What follows a line told only by facts the GM alone sees (a secret roll, a hidden sheet's numbers): " (GM
+    only)", so that the GM's own recap shows what to keep back when it is shared; "" for any other line."""
+    return GM_ONLY if set(visibilities) == {"gm"} else ""
+
+
 def counted(n: int, one: str, many: str | None = None) -> str:
     """`n` and the noun, singular or plural: "1 level", "3 levels"."""
     return f"{n} {one if n == 1 else (many or one + 's')}"

@@ -12,7 +12,7 @@ from herotable.conviction.conditions import Lethal, NonLethal
 from herotable.table.conviction import facts as cf
 from herotable.table.core import SceneEnded, SceneStarted
 from herotable.table.history import Session
-from herotable.table.recap_parts import GameRecap, counted, listed, sections, uses
+from herotable.table.recap_parts import GameRecap, counted, listed, only_gm, sections, uses
 
 
 @dataclass
@@ -26,6 +26,7 @@ class _Fight:
 class _Points:
     points: int = 0
     on: Counter[str] = field(default_factory=Counter)
+    told: set[str] = field(default_factory=set)  # the visibilities of the facts that told it
 
 
 def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
@@ -43,6 +44,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
     exits: list[str] = []
     wits: list[str] = []
     worst: dict[str, tuple[Lethal, NonLethal]] = {}
+    hurt_told: dict[str, set[str]] = {}
     scene = 0
     fight: _Fight | None = None
 
@@ -55,6 +57,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
 
     for s in session.facts:
         f = s.fact
+        gm = only_gm([s.visibility])
         if isinstance(f, SceneStarted):
             fight_over()
             scene = f.number
@@ -68,23 +71,25 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
             verdict = "success" if f.succeeded else "failure"
             ruled = ", the GM's ruling" if f.overridden else ""
             outcome = f"{verdict} ({f.total} against {f.difficulty}{ruled})"
-            checks.append(f"{n(f.character)}'s {f.label or f.kind}: {outcome}")
+            checks.append(f"{n(f.character)}'s {f.label or f.kind}: {outcome}{gm}")
         elif isinstance(f, cf.ConvictionSpent | cf.ConvictionGained):
             by = spent if isinstance(f, cf.ConvictionSpent) else gained
             points = by.setdefault(f.character, _Points())
             points.points += f.points
             points.on[f.use if isinstance(f, cf.ConvictionSpent) else f.reason] += 1
+            points.told.add(s.visibility)
         elif isinstance(f, cf.LevelRaised):
-            levels.append(f"{n(f.character)} reached level {f.level}")
+            levels.append(f"{n(f.character)} reached level {f.level}{gm}")
         elif isinstance(f, cf.ConditionsChanged) and ("lethal" in f.changes or "nonlethal" in f.changes):
             lethal, nonlethal = worst.get(f.character, (Lethal.NONE, NonLethal.NONE))
             worst[f.character] = (
                 max(lethal, Lethal(f.changes.get("lethal", 0))),
                 max(nonlethal, NonLethal(f.changes.get("nonlethal", 0))),
             )
+            hurt_told.setdefault(f.character, set()).add(s.visibility)
         elif isinstance(f, cf.ExitResolved):
             verdict = "left the scene" if f.exits else "was held in the scene"
-            exits.append(f"{n(f.character)} {verdict} ({f.exit_points} points against {f.interfering_points})")
+            exits.append(f"{n(f.character)} {verdict} ({f.exit_points} points against {f.interfering_points}){gm}")
         elif isinstance(f, cf.WitDesignated):
             wits.append(f"“{f.text}” ({f.speaker}), heard by {listed(f.heard_by)}")
         elif isinstance(f, cf.WitUsed):
@@ -97,10 +102,10 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
         if not said:
             continue
         out = lethal >= Lethal.DISABLED or nonlethal is NonLethal.UNCONSCIOUS
-        hurt.append(f"{n(cid)} was {'taken out' if out else 'hurt'}: at worst {listed(said)}")
+        hurt.append(f"{n(cid)} was {'taken out' if out else 'hurt'}: at worst {listed(said)}{only_gm(hurt_told[cid])}")
 
     def tally(by: dict[str, _Points], verb: str) -> list[str]:
-        return [f"{n(cid)} {verb} {p.points} Conviction ({uses(p.on)})" for cid, p in by.items()]
+        return [f"{n(cid)} {verb} {p.points} Conviction ({uses(p.on)}){only_gm(p.told)}" for cid, p in by.items()]
 
     return sections(
         ("Fights", fights),

@@ -13,7 +13,7 @@ from herotable.table.core import SceneStarted
 from herotable.table.history import Session
 from herotable.table.ltl import facts as lf
 from herotable.table.ltl import render
-from herotable.table.recap_parts import GameRecap, counted, listed, sections, uses
+from herotable.table.recap_parts import GameRecap, counted, listed, only_gm, sections, uses
 
 
 @dataclass
@@ -22,6 +22,7 @@ class _Spent:
 
     levels: int = 0
     on: Counter[str] = field(default_factory=Counter)
+    told: set[str] = field(default_factory=set)  # the visibilities of the facts that told it
 
 
 @dataclass
@@ -45,6 +46,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
     heroism: dict[str, _Spent] = {}
     lost: dict[str, Counter[str]] = {}
     healed: dict[str, Counter[str]] = {}
+    told: dict[tuple[str, str], set[str]] = {}  # ("lost" or "healed", character): the facts' visibilities
     points: list[str] = []
     stunts: list[str] = []
     scene = 0
@@ -65,6 +67,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
 
     for s in session.facts:
         f = s.fact
+        gm = only_gm([s.visibility])
         if isinstance(f, SceneStarted):
             scene = f.number
         elif isinstance(f, lf.ConflictStarted):
@@ -77,7 +80,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
             else:
                 said = render.render(f, names)
                 if said:
-                    rolls.append(said)
+                    rolls.append(said + gm)
         elif isinstance(f, lf.ConflictEnded):
             c = open_conflict or _Conflict(0, None)
             conflicts.append(conflict_line(c, f"the {f.winner} side won" if f.winner else "no side won"))
@@ -86,39 +89,47 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
             defeats.append(f"{listed(n(c) for c in f.defeated)} out of the fight at the end of round {f.round}")
         elif isinstance(f, lf.DefeatRecorded):
             if f.consequence is None:
-                defeats.append(f"{n(f.character)} is no longer defeated")
+                defeats.append(f"{n(f.character)} is no longer defeated{gm}")
             else:
-                defeats.append(f"{n(f.character)} is defeated: {f.consequence.replace('_', ' ')}")
+                defeats.append(f"{n(f.character)} is defeated: {f.consequence.replace('_', ' ')}{gm}")
         elif isinstance(f, lf.KarmaBurned | lf.HeroismBurned):
             spent = (karma if isinstance(f, lf.KarmaBurned) else heroism).setdefault(f.character, _Spent())
             spent.levels += f.levels
             spent.on[f.use] += 1
+            spent.told.add(s.visibility)
         elif isinstance(f, lf.LevelsLost):
             lost.setdefault(f.character, Counter())[f.kind.replace("_", "-")] += f.levels
+            told.setdefault(("lost", f.character), set()).add(s.visibility)
         elif isinstance(f, lf.LossesRecovered) and f.levels:
             healed.setdefault(f.character, Counter())[f.cause] += f.levels
+            told.setdefault(("healed", f.character), set()).add(s.visibility)
         elif isinstance(f, lf.HeroPointsAwarded):
-            points.append(f"{n(f.character)} earned {counted(f.points, 'Hero Point')} ({f.total} in all)")
+            points.append(f"{n(f.character)} earned {counted(f.points, 'Hero Point')} ({f.total} in all){gm}")
         elif isinstance(f, lf.HeroPointsSpent):
             improvement = f.improvement.replace("_", " ")
             points.append(
                 f"{n(f.character)} spent {counted(f.cost, 'Hero Point')}: {improvement} ({f.target}), "
-                f"{f.before} → {f.after}"
+                f"{f.before} → {f.after}{gm}"
             )
         elif isinstance(f, lf.StuntPulledOff):
-            stunts.append(f"{n(f.character)} pulled off the Power Stunt {f.stunt}")
+            stunts.append(f"{n(f.character)} pulled off the Power Stunt {f.stunt}{gm}")
     if open_conflict is not None:
         conflicts.append(conflict_line(open_conflict, "still going when the session ended"))
 
     def burned(what: str, by: dict[str, _Spent]) -> list[str]:
-        return [f"{n(cid)} burned {counted(s.levels, 'level')} of {what} ({uses(s.on)})" for cid, s in by.items()]
+        return [
+            f"{n(cid)} burned {counted(s.levels, 'level')} of {what} ({uses(s.on)}){only_gm(s.told)}"
+            for cid, s in by.items()
+        ]
 
     levels = [
         f"{n(cid)} lost {counted(sum(k.values()), 'level')} ({', '.join(f'{v} {kind}' for kind, v in k.items())})"
+        + only_gm(told[("lost", cid)])
         for cid, k in lost.items()
     ]
     levels += [
         f"{n(cid)} recovered {counted(sum(k.values()), 'level')} ({', '.join(c.replace('_', ' ') for c in k)})"
+        + only_gm(told[("healed", cid)])
         for cid, k in healed.items()
     ]
     return sections(
