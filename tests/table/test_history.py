@@ -89,6 +89,6 @@ def test_facts_read_from_the_middle_of_the_log_keep_their_adventure(service):
     state = service.state(CID)
     events = service.store.load(CID)
     start = next(e.seq for e in events if e.type == SessionStarted.type)
-    [only] = split(seen_facts(state, events[start - 1 :], "pat"), adventure=1)
+    [only] = split(seen_facts(state, events[start - 1 :], "pat"), begun=1)
     assert (only.number, only.adventure) == (1, 1)
     assert [(s.number, s.adventure) for s in split(seen_facts(state, events[start - 1 :], "pat"))] == [(1, 0)]

@@ -40,12 +40,11 @@ def sessions(state: TableState, events: Sequence[Any], viewer: str | None) -> li
     return split(seen_facts(state, events, viewer))
 
 
-def split(facts: Iterable[Seen], adventure: int = 0) -> list[Session]:
-    """Facts cut into sessions at each session's start; `adventure`: the one begun before the first of them, for
+def split(facts: Iterable[Seen], begun: int = 0) -> list[Session]:
+    """Facts cut into sessions at each session's start; `begun`: the adventure begun before the first of them, for
     facts read from the middle of the log."""
     out: list[Session] = []
-    number, current, started, ended = 0, adventure, None, None
-    adventure = 0
+    number, adventure, current, started, ended = 0, 0, begun, None, None
     held: list[Seen] = []
 
     def close() -> None:
