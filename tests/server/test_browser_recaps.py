@@ -1,7 +1,8 @@
 """Session recaps in real browsers (Debian's Chromium through Playwright), in three contexts: the GM writes their
 paragraph on the recap page and reads the whole session, a player reads it without the GM's secret roll or the hidden
 villain's Karma, and a spectator on a phone in dark mode finds it from the list; each downloads the Markdown and the
-printable HTML file, which hold the same as their page. Screenshots go to test-artifacts/screenshots/."""
+printable HTML file, which hold the same as their page, and axe-core finds no serious accessibility violation.
+Screenshots go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from playwright.sync_api import expect
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 
 from .test_browser import DESK, PHONE, SHOTS, Player, Server, both_widths, browser, server  # noqa: F401
+from .test_browser_axe import violations
 from .test_browser_webhooks import api_of
 
 NOTE = "The heroes chased <Doctor Entropy> across the harbour & lost him in the fog."
@@ -83,6 +85,7 @@ def test_a_recap_read_by_the_gm_a_player_and_a_spectator_with_its_files(browser,
     expect(recap).to_contain_text("Rolls")
     expect(recap).to_contain_text("Scene 1, dramatic")
     both_widths(gm, "110-recap-gm")
+    assert violations(gm) == []  # axe-core: no serious or critical accessibility violation
     gm_md = download(gm, "#recap-md")
     assert NOTE.replace("<", "\\<").replace(">", "\\>").replace("&", "\\&") in gm_md
     assert "Doctor Entropy burned 1 level of Karma" in gm_md
@@ -123,6 +126,7 @@ def test_a_recap_read_by_the_gm_a_player_and_a_spectator_with_its_files(browser,
     spectator_md = download(sly, "#recap-md")
     assert spectator_md.startswith("# Harbour Nights: Game session 1") and "Doctor Entropy burned" not in spectator_md
     both_widths(sly, "115-recap-spectator-dark")
+    assert violations(sly) == []
     for p in (gm, pat, sly):
         assert not p.errors, p.errors
         p.close()

@@ -171,7 +171,7 @@ def md(text: str) -> str:
 def head_line(recap: Recap) -> str:
     """The line under the title: game, adventure, when."""
     parts = [recap.game]
-    if recap.adventure:
+    if recap.adventure and recap.session:
         parts.append(f"adventure {recap.adventure}")
     if recap.when:
         parts.append(recap.when)
