@@ -124,6 +124,7 @@ def test_bad_input_is_refused_with_what_to_do_and_changes_nothing(played, app):
     missing = played.pat.client.get(f"/campaigns/{cid}/recaps/9")
     assert missing.status_code == 404 and "There is no game session &#39;9&#39;" in missing.text
     assert played.pat.client.get(f"/campaigns/{cid}/recaps/nine/recap.md").status_code == 404
+    assert played.pat.client.get(f"/campaigns/{cid}/recaps/²").status_code == 404  # a digit, but no number
     problem = played.pat.client.get(f"/api/v1/campaigns/{cid}/recaps/9")
     assert problem.status_code == 404 and problem.headers["content-type"] == "application/problem+json"
     assert problem.json()["code"] == "recap/no_session" and problem.json()["fix"] == "ask for one of sessions 0 to 2"

@@ -205,6 +205,8 @@ def test_the_gms_paragraph_is_written_again_taken_out_and_kept_safe(service, dic
     assert "The heroes \\*met\\* \\<b\\>Entropy\\</b\\> \\& \\[ran\\](javascript:x)" in markdown(r)
     assert recap(service, 0, "sly").note.text == "We built our heroes"
     assert [s.noted for s in sessions_of(service.store, service.state(CID), "sly")] == [True, True]
+    service.execute(CID, "gm", WriteRecap(1, " A night at sea.\r\n\r\nThe end.  \r\n"))  # as a form sends it
+    assert recap(service, 1, "pat").note.text == "A night at sea.\n\nThe end."
     service.execute(CID, "gm", WriteRecap(1, "   "))
     assert recap(service, 1, "pat").note is None
 

@@ -20,7 +20,7 @@ from herotable.server.deps import MaybeUserDep, ServicesDep, check_csrf
 from herotable.server.pages import Refused, labelled, member, page, render, templates
 from herotable.service.recaps import Listed, no_such_session, read_recap, sessions_of
 from herotable.table.commands import command_from_json
-from herotable.table.recap import Recap, head_line, markdown, scene_words, when, who_words
+from herotable.table.recap import Recap, head_line, markdown, scene_words, session_title, when, who_words
 from herotable.table.recap_notes import NOTE_LENGTH, WRITE
 from herotable.table.state import TableState
 
@@ -37,7 +37,8 @@ def file_name(recap: Recap, extension: str) -> str:
 
 def _recap(svc: ServicesDep, state: TableState, number: str, user: Any) -> Recap:
     """The recap of session `number` (as the address spells it) for the user; refused as a page when there is none."""
-    found = read_recap(svc.table.store, state, int(number), user.user_id) if number.isdigit() else None
+    plain = number.isascii() and number.isdigit()
+    found = read_recap(svc.table.store, state, int(number), user.user_id) if plain else None
     if found is None:
         said, fix = no_such_session(state, number)
         raise Refused(404, f"{said[:1].upper()}{said[1:]}: {fix}.")
@@ -59,7 +60,7 @@ def _context(recap: Recap) -> dict[str, Any]:
 def _listed_words(s: Listed) -> dict[str, Any]:
     return {
         "number": s.number,
-        "title": "Before the first game session" if s.number == 0 else f"Game session {s.number}",
+        "title": session_title(s.number),
         "adventure": s.adventure if s.number else 0,
         "started": when(s.started_at),
         "ended": when(s.ended_at),
@@ -74,7 +75,7 @@ def recaps_page(campaign_id: str, request: Request, svc: ServicesDep, user: Mayb
     assert user is not None
     state = member(svc, campaign_id, user)
     listed = [_listed_words(s) for s in reversed(sessions_of(svc.table.store, state, user.user_id))]
-    return render(request, "recaps.html", svc, user, campaign=state, sessions=listed, running=state.structure)
+    return render(request, "recaps.html", svc, user, campaign=state, sessions=listed)
 
 
 def _page(

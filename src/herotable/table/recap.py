@@ -62,7 +62,7 @@ class Recap:
 
     @property
     def title(self) -> str:
-        return "Before the first game session" if self.session == 0 else f"Game session {self.session}"
+        return session_title(self.session)
 
     @property
     def when(self) -> str:
@@ -76,6 +76,11 @@ class Recap:
             return start
         same_day = end[:10] == start[:10]
         return f"{start} to {end[11:] if same_day else end}"
+
+
+def session_title(number: int) -> str:
+    """A session's name as a recap heads it: "Game session 2"; session 0 is "Before the first game session"."""
+    return "Before the first game session" if number == 0 else f"Game session {number}"
 
 
 def when(at: str | None) -> str:

@@ -56,7 +56,8 @@ def _write(state: TableState, cmd: WriteRecap, ctx: Ctx) -> Decision:
             fix=f"choose a session from 0 (what came before the first) to {last}",
             ruling=RULE,
         )
-    return Decision([Emitted(RecapWritten(cmd.session, cmd.text.strip()))])
+    text = "\n".join(line.rstrip() for line in cmd.text.strip().splitlines())  # a form's CRLF kept as plain lines
+    return Decision([Emitted(RecapWritten(cmd.session, text))])
 
 
 def legal(state: TableState, user: str) -> list[LegalAction]:
