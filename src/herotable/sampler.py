@@ -272,6 +272,7 @@ RARE = {
     "campaign.archive": 0.05,
     "campaign.hand_over": 0.02,
     "campaign.options": 0.05,
+    "campaign.recap": 0.1,  # the GM's paragraph in a recap: a line of prose, not play
     "ltl.override": 0.3,  # three forms a character (a plain override, a serious wound, bonds or mind control)
 }
 

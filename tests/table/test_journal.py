@@ -157,7 +157,6 @@ def test_only_the_gm_writes_shows_and_removes_entries(svc):
         (ShowEntry("e1", everyone=True, readers=("ana",)), "journal/everyone_and_readers"),
         (ShowEntry("e1", readers=("nobody",)), "journal/unknown_reader"),
         (ShowEntry("e1", readers=("gm",)), "journal/unknown_reader"),
-        (ShowEntry("e1"), "journal/unchanged"),
         (WriteEntry("x", image="not-a-digest"), "journal/image"),
         (WriteEntry("x", entry="e7"), "journal/unknown_entry"),
     ],
@@ -217,3 +216,15 @@ def test_a_show_is_an_action_a_player_cannot_undo_over(svc):
     assert undoable(svc.state("c"), "ana") is None
     last = undoable(svc.state("c"), "gm")
     assert last is not None and last.type == "journal.show"
+
+
+def test_showing_an_entry_again_to_its_readers_reminds_them(svc):
+    e = write(svc)
+    svc.execute("c", "gm", ShowEntry(e, readers=("ana", "bo")))
+    svc.execute("c", "gm", ShowEntry(e, readers=("bo", "ana")))
+    for user in ("ana", "bo"):
+        assert seen_types(svc, "c", user)[-2:] == ["journal.shown", "journal.shown"], user
+    assert "journal.shown" not in seen_types(svc, "c", "sam")
+    svc.execute("c", "gm", ShowEntry(e))
+    svc.execute("c", "gm", ShowEntry(e))  # to nobody again: the GM's line alone
+    assert seen_types(svc, "c", "gm")[-1] == "journal.readers_set"

@@ -33,6 +33,7 @@ from herotable.server import (
     pages,
     portrait_routes,
     problems,
+    recap_pages,
     webhook_pages,
 )
 from herotable.server.api import accounts
@@ -61,6 +62,7 @@ PAGES = (
     admin.router,
     portrait_routes.router,
     chart_pages.router,
+    recap_pages.router,
     pages.router,
 )
 

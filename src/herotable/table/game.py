@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol
 from herotable.table.codec import Json, decode_as, encode
 from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
+from herotable.table.recap_parts import GameRecap, Session
 from herotable.table.series import Chart
 from herotable.table.state import CharacterRef, Role, Ruleset, TableError, TableState
 from herotable.table.throws import Die, Part, once
@@ -383,6 +384,10 @@ class Game(Protocol):
     def charts(self, state: TableState, sessions: Sequence[Any], viewer: str | None) -> list[Chart]:
         """How the game charts a campaign's history, from the `history.Session`s `viewer` may see: only numbers they
         may see (a hidden NPC's are the GM's, `tallies.charted`)."""
+
+    def recap(self, session: Session, names: Mapping[str, str]) -> GameRecap:
+        """What the game says of one game session in words (conflicts, points spent, levels…), from the facts its
+        reader may see, undone actions left out (`history.Session`)."""
         ...
 
 
@@ -419,6 +424,10 @@ class PackagedGame:
 
     def charts(self, state: TableState, sessions: Sequence[Any], viewer: str | None) -> list[Chart]:
         return []
+
+    def recap(self, session: Session, names: Mapping[str, str]) -> GameRecap:
+        """Nothing of its own: a game that says nothing of its sessions gets the recap's shared part alone."""
+        return GameRecap()
 
 
 def register(game: Game) -> Game:

@@ -9,40 +9,16 @@ ends (an adventure's awards) counts with it; what happened before the first sess
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from herotable.table.core import AdventureStarted, SessionEnded, SessionStarted
 from herotable.table.fold import UNDONE_TYPE, Recorded, facts_of
+from herotable.table.recap_parts import Seen, Session
 from herotable.table.state import TableState
 from herotable.table.undo import UndoneTold
 from herotable.table.views import may_see
 
-
-@dataclass(frozen=True)
-class Seen:
-    """A fact a reader may see, with when it was recorded."""
-
-    seq: int
-    at: str
-    command_id: str
-    actor: str
-    command_type: str
-    fact: Any
-    visibility: str
-    owner: str | None
-
-
-@dataclass(frozen=True)
-class Session:
-    """One game session as a reader may see it: its number (0: before the first), the adventure it began in, when it
-    started and ended (None: still going), and its facts in order."""
-
-    number: int
-    adventure: int
-    started_at: str | None
-    ended_at: str | None
-    facts: tuple[Seen, ...]
+__all__ = ["Seen", "Session", "seen_facts", "sessions", "split"]
 
 
 def seen_facts(state: TableState, events: Sequence[Any], viewer: str | None) -> list[Seen]:
@@ -65,10 +41,11 @@ def sessions(state: TableState, events: Sequence[Any], viewer: str | None) -> li
     return split(seen_facts(state, events, viewer))
 
 
-def split(facts: Iterable[Seen]) -> list[Session]:
-    """Facts cut into sessions at each session's start."""
+def split(facts: Iterable[Seen], begun: int = 0) -> list[Session]:
+    """Facts cut into sessions at each session's start; `begun`: the adventure begun before the first of them, for
+    facts read from the middle of the log."""
     out: list[Session] = []
-    number, adventure, current, started, ended = 0, 0, 0, None, None
+    number, adventure, current, started, ended = 0, 0, begun, None, None
     held: list[Seen] = []
 
     def close() -> None:

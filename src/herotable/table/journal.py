@@ -285,20 +285,14 @@ def _show(state: TableState, cmd: ShowEntry, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     old = _entry(state, cmd.entry)
     readers = _check_readers(state, cmd)
-    if (old.everyone, old.readers) == (cmd.everyone, readers):
-        raise TableError(
-            "journal/unchanged",
-            "the entry is shown to those already",
-            fix="choose other readers, everyone, or nobody",
-            ruling=RULE,
-        )
+    again = (old.everyone, old.readers) == (cmd.everyone, readers)  # shown again: a reminder to its readers
     new = replace(old, everyone=cmd.everyone, readers=readers)
     out = [Emitted(ReadersSet(new.id, new.title, new.everyone, readers), Visibility.GM)]
     shown = EntryShown(new.id, new.title, new.body, new.image)
     if new.everyone:
         out.append(Emitted(shown, Visibility.PUBLIC))
     else:
-        out += [Emitted(shown, Visibility.OWNER, user) for user in readers if user not in old.readers]
+        out += [Emitted(shown, Visibility.OWNER, user) for user in readers if again or user not in old.readers]
     if old.everyone and not new.everyone:  # every member but the new readers loses it
         losing = [m.user for m in state.members if m.role is not Role.GM and m.user not in readers]
     else:

@@ -13,6 +13,7 @@ from herotable.table import (  # noqa: F401
     dice_roll,
     journal,
     ltl,
+    recap_notes,
     requests,
     sheet_edits,
     structure,

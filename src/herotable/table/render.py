@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from herotable.table import campaign_settings, chat, journal, sheet_edits
+from herotable.table import campaign_settings, chat, journal, recap_notes, sheet_edits
 from herotable.table.core import (
     AdventureEnded,
     AdventureStarted,
@@ -155,11 +155,13 @@ CORE_TITLES = {
     **chat.TITLES,
     **sheet_edits.TITLES,
     **campaign_settings.TITLES,
+    **recap_notes.TITLES,
 }
 _CORE.update(chat.RENDERERS)
 _CORE.update(journal.RENDERERS)
 _CORE.update(sheet_edits.SAYS)
 _CORE.update(campaign_settings.SAYS)
+_CORE.update(recap_notes.SAYS)
 
 
 def render(state: TableState, f: Fact, names: Names | None = None) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 from herotable.conviction.options import CampaignOptions, DisabledActions
 from herotable.conviction.rounds import end_round, end_scene
 from herotable.table.commands import Decision
-from herotable.table.conviction import charts, decide, evolve, legal, present, render
+from herotable.table.conviction import charts, decide, evolve, legal, present, recap, render
 from herotable.table.conviction.facts import InitiativeOrder, PresenceSet, WitsRefreshed
 from herotable.table.conviction.state import CvTable
 from herotable.table.facts import Emitted
@@ -71,6 +71,7 @@ class ConvictionGame(PackagedGame):
     render = staticmethod(render.render)
     throw_part = staticmethod(charts.part_of)
     charts = staticmethod(charts.charts)
+    recap = staticmethod(recap.recap)
 
     def busy(self, state: TableState) -> str | None:
         """What is still open, by name: the GM finds it on the table and announces, voids or undoes it."""

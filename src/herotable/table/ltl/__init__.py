@@ -23,7 +23,7 @@ from herotable.table.game import (
     PackagedGame,
     register,
 )
-from herotable.table.ltl import charts, contests, decide, evolve, legal, present, render, teamwork
+from herotable.table.ltl import charts, contests, decide, evolve, legal, present, recap, render, teamwork
 from herotable.table.ltl.commands import AWARD
 from herotable.table.ltl.facts import CritRewardLapsed, FailuresForgotten
 from herotable.table.ltl.state import LtlTable
@@ -120,6 +120,7 @@ class LtlGame(PackagedGame):
     render = staticmethod(render.render)
     throw_part = staticmethod(charts.part_of)
     charts = staticmethod(charts.charts)
+    recap = staticmethod(recap.recap)
 
     def busy(self, state: TableState) -> str | None:
         """What is still open, by name: the GM finds it on the table and settles, ends or undoes it."""
