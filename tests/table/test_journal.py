@@ -228,3 +228,30 @@ def test_showing_an_entry_again_to_its_readers_reminds_them(svc):
     svc.execute("c", "gm", ShowEntry(e))
     svc.execute("c", "gm", ShowEntry(e))  # to nobody again: the GM's line alone
     assert seen_types(svc, "c", "gm")[-1] == "journal.readers_set"
+
+
+def test_a_member_who_leaves_reads_nothing_more_and_nothing_written_since_if_they_return(svc):
+    from herotable.table.structure import RemoveMember
+
+    e = write(svc)
+    svc.execute("c", "gm", ShowEntry(e, readers=("ana", "bo")))
+    svc.execute("c", "gm", RemoveMember("ana"))
+    assert svc.state("c").journal[0].readers == ("bo",)
+    write(svc, "The letter", "Written while Ana was away", entry=e)
+    assert "Written while Ana was away" not in repr(seen(svc, "c", "ana"))
+    svc.execute("c", "ana", Join("Ana"))
+    assert svc.view("c", "ana")["journal"]["entries"] == []
+    assert readers_of(svc, "Written while Ana was away") == {"gm", "bo"}
+
+
+def test_the_gms_undo_of_a_hide_sends_the_entry_as_it_reads_now_to_those_who_read_it_again(svc):
+    e = write(svc, "Plan", "old text")
+    svc.execute("c", "gm", ShowEntry(e, readers=("ana",)))
+    svc.execute("c", "gm", ShowEntry(e))  # hidden again
+    write(svc, "Plan", "new text, written while hidden", entry=e)
+    svc.execute("c", "gm", Undo())
+    assert svc.state("c").journal[0].readers == ("ana",)
+    last = [data for kind, data in seen(svc, "c", "ana") if kind == "journal.shown"][-1]
+    assert last["body"] == "new text, written while hidden"  # the stream holds what the view shows
+    assert seen_types(svc, "c", "ana")[-2:] == ["action.undone", "journal.shown"]
+    assert "new text" not in text_seen(svc, "c", "bo")

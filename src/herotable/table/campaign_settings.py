@@ -37,7 +37,7 @@ from herotable.table.game import (
     checked_options,
     game_of,
 )
-from herotable.table.state import Role, TableError, TableState
+from herotable.table.state import Role, TableError, TableState, unread_by
 
 RULE = "R-T-1"
 WHILE_ARCHIVED = frozenset({"campaign.archive", "member.remove"})
@@ -105,7 +105,8 @@ def _handed(state: TableState, f: GmHandedOver) -> TableState:
     passing = set(f.characters)
     characters = tuple(evolved(c, owner=f.new) if c.id in passing else c for c in state.characters)
     retired = tuple(evolved(s, ref=evolved(s.ref, owner=f.new)) if s.ref.id in passing else s for s in state.retired)
-    return evolved(state, members=members, characters=characters, retired=retired, done=(), befores=())
+    journal = unread_by(state.journal, f.new)
+    return evolved(state, members=members, characters=characters, retired=retired, journal=journal, done=(), befores=())
 
 
 # --- commands ---

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from herotable.table.codec import evolved
 from herotable.table.facts import Fact, fact
-from herotable.table.state import CharacterRef, Member, Role, Ruleset, Structure, TableState
+from herotable.table.state import CharacterRef, Member, Role, Ruleset, Structure, TableState, unread_by
 
 CoreEvolve = Callable[[TableState, Any], TableState]
 CORE_EVOLVE: dict[str, CoreEvolve] = {}
@@ -110,7 +110,8 @@ def _role(state: TableState, f: RoleChanged) -> TableState:
 def _left(state: TableState, f: MemberLeft) -> TableState:
     chars = tuple(evolved(c, owner=f.heir) if c.owner == f.user else c for c in state.characters)
     members = tuple(m for m in state.members if m.user != f.user)
-    return evolved(state, members=members, characters=chars, done=(), befores=())
+    journal = unread_by(state.journal, f.user)
+    return evolved(state, members=members, characters=chars, journal=journal, done=(), befores=())
 
 
 @evolves(CharacterJoined)

@@ -172,6 +172,26 @@ def restore_audiences(state: TableState, before: tuple[tuple[str, bool, tuple[st
     return evolved(state, journal=journal)
 
 
+def regained(state: TableState) -> list[Emitted]:
+    """What undoing the last action shows again: each entry as it reads now, to the members who read it before that
+    action and do not now (an undone hide), so their own streams hold what they read again."""
+    before = state.befores[-1] if state.befores else None
+    if before is None or len(before) < 5:
+        return []
+    was = {e.id: e for e in before[4]}
+    out: list[Emitted] = []
+    for e in state.journal:
+        old = was.get(e.id)
+        if old is None or e.everyone:
+            continue
+        shown = EntryShown(e.id, e.title, e.body, e.image)
+        if old.everyone:
+            out.append(Emitted(shown, Visibility.PUBLIC))
+        else:
+            out += [Emitted(shown, Visibility.OWNER, user) for user in old.readers if user not in e.readers]
+    return out
+
+
 # --- commands ---
 
 

@@ -133,6 +133,19 @@ class JournalEntry:
         return self.everyone or bool(self.readers)
 
 
+def unread_by(journal: tuple[JournalEntry, ...], user: str) -> tuple[JournalEntry, ...]:
+    """The journal with `user` named as a reader of no entry: a member who leaves (or becomes the GM, who reads every
+    entry anyway) reads nothing more by name, should they come back."""
+    if not any(user in e.readers for e in journal):
+        return journal
+    return tuple(
+        JournalEntry(e.id, e.title, e.body, e.image, e.everyone, tuple(r for r in e.readers if r != user))
+        if user in e.readers
+        else e
+        for e in journal
+    )
+
+
 class Done(NamedTuple):
     """An action still in effect, newest last: what undo can reach (R-T-4). `commit` marks an action that rolled
     dice or acted on a roll; `reveals` the rolls it made public; `audience` who saw it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from herotable.table import journal
 from herotable.table.commands import Command, Ctx, Decision, handles, require_member
 from herotable.table.facts import Emitted, Fact, Visibility, fact
 from herotable.table.fold import UNDO_TYPE, UNDONE_TYPE
@@ -87,5 +88,5 @@ def _undo(state: TableState, cmd: Undo, ctx: Ctx) -> Decision:
     if last.audience is Visibility.OWNER:
         told = UndoneTold(last.command_id, last.type, last.user, last.reveals)
         also = [Emitted(told, Visibility.OWNER, owner) for owner in last.audience_also]
-        return Decision([Emitted(undone, Visibility.OWNER, last.audience_owner), *also])
-    return Decision([Emitted(undone, last.audience)])
+        return Decision([Emitted(undone, Visibility.OWNER, last.audience_owner), *also, *journal.regained(state)])
+    return Decision([Emitted(undone, last.audience), *journal.regained(state)])
