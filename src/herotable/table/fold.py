@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from herotable.table import campaign_settings, sheet_edits
+from herotable.table import campaign_settings, sheet_edits, travel
 from herotable.table.codec import CodecError, decode_as, decoder, encode, evolved
 from herotable.table.core import CORE_EVOLVE
 from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
@@ -24,6 +24,7 @@ NOT_ACTIONS = frozenset(
     {"campaign.create", "member.join", "member.set_role", "member.remove", UNDO_TYPE, "chat.say", "chat.roll"}
     | sheet_edits.COMMANDS_OUTSIDE_UNDO  # sheet edits, retiring and deleting, and the campaign's settings: lines
     | campaign_settings.COMMANDS_OUTSIDE_UNDO  # undo does not cross, like membership changes
+    | travel.COMMANDS_OUTSIDE_UNDO  # characters brought from a file, approved or turned away
 )
 STATE_VERSION = 5  # the snapshot format; older snapshots are ignored, never misread
 

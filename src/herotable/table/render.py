@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from herotable.table import campaign_settings, chat, sheet_edits
+from herotable.table import campaign_settings, chat, sheet_edits, travel
 from herotable.table.core import (
     AdventureEnded,
     AdventureStarted,
@@ -152,10 +152,12 @@ CORE_TITLES = {
     **chat.TITLES,
     **sheet_edits.TITLES,
     **campaign_settings.TITLES,
+    **travel.TITLES,
 }
 _CORE.update(chat.RENDERERS)
 _CORE.update(sheet_edits.SAYS)
 _CORE.update(campaign_settings.SAYS)
+_CORE.update(travel.SAYS)
 
 
 def render(state: TableState, f: Fact, names: Names | None = None) -> str | None:
