@@ -9,7 +9,7 @@ from typing import Any
 
 from herotable.store import payload
 from herotable.store.chain import GENESIS, chain_problems, hash_of
-from herotable.store.port import VISIBILITIES, CampaignRow, NewEvent, Portrait, StoredEvent, StoreError
+from herotable.store.port import VISIBILITIES, CampaignRow, LibraryEntry, NewEvent, Portrait, StoredEvent, StoreError
 
 PORTRAIT_TYPES = ("image/webp", "image/png")  # what the server re-encodes portraits to
 
@@ -165,6 +165,15 @@ def positions(events: Sequence[StoredEvent]) -> list[int]:
         counts[key] = counts.get(key, 0) + 1
         out.append(counts[key])
     return out
+
+
+def check_library_entry(entry: LibraryEntry) -> None:
+    """Raise `StoreError` naming the first field of a library entry that breaks the contract."""
+    for name in ("entry_id", "owner", "ruleset", "name", "saved_from"):
+        _text(getattr(entry, name), f"library entry {name}")
+    _timestamp(entry.saved_at, "library entry saved_at")
+    if not isinstance(entry.document, str) or not entry.document:
+        raise StoreError("a library entry is kept with its document. Tip: give the character file as JSON text")
 
 
 def check_portrait(portrait: Portrait) -> None:
