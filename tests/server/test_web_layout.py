@@ -10,9 +10,9 @@ from pathlib import Path
 from types import ModuleType
 
 from herotable.server import api
-from herotable.server.api import accounts, campaigns, commands, export, members, odds, tokens, webhooks
+from herotable.server.api import accounts, campaigns, commands, export, members, odds, tokens, travel, webhooks
 
-WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app")
+WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app", "travel_pages")
 SERVER = Path(api.__file__).resolve().parents[1]
 
 
@@ -59,7 +59,7 @@ def test_the_check_sees_a_route_handler_called_from_a_page():
 
 
 def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make_table):
-    assert set(api.PARTS) == {commands, accounts, campaigns, members, export, odds, tokens, webhooks}
+    assert set(api.PARTS) == {commands, accounts, campaigns, members, export, odds, tokens, webhooks, travel}
     assert all(len(p.router.routes) <= 8 for p in api.PARTS)
     # routes are tried in order: the command route, which serves the most requests, is the app's first API route
     schema = make_table("ltl").gm.client.get("/openapi.json").json()

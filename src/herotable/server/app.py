@@ -31,6 +31,7 @@ from herotable.server import (
     pages,
     portrait_routes,
     problems,
+    travel_pages,
     webhook_pages,
 )
 from herotable.server.api import accounts
@@ -51,7 +52,15 @@ from herotable.store.webhooks import webhooks_for
 STATIC = Path(__file__).with_name("static")
 # The web pages and their forms, in the order they are tried (chat before the pages: it serves the table's log panel).
 # They answer browsers, in HTML: served, but no part of the API's schema.
-PAGES = (chat.router, manage.router, webhook_pages.router, admin.router, portrait_routes.router, pages.router)
+PAGES = (
+    chat.router,
+    travel_pages.router,  # before `manage`, whose `/characters/{cid}/{step}` would take a character's library route
+    manage.router,
+    webhook_pages.router,
+    admin.router,
+    portrait_routes.router,
+    pages.router,
+)
 
 
 class SessionCookie:

@@ -27,6 +27,9 @@ MAX_BODY_BYTES = 64 * 1024  # a command, a sheet or a form: the largest legal on
 # a portrait of at most 1 MB, with its form's CSRF token and the multipart framing around it
 PORTRAIT_BODY_BYTES = portrait_image.MAX_BYTES + 16 * 1024
 PORTRAIT_PATH = re.compile(r"/campaigns/[^/]+/portraits/[^/]+")
+# a character file brought to a campaign (`herotable.server.travel`): its portrait inside it as base64, with its sheet
+FILE_BODY_BYTES = portrait_image.MAX_BYTES * 4 // 3 + 96 * 1024
+FILE_PATH = re.compile(r"(/api/v1)?/campaigns/[^/]+/(characters/)?import")
 
 SECURITY_HEADERS = (
     # no inline script, nothing from elsewhere; the live table's WebSocket is same-origin. Inline style attributes
@@ -118,14 +121,15 @@ class RequestGuard:
             return
         headers = dict(scope.get("headers") or ())
         portrait = PORTRAIT_PATH.fullmatch(scope.get("path", "")) is not None
-        limit = PORTRAIT_BODY_BYTES if portrait else self.max_body
+        file = FILE_PATH.fullmatch(scope.get("path", "")) is not None
+        limit = PORTRAIT_BODY_BYTES if portrait else FILE_BODY_BYTES if file else self.max_body
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._refuse(scope, receive, send, self._too_large(portrait))
+            await self._refuse(scope, receive, send, self._too_large(portrait, file))
             return
         body, more = await self._read(receive, limit)
         if body is None:
-            await self._refuse(scope, receive, send, self._too_large(portrait))
+            await self._refuse(scope, receive, send, self._too_large(portrait, file))
             return
         kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         # a portrait is binary, NULs and all; its route stores no text from the body (only the re-encoded image)
@@ -152,7 +156,15 @@ class RequestGuard:
         static = scope.get("path", "").startswith("/static/")
         await self.app(scope, replay, self._with_headers(send, static=static))
 
-    def _too_large(self, portrait: bool) -> tuple[int, bytes]:
+    def _too_large(self, portrait: bool, file: bool = False) -> tuple[int, bytes]:
+        if file:
+            return _refusal(
+                413,
+                "character/file_too_large",
+                f"the character file is larger than {FILE_BODY_BYTES // 1024} KB, the most one holds; nothing was "
+                "imported",
+                "export the character again (its portrait is at most 1 MB) and import that file",
+            )
         if portrait:
             return _refusal(
                 413,

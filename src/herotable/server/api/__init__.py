@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from herotable.server import problems
-from herotable.server.api import accounts, campaigns, commands, export, members, odds, tokens, webhooks
+from herotable.server.api import accounts, campaigns, commands, export, members, odds, tokens, travel, webhooks
 from herotable.server.deps import check_csrf, check_token
 
 ABOUT = """The web table's REST API. People send their session cookie, and the `X-CSRF-Token` header
@@ -25,6 +25,6 @@ router = APIRouter(
     responses=problems.responses(400, 401, 403, 500, 503),
 )
 # commands first: routes are tried in order, and it serves the most requests
-PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks)
+PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks, travel)
 for part in PARTS:
     router.include_router(part.router)

@@ -128,13 +128,15 @@ def _problems(sheet: Mapping[str, Any], advancement: Mapping[str, Any]) -> list[
                 f"give a whole number from 0 to {MOST_HERO_POINTS}",
             )
         )
+        points = 0
+    before = len(out)
     _spend_problems(advancement.get("history", []), out)
-    if out:  # the rules read the sheet with the points and history it holds: only once those are sound
-        return out
-    try:
-        hero = sheet_from_dict(_whole(sheet, advancement))
+    history = advancement.get("history", []) if len(out) == before else []
+    ruled = {k: v for k, v in sheet.items() if k not in ("hero_points", "history")}
+    try:  # the rules read the sheet with the points and history it holds (whatever of them is sound)
+        hero = sheet_from_dict(_whole(ruled, {"hero_points": points, "history": history}))
     except InvalidSheet as refused:
-        return [Problem(f"sheet.{p.field}", p.message, _tip(p.field)) for p in refused.problems]
+        return out + [Problem(f"sheet.{p.field}", p.message, _tip(p.field)) for p in refused.problems]
     _stunt_problems(advancement.get("stunts", []), {p.name.strip().casefold() for p in hero.superpowers}, out)
     return out
 
