@@ -29,7 +29,8 @@ def _empty_postgres(request: pytest.FixtureRequest, which: int) -> str:
     with engine.begin() as connection:
         connection.exec_driver_sql(
             "TRUNCATE memberships, portraits, snapshots, events, invite_uses, removals, invites, sessions, "
-            "password_resets, api_tokens, throttles, webhook_outbox, webhooks, users, campaign_images, campaigns, library"
+            "password_resets, api_tokens, throttles, webhook_outbox, webhooks, users, campaign_images, campaigns, "
+            "library"
         )
     engine.dispose()
     return url
