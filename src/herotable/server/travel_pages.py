@@ -16,6 +16,7 @@ from starlette.datastructures import UploadFile
 from herotable.errors import InvalidSheet, Problem, RulesError
 from herotable.server import portraits
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
+from herotable.server.errors import rules_status
 from herotable.server.pages import Refused, member, page, render, templates
 from herotable.server.presenter import presenter_for
 from herotable.server.slots import Busy
@@ -171,8 +172,7 @@ def _import(
             hidden=gm and values.get("hidden") == "true",
         )
     except RulesError as err:
-        status = 422 if isinstance(err, InvalidSheet) else 409
-        return _import_page(request, svc, user, state, status=status, form=values, problems=_problems(err))
+        return _import_page(request, svc, user, state, status=rules_status(err), form=values, problems=_problems(err))
     except Busy as busy:
         refusal = [Problem("portrait", f"{busy.reason}.", busy.fix)]
         answer = _import_page(request, svc, user, state, status=503, form=values, problems=refusal)
@@ -233,7 +233,7 @@ def _answer(
     try:
         svc.table.execute(campaign_id, user.user_id, cmd)
     except RulesError as err:
-        return _arrival_page(request, svc, user, state, cid, status=409, error=err, reason=reason)
+        return _arrival_page(request, svc, user, state, cid, status=rules_status(err), error=err, reason=reason)
     if isinstance(cmd, ApproveArrival):
         return RedirectResponse(f"/campaigns/{campaign_id}/characters/{cid}", status_code=303)
     return RedirectResponse(f"/campaigns/{campaign_id}#chars-h", status_code=303)
@@ -359,7 +359,7 @@ def _add(entry_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, 
         raise Refused(404, "There is no such entry in your library.") from None
     except RulesError as err:
         problems = _problems(err)
-        return _library_page(request, svc, user, campaign=back, status=409, problems=problems, failed=entry_id)
+        return _library_page(request, svc, user, campaign=back, status=rules_status(err), problems=problems)
     except Busy as busy:
         raise Refused(503, f"{busy.reason}. Tip: {busy.fix}.") from None
     return RedirectResponse(f"/campaigns/{campaign_id}/characters/{brought.character}", status_code=303)
