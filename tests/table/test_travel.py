@@ -278,3 +278,20 @@ def test_a_player_who_left_leaves_their_waiting_hero_to_the_gm(svc: TableService
     assert svc.state("b").character(cid).owner == OTHER_GM
     assert "character.imported" in seen_types(svc, "b", SAM)
     assert ("character.arrived", "sam") not in [(k, p.get("owner")) for k, p in seen(svc, "b", SAM)]
+
+
+def test_stunts_pulled_off_with_karma_travel_and_must_name_a_power_of_the_sheet(svc: TableService) -> None:
+    # R-LTL-10, R-LTL-16: a stunt pulled off in play is learned for less; the file carries it, naming its Power
+    made = comet_file(svc)
+    made["advancement"]["stunts"] = ["Cosmic Flight: Barrel Roll", "Tin Opener: Can"]
+    error = refused(svc, "b", PAT, ImportCharacter(made), CharacterFileRefused)
+    [problem] = error.problems
+    assert problem.field == "advancement.stunts[1]" and "not among the hero's Superpowers" in problem.message
+    made["advancement"]["stunts"] = ["Cosmic Flight: Barrel Roll"]
+    cid = svc.execute("b", PAT, ImportCharacter(made)).events[0].data["character"]
+    svc.execute("b", OTHER_GM, ApproveArrival(cid))
+    assert svc.state("b").game.heroes[cid].stunts_pulled_off == ("Cosmic Flight: Barrel Roll",)
+    assert document(svc.state("b"), cid)["advancement"]["stunts"] == ["Cosmic Flight: Barrel Roll"]
+    bought = svc.execute("b", PAT, SpendHeroPoints(cid, Improvement.ADD_POWER_STUNT, "Cosmic Flight", "Barrel Roll"))
+    spent = next(e for e in bought.events if e.type == "ltl.hero_points_spent")
+    assert spent.data["cost"] == 1  # a known stunt costs 1 Hero Point, not 3
