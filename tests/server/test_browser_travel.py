@@ -2,7 +2,7 @@
 Gwen's campaign A and imports the file into Gwen's campaign B, where it waits for the GM, unseen by Ben; Gwen approves
 it and it plays a called challenge; Gwen saves her hidden villain from A to her library and adds it to B, hidden, so
 that Ben, on a phone in dark mode, sees its name and never its sheet; a file Ben edited is refused with a tip for each
-problem. Screenshots at a desk and on a phone go to test-artifacts/screenshots/ (100-108)."""
+problem. Screenshots at a desk and on a phone go to test-artifacts/screenshots/ (100-109)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,8 @@ def test_a_hero_travels_between_campaigns_and_a_villain_comes_from_the_library(b
     campaign_b, link_b = second_campaign(gm, "Storm Front")
     joins(ana, link_b, register=False)
     joins(ben, link_b, register=True)
+    gm.page.emulate_media(color_scheme="dark")
+    open_table(gm, campaign_b)
 
     # Ana downloads Squall from A
     ana.goto(campaign_a + "/characters/squall")
@@ -117,9 +119,12 @@ def test_a_hero_travels_between_campaigns_and_a_villain_comes_from_the_library(b
     expect(problems).to_contain_text("sheet.base")
     both_widths(ben, "103-travel-import-refused-dark")
 
-    # Gwen (in dark mode now) finds it waiting, and approves it
-    gm.page.emulate_media(color_scheme="dark")
-    gm.goto(campaign_b)
+    # Gwen, at B's table in dark mode, hears of it live, finds it waiting, and approves it
+    arrivals = gm.page.locator("#bar #arrivals")
+    expect(arrivals).to_have_text("1 from another campaign, waiting for you")
+    both_widths(gm, "109-travel-table-waiting-dark")
+    arrivals.click()
+    gm.page.wait_for_url(re.compile(r"#waiting-h$"))
     waiting = gm.page.locator("ul[aria-labelledby='waiting-h']")
     expect(waiting).to_contain_text("Squall")
     expect(waiting).to_contain_text("0 Hero Points held")

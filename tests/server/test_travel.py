@@ -117,6 +117,9 @@ def test_an_imported_hero_waits_unseen_by_others_then_plays_with_its_portrait(tw
         assert m[who].get(f"/campaigns/{b}/arrivals/{cid}").status_code == 404
         assert "Captain Comet" not in m[who].get(f"/campaigns/{b}").text
     assert "waiting for the GM" in m["pat"].get(f"/campaigns/{b}").text
+    assert "1 from another campaign, waiting for you" in m["gina"].get(f"/campaigns/{b}/table").text
+    for who in ("pat", "sam"):
+        assert 'id="arrivals"' not in m[who].get(f"/campaigns/{b}/table").text
     page = m["gina"].get(f"/campaigns/{b}/arrivals/{cid}").text
     assert "10 Hero Points" not in page and "0 Hero Points held" in page and 'id="approve"' in page
     assert 'id="approve"' not in m["pat"].get(f"/campaigns/{b}/arrivals/{cid}").text
