@@ -31,10 +31,12 @@ class NotEnough(RulesError):
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with a submitted sheet, tied to the field that holds it."""
+    """One thing wrong with a submitted sheet, tied to the field that holds it; `fix`, where one is given, says how to
+    put it right."""
 
     field: str
     message: str
+    fix: str = ""
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}"
@@ -43,12 +45,15 @@ class Problem:
 class InvalidSheet(RulesError):
     """A character sheet breaks the rules; `problems` lists every one of them, by field."""
 
-    def __init__(self, problems: tuple[Problem, ...] | list[Problem], *, ruling: str) -> None:
+    def __init__(
+        self,
+        problems: tuple[Problem, ...] | list[Problem],
+        *,
+        ruling: str,
+        code: str = "sheet/invalid",
+        what: str = "the sheet",
+        fix: str = "correct each listed field and submit the sheet again",
+    ) -> None:
         self.problems = tuple(problems)
         listing = "; ".join(str(p) for p in self.problems)
-        super().__init__(
-            "sheet/invalid",
-            f"the sheet has {len(self.problems)} problem(s): {listing}",
-            ruling=ruling,
-            fix="correct each listed field and submit the sheet again",
-        )
+        super().__init__(code, f"{what} has {len(self.problems)} problem(s): {listing}", ruling=ruling, fix=fix)

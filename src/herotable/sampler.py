@@ -25,6 +25,7 @@ from herotable.table.decide import decide
 from herotable.table.fold import Recorded, apply
 from herotable.table.game import (
     Choice,
+    DocumentDomain,
     Domain,
     Flag,
     IntRange,
@@ -37,6 +38,7 @@ from herotable.table.game import (
 from herotable.table.legal import legal_actions
 from herotable.table.state import Ruleset, TableState
 from herotable.table.structure import CreateCampaign
+from herotable.table.travel import new_document
 
 DICE = ("1d20", "2d6+1", "4d6kh3", "1d8-2", "3d4", "1d100", "2d20kl1")
 LETTERS = "abcdefghijklmnopqrstuvwxyz ÉéßΩ-'"
@@ -127,10 +129,11 @@ def sample(r: random.Random, d: Domain, chosen: Mapping[str, Any], taken_names: 
                 shared = values[keys[0]]
                 values = {k: shared if i < 2 or apart.random() < 0.3 else v for i, (k, v) in enumerate(values.items())}
         return [[k, v] for k, v in values.items()] if d.pairs else values
-    if isinstance(d, SheetDomain):
+    if isinstance(d, SheetDomain | DocumentDomain):
         name = f"Hero {r.getrandbits(24):06x}"  # drawn from the play's own generator: a seed replays the same play
         taken_names.add(name)
-        return ltl_sheet(r, name) if d.game == "ltl" else cv_sheet(r, name)
+        sheet = ltl_sheet(r, name) if d.game == "ltl" else cv_sheet(r, name)
+        return sheet if isinstance(d, SheetDomain) else new_document(Ruleset(d.game), sheet)
     raise AssertionError(d)
 
 
@@ -257,7 +260,7 @@ def new_table(rng: Rng, ruleset: Ruleset, campaign_id: str = "c") -> Table:
 
 
 MAX_CHARACTERS = 6
-CREATE = ("character.create_ltl", "character.create_cv")
+CREATE = ("character.create_ltl", "character.create_cv", "character.import")
 
 
 # members who leave take no more actions; characters retired or deleted play no more; an archived campaign waits
@@ -274,6 +277,8 @@ RARE = {
     "campaign.options": 0.05,
     "campaign.recap": 0.1,  # the GM's paragraph in a recap: a line of prose, not play
     "ltl.override": 0.3,  # three forms a character (a plain override, a serious wound, bonds or mind control)
+    "character.import": 0.2,
+    "character.turn_away": 0.3,
 }
 
 
@@ -284,7 +289,7 @@ def choose(
     None for a member with nothing to do."""
     by_kind: dict[str, list[LegalAction]] = {}
     for a in legal_actions(state, user):
-        if a.type in CREATE and len(state.characters) >= MAX_CHARACTERS:
+        if a.type in CREATE and len(state.characters) + len(state.arrivals) >= MAX_CHARACTERS:
             continue
         by_kind.setdefault(a.type, []).append(a)
     names = sorted(by_kind)

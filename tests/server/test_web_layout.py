@@ -10,9 +10,21 @@ from pathlib import Path
 from types import ModuleType
 
 from herotable.server import api
-from herotable.server.api import accounts, campaigns, charts, commands, export, members, odds, recaps, tokens, webhooks
+from herotable.server.api import (
+    accounts,
+    campaigns,
+    charts,
+    commands,
+    export,
+    members,
+    odds,
+    recaps,
+    tokens,
+    travel,
+    webhooks,
+)
 
-WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app", "chart_pages")
+WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app", "chart_pages", "travel_pages")
 SERVER = Path(api.__file__).resolve().parents[1]
 
 
@@ -59,7 +71,19 @@ def test_the_check_sees_a_route_handler_called_from_a_page():
 
 
 def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make_table):
-    assert set(api.PARTS) == {commands, accounts, campaigns, members, export, odds, tokens, webhooks, charts, recaps}
+    assert set(api.PARTS) == {
+        commands,
+        accounts,
+        campaigns,
+        members,
+        export,
+        odds,
+        tokens,
+        webhooks,
+        charts,
+        recaps,
+        travel,
+    }
     assert all(len(p.router.routes) <= 8 for p in api.PARTS)
     # routes are tried in order: the command route, which serves the most requests, is the app's first API route
     schema = make_table("ltl").gm.client.get("/openapi.json").json()

@@ -21,6 +21,7 @@ from herotable.table.codec import Json
 from herotable.table.commands import COMMANDS
 from herotable.table.game import (
     Choice,
+    DocumentDomain,
     Domain,
     Flag,
     IntRange,
@@ -76,7 +77,7 @@ def _in(d: Domain, value: Any, chosen: dict[str, Any]) -> bool:
             and all(k in d.keys for k in keys)
             and all(_in(d.value, v, chosen) for _, v in pairs)
         )
-    if isinstance(d, SheetDomain):
+    if isinstance(d, SheetDomain | DocumentDomain):
         return isinstance(value, dict)
     raise AssertionError(d)
 
@@ -216,6 +217,9 @@ PATHS = {
     "ltl.team.attack": ("ltl.conflict.end", "ltl.conflict.start"),
     # a critical success someone else settles: an exchange with the other side's dice (R-LTL-8 amended)
     "ltl.crit.choose": ("ltl.conflict.start", "ltl.attack", "ltl.settle"),
+    # the GM answers a player's character from a file, which waits for it
+    "character.approve": ("character.import",),
+    "character.turn_away": ("character.import",),
 }
 
 

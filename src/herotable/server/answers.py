@@ -225,6 +225,16 @@ class Journal(TypedDict):
 
 
 @answer
+class Arrival(TypedDict):
+    """A character brought from a file, waiting for the GM's approval: it is not at the table and cannot act."""
+
+    ref: Annotated[Character, Field(description="who it is and whose; it joins play as a hero of its player")]
+    sheet: Annotated[dict[str, Any], Field(description="its sheet, in its game's format")]
+    advancement: Annotated[dict[str, Any], Field(description="what play added to it before, in its game's terms")]
+    notes: str
+
+
+@answer
 class CampaignView(TypedDict):
     """The campaign as you see it: what you may not see is left out before it leaves the server."""
 
@@ -235,6 +245,10 @@ class CampaignView(TypedDict):
     members: list[Member]
     characters: list[Character]
     retired: Annotated[list[Character], Field(description="characters out of play, their sheets kept")]
+    arrivals: Annotated[
+        list[Arrival],
+        Field(description="characters from files waiting for the GM's approval: yours, or all for the GM"),
+    ]
     archived: bool
     structure: Structure
     requests: Annotated[list[OpenRequest], Field(description="open questions for the GM: yours, or all for the GM")]
@@ -323,7 +337,22 @@ class SheetDomain(TypedDict):
     game: str
 
 
+@answer
+class CharacterDocumentDomain(TypedDict):
+    """A character file of the game (format herotable.character), as a character's export gives it."""
+
+    kind: Literal["character_document"]
+    game: str
+
+
 Domain = Annotated[
-    ChoiceDomain | IntDomain | TextDomain | FlagDomain | MultiDomain | MapDomain | SheetDomain,
+    ChoiceDomain
+    | IntDomain
+    | TextDomain
+    | FlagDomain
+    | MultiDomain
+    | MapDomain
+    | SheetDomain
+    | CharacterDocumentDomain,
     Field(discriminator="kind"),
 ]

@@ -34,6 +34,7 @@ from herotable.server import (
     portrait_routes,
     problems,
     recap_pages,
+    travel_pages,
     webhook_pages,
 )
 from herotable.server.api import accounts
@@ -56,6 +57,7 @@ STATIC = Path(__file__).with_name("static")
 # They answer browsers, in HTML: served, but no part of the API's schema.
 PAGES = (
     chat.router,
+    travel_pages.router,  # before `manage`, whose `/characters/{cid}/{step}` would take a character's library route
     manage.router,
     webhook_pages.router,
     journal_pages.router,

@@ -22,6 +22,7 @@ from herotable.store.accounts import AccountStore, User, accounts_for
 from herotable.store.port import StoredEvent
 from herotable.table.core import MemberLeft
 from herotable.table.sheet_edits import CharacterDeleted
+from herotable.table.travel import ArrivalTurnedAway
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -76,6 +77,8 @@ def make_services(
     def portraits(campaign_id: str, events: list[StoredEvent]) -> None:
         for e in events:
             if e.type == CharacterDeleted.type:  # the id is never used again; its portrait goes with it
+                table.store.delete_portrait(campaign_id, str(e.data["character"]))
+            if e.type == ArrivalTurnedAway.type:  # its id is free again: no portrait is left for another to show
                 table.store.delete_portrait(campaign_id, str(e.data["character"]))
 
     table.subscribe(removals)

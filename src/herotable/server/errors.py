@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from herotable.errors import InvalidSheet, RulesError
+from herotable.errors import InvalidSheet, Problem, RulesError
 from herotable.server.logs import route_pattern
 from herotable.server.problems import FieldError, ProblemResponse, SheetProblem, problem, respond
 from herotable.service import CommandIdReused, LegacyCampaign
@@ -76,12 +76,21 @@ def field_error(error: Mapping[str, Any]) -> FieldError:
     return {"field": field, "message": f"{field or 'request'}: {said}", "fix": fix}
 
 
+def sheet_problem(p: Problem) -> SheetProblem:
+    """One problem of a refused sheet or character file as the API sends it: its field, what is wrong, and the fix
+    where it has one."""
+    said: SheetProblem = {"field": p.field, "message": p.message}
+    if p.fix:
+        said["fix"] = p.fix
+    return said
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(RulesError)
     async def _rules(request: Request, err: RulesError) -> ProblemResponse:
         sheet: list[SheetProblem] | None = None
         if isinstance(err, InvalidSheet):
-            sheet = [{"field": p.field, "message": p.message} for p in err.problems]
+            sheet = [sheet_problem(p) for p in err.problems]
         field = err.field if isinstance(err, InvalidCommand) else None
         status = rules_status(err)
         return respond(

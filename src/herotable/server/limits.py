@@ -31,6 +31,9 @@ PORTRAIT_PATH = re.compile(r"/campaigns/[^/]+/(portraits/[^/]+|journal/images)")
 # a journal entry: 20,000 characters, which a form may send as up to 9 bytes each (a 3-byte letter, percent-encoded)
 JOURNAL_BODY_BYTES = 9 * 20_000 + 16 * 1024
 JOURNAL_PATH = re.compile(r"/campaigns/[^/]+/journal(/notes/[^/]+)?")  # the API: the body limit (UTF-8 fits)
+# a character file brought to a campaign (`herotable.server.travel`): its portrait inside it as base64, with its sheet
+FILE_BODY_BYTES = portrait_image.MAX_BYTES * 4 // 3 + 96 * 1024
+FILE_PATH = re.compile(r"(/api/v1)?/campaigns/[^/]+/(characters/)?import")
 
 SECURITY_HEADERS = (
     # no inline script, nothing from elsewhere; the live table's WebSocket is same-origin. Inline style attributes
@@ -123,20 +126,23 @@ class RequestGuard:
         headers = dict(scope.get("headers") or ())
         portrait = PORTRAIT_PATH.fullmatch(scope.get("path", "")) is not None
         path = scope.get("path", "")
+        file = FILE_PATH.fullmatch(path) is not None
         limit = (
             PORTRAIT_BODY_BYTES
             if portrait
+            else FILE_BODY_BYTES
+            if file
             else max(JOURNAL_BODY_BYTES, self.max_body)
             if JOURNAL_PATH.fullmatch(path)
             else self.max_body
         )
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._refuse(scope, receive, send, self._too_large(portrait, limit))
+            await self._refuse(scope, receive, send, self._too_large(portrait, limit, file))
             return
         body, more = await self._read(receive, limit)
         if body is None:
-            await self._refuse(scope, receive, send, self._too_large(portrait, limit))
+            await self._refuse(scope, receive, send, self._too_large(portrait, limit, file))
             return
         kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         # a portrait is binary, NULs and all; its route stores no text from the body (only the re-encoded image)
@@ -163,12 +169,20 @@ class RequestGuard:
         static = scope.get("path", "").startswith("/static/")
         await self.app(scope, replay, self._with_headers(send, static=static))
 
-    def _too_large(self, portrait: bool, limit: int) -> tuple[int, bytes]:
+    def _too_large(self, portrait: bool, limit: int, file: bool = False) -> tuple[int, bytes]:
+        if file:
+            return _refusal(
+                413,
+                "character/file_too_large",
+                f"the character file is larger than {FILE_BODY_BYTES // 1024} KB, the most one holds; nothing was "
+                "imported",
+                "export the character again (its portrait is at most 1 MB) and import that file",
+            )
         if portrait:
             return _refusal(
                 413,
                 "portrait/too_large",
-                "the portrait is larger than 1 MB, the most a portrait may be; nothing was changed",
+                "the picture is larger than 1 MB, the most a portrait or a journal image may be; nothing was changed",
                 "save the picture smaller (fewer pixels, or as a JPEG or WebP) and upload it again",
             )
         return _refusal(

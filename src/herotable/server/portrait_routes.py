@@ -18,6 +18,7 @@ from herotable.store.accounts import User
 from herotable.store.port import Portrait
 from herotable.table.sheet_edits import check_portrait_change
 from herotable.table.state import TableError, TableState
+from herotable.table.travel import may_see_arrival
 from herotable.table.views import may_see_sheet
 
 router = APIRouter(dependencies=[Depends(check_csrf)])
@@ -49,11 +50,13 @@ def _refusal(why: str) -> str:
 def portrait_image(
     campaign_id: str, cid: str, request: Request, svc: ServicesDep, user: MaybeUserDep, v: str = ""
 ) -> Response:
-    """The portrait, to members who may read the character's sheet; the same answer (404) whether the character has
-    no portrait or the viewer may not see it."""
+    """The portrait, to members who may read the character's sheet (a character waiting for the GM's approval: its
+    player and the GM); the same answer (404) whether the character has no portrait or the viewer may not see it."""
     assert user is not None
     state = member(svc, campaign_id, user)
-    seen = state.has_character(cid) and may_see_sheet(state, user.user_id, cid)
+    seen = (state.has_character(cid) and may_see_sheet(state, user.user_id, cid)) or may_see_arrival(
+        state, user.user_id, cid
+    )
     kept = svc.table.store.portrait(campaign_id, cid) if seen else None
     if kept is None:
         raise Refused(404, "There is no portrait here.")

@@ -30,10 +30,11 @@ class FieldError(TypedDict):
 
 
 class SheetProblem(TypedDict):
-    """One thing wrong with a submitted character sheet."""
+    """One thing wrong with a submitted character sheet or character file."""
 
     field: str
     message: str
+    fix: NotRequired[Annotated[str, Field(description="how to put it right")]]
 
 
 class Problem(TypedDict):

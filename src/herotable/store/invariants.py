@@ -13,6 +13,7 @@ from herotable.store.port import (
     VISIBILITIES,
     CampaignImage,
     CampaignRow,
+    LibraryEntry,
     NewEvent,
     Portrait,
     StoredEvent,
@@ -173,6 +174,15 @@ def positions(events: Sequence[StoredEvent]) -> list[int]:
         counts[key] = counts.get(key, 0) + 1
         out.append(counts[key])
     return out
+
+
+def check_library_entry(entry: LibraryEntry) -> None:
+    """Raise `StoreError` naming the first field of a library entry that breaks the contract."""
+    for name in ("entry_id", "owner", "ruleset", "name", "saved_from"):
+        _text(getattr(entry, name), f"library entry {name}")
+    _timestamp(entry.saved_at, "library entry saved_at")
+    if not isinstance(entry.document, str) or not entry.document:
+        raise StoreError("a library entry is kept with its document. Tip: give the character file as JSON text")
 
 
 def check_portrait(portrait: Portrait) -> None:

@@ -14,6 +14,7 @@ from herotable.store.invariants import (
     check_batch,
     check_campaign,
     check_image,
+    check_library_entry,
     check_log,
     check_portrait,
     check_seq,
@@ -31,12 +32,14 @@ from herotable.store.port import (
     CatchUp,
     ConcurrencyError,
     DuplicateCommand,
+    LibraryEntry,
     Membership,
     NewEvent,
     OverQuota,
     Portrait,
     Snapshot,
     StoredEvent,
+    StoreError,
     StreamCursor,
     StreamTops,
     UnknownCampaign,
@@ -83,6 +86,7 @@ class MemoryEventStore:
         self._lock = threading.RLock()  # reentrant: an append's `catch_up` may read
         self._logs: dict[str, _Log] = {}
         self._campaigns_of: dict[str, set[str]] = {}  # user → the campaigns they belong to
+        self._library: dict[str, LibraryEntry] = {}  # every GM's library, by entry id, in the order saved
         self.webhooks = MemoryWebhookStore(self)  # its outbox written by `append`, under the same lock
 
     def _set_members(self, log: _Log, members: dict[str, str]) -> None:
@@ -358,6 +362,35 @@ class MemoryEventStore:
         with self._lock:
             log = self._logs.get(campaign_id)
             return log is not None and log.portraits.pop(character_id, None) is not None
+
+    def save_to_library(self, entry: LibraryEntry) -> None:
+        """Keep `entry` in its owner's library. Raises `StoreError`."""
+        check_library_entry(entry)
+        with self._lock:
+            if entry.entry_id in self._library:
+                raise StoreError(f"library entry {entry.entry_id!r} is kept already. Tip: give a new entry a new id")
+            self._library[entry.entry_id] = entry
+
+    def library(self, owner: str, ruleset: str | None = None) -> list[LibraryEntry]:
+        """`owner`'s entries (of one game), oldest first, without their documents."""
+        with self._lock:
+            mine = [e for e in self._library.values() if e.owner == owner and ruleset in (None, e.ruleset)]
+        return sorted((replace(e, document=None) for e in mine), key=lambda e: (e.saved_at, e.entry_id))
+
+    def library_entry(self, owner: str, entry_id: str) -> LibraryEntry | None:
+        """One of `owner`'s entries with its document, or None."""
+        with self._lock:
+            found = self._library.get(entry_id)
+        return found if found is not None and found.owner == owner else None
+
+    def delete_from_library(self, owner: str, entry_id: str) -> bool:
+        """Remove one of `owner`'s entries; whether there was one."""
+        with self._lock:
+            found = self._library.get(entry_id)
+            if found is None or found.owner != owner:
+                return False
+            del self._library[entry_id]
+            return True
 
     def close(self) -> None:
         """Nothing to release."""

@@ -166,6 +166,21 @@ class CampaignImage:
         return cls(campaign_id, hashlib.sha256(image).hexdigest(), media_type, image, width, height, set_by, set_at)
 
 
+@dataclass(frozen=True)
+class LibraryEntry:
+    """A character a GM saved to their library, to add to any campaign of its game: the character file (`document`,
+    JSON text, as a character is exported), its name, the campaign it was saved from and when. Kept beside every
+    campaign, never in a log; one GM's alone. Listings leave the document out (None)."""
+
+    entry_id: str
+    owner: str
+    ruleset: str
+    name: str
+    saved_from: str
+    saved_at: str
+    document: str | None = None
+
+
 class StoreError(Exception):
     """The one error family of the store; the message says what is wrong and how to fix it."""
 
@@ -396,6 +411,25 @@ class EventStore(Protocol):
 
     def remove_image(self, campaign_id: str, digest: str) -> bool:
         """Remove the image; False when there was none."""
+        ...
+
+    def save_to_library(self, entry: LibraryEntry) -> None:
+        """Keep `entry`, its document with it, in its owner's library. Raises `StoreError` for an entry that breaks
+        the contract (no document, an empty field, a time that is not ISO-8601, an id already kept)."""
+        ...
+
+    def library(self, owner: str, ruleset: str | None = None) -> list[LibraryEntry]:
+        """The entries of `owner`'s library (of one game, with `ruleset`), oldest first, without their documents; no
+        other owner's, ever."""
+        ...
+
+    def library_entry(self, owner: str, entry_id: str) -> LibraryEntry | None:
+        """One entry of `owner`'s library with its document; None when `owner` has no entry of that id (whether or not
+        another owner has)."""
+        ...
+
+    def delete_from_library(self, owner: str, entry_id: str) -> bool:
+        """Remove an entry of `owner`'s library; whether there was one (another owner's entry stays)."""
         ...
 
     def close(self) -> None:

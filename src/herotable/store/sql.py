@@ -21,6 +21,7 @@ from herotable.store.invariants import (
     check_batch,
     check_campaign,
     check_image,
+    check_library_entry,
     check_log,
     check_portrait,
     check_seq,
@@ -41,6 +42,7 @@ from herotable.store.port import (
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
+    LibraryEntry,
     Membership,
     NewEvent,
     OverQuota,
@@ -58,6 +60,7 @@ from herotable.store.schema import (
     EventRecord,
     InviteRecord,
     InviteUseRecord,
+    LibraryRecord,
     MembershipRecord,
     OutboxRecord,
     PortraitRecord,
@@ -119,6 +122,15 @@ _PORTRAIT_COLUMNS = (  # in `Portrait`'s field order
     PortraitRecord.digest,
     PortraitRecord.set_by,
     PortraitRecord.set_at,
+)
+
+_LIBRARY_COLUMNS = (  # in `LibraryEntry`'s field order, its document last
+    LibraryRecord.entry_id,
+    LibraryRecord.owner,
+    LibraryRecord.ruleset,
+    LibraryRecord.name,
+    LibraryRecord.saved_from,
+    LibraryRecord.saved_at,
 )
 
 
@@ -738,6 +750,44 @@ class SqlEventStore:
                 delete(PortraitRecord)
                 .where(PortraitRecord.campaign_id == campaign_id)
                 .where(PortraitRecord.character_id == character_id)
+            )
+            return bool(gone.rowcount)
+
+    def save_to_library(self, entry: LibraryEntry) -> None:
+        """Keep `entry` in its owner's library. Raises `StoreError`."""
+        check_library_entry(entry)
+        try:
+            with self._writer.begin() as connection:
+                connection.execute(insert(LibraryRecord).values(**vars(entry)))
+        except IntegrityError:
+            raise StoreError(
+                f"library entry {entry.entry_id!r} is kept already. Tip: give a new entry a new id"
+            ) from None
+
+    def library(self, owner: str, ruleset: str | None = None) -> list[LibraryEntry]:
+        """`owner`'s entries (of one game), oldest first, found by the owner's index; no document is read."""
+        query = select(*_LIBRARY_COLUMNS).where(LibraryRecord.owner == owner)
+        if ruleset is not None:
+            query = query.where(LibraryRecord.ruleset == ruleset)
+        with self._engine.connect() as connection:
+            rows = connection.execute(query.order_by(LibraryRecord.saved_at, LibraryRecord.entry_id))
+            return [LibraryEntry(*row) for row in rows]
+
+    def library_entry(self, owner: str, entry_id: str) -> LibraryEntry | None:
+        """One of `owner`'s entries with its document, or None."""
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(*_LIBRARY_COLUMNS, LibraryRecord.document)
+                .where(LibraryRecord.entry_id == entry_id)
+                .where(LibraryRecord.owner == owner)
+            ).one_or_none()
+        return None if found is None else LibraryEntry(*found)
+
+    def delete_from_library(self, owner: str, entry_id: str) -> bool:
+        """Remove one of `owner`'s entries; whether there was one."""
+        with self._writer.begin() as connection:
+            gone = connection.execute(
+                delete(LibraryRecord).where(LibraryRecord.entry_id == entry_id).where(LibraryRecord.owner == owner)
             )
             return bool(gone.rowcount)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from herotable.table import campaign_settings, journal, recap_notes, sheet_edits
+from herotable.table import campaign_settings, journal, recap_notes, sheet_edits, travel
 from herotable.table.codec import CodecError, decode_as, decoder, encode, evolved
 from herotable.table.core import CORE_EVOLVE
 from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
@@ -26,6 +26,7 @@ NOT_ACTIONS = frozenset(
     | campaign_settings.COMMANDS_OUTSIDE_UNDO  # undo does not cross, like membership changes
     | journal.COMMANDS_OUTSIDE_UNDO  # writing the journal and private notes: like chat, beside the actions
     | recap_notes.NOT_ACTIONS  # the GM's paragraph in a session's recap: kept out of undo, as chat is
+    | travel.COMMANDS_OUTSIDE_UNDO  # characters brought from a file, approved or turned away
 )
 STATE_VERSION = 6  # the snapshot format; older snapshots are ignored, never misread
 

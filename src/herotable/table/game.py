@@ -96,7 +96,16 @@ class SheetDomain:
     kind: str = "sheet"
 
 
-Domain = Choice | IntRange | TextDomain | Flag | Subset | KeyedValues | SheetDomain
+@dataclass(frozen=True)
+class DocumentDomain:
+    """A character file of the game, as a character's page exports it (`herotable.table.travel`); checked when
+    submitted, every problem named by field with a tip."""
+
+    game: str
+    kind: str = "character_document"
+
+
+Domain = Choice | IntRange | TextDomain | Flag | Subset | KeyedValues | SheetDomain | DocumentDomain
 
 
 @dataclass(frozen=True)
@@ -154,7 +163,7 @@ def domain_json(d: Domain) -> dict[str, Any]:
             out["min_keys"] = d.min_keys
         if d.pairs:
             out["pairs"] = True
-    elif isinstance(d, SheetDomain):
+    elif isinstance(d, SheetDomain | DocumentDomain):
         out["game"] = d.game
     return out
 
@@ -176,16 +185,24 @@ def acting_for(state: TableState, user: str, heroes: Mapping[str, Any]) -> list[
     return [c for c in state.characters if c.id in heroes and (role is Role.GM or c.owner == user)]
 
 
-def _taken_ids(state: TableState) -> tuple[str, ...]:
-    """Character ids in use: at the table, retired, or deleted (the log still names them)."""
-    return (*(c.id for c in state.characters), *(s.ref.id for s in state.retired), *(g for g, _ in state.gone))
+def _taken_ids(state: TableState, user: str) -> tuple[str, ...]:
+    """Character ids in use, as `user` may know of them: at the table, retired, deleted (the log still names them),
+    and waiting for the GM's approval where `user` sees the arrival (its player, the GM). Another player's arrival
+    holds its id too, unnamed here: it carries a mark nobody would choose (`herotable.table.travel.arrival_id`)."""
+    waiting = (a.ref.id for a in state.arrivals if a.ref.owner == user or state.is_gm(user))
+    return (
+        *(c.id for c in state.characters),
+        *(s.ref.id for s in state.retired),
+        *(g for g, _ in state.gone),
+        *waiting,
+    )
 
 
 def new_character_actions(state: TableState, user: str, kind: str, game: str, rule: str) -> list[LegalAction]:
     """Creating a character: a player makes their own hero; the GM makes NPCs, hidden or not, and heroes for
     anyone (R-T-3)."""
     fields: dict[str, Domain] = {
-        "character": TextDomain(NAME_LENGTH, required=True, exclude=_taken_ids(state)),
+        "character": TextDomain(NAME_LENGTH, required=True, exclude=_taken_ids(state, user)),
         "sheet": SheetDomain(game),
     }
     if not state.is_gm(user):

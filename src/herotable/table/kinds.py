@@ -17,7 +17,10 @@ from herotable.table import (  # noqa: F401
     requests,
     sheet_edits,
     structure,
+    travel,
     undo,
 )
 from herotable.table.conviction import sheet_edits as cv_sheet_edits  # noqa: F401
+from herotable.table.conviction import travel as cv_travel  # noqa: F401
 from herotable.table.ltl import sheet_edits as ltl_sheet_edits  # noqa: F401
+from herotable.table.ltl import travel as ltl_travel  # noqa: F401

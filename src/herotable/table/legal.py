@@ -4,7 +4,7 @@ it sound and complete against decide. It never shows a viewer what they may not 
 
 from __future__ import annotations
 
-from herotable.table import campaign_settings, chat, journal, recap_notes, sheet_edits
+from herotable.table import campaign_settings, chat, journal, recap_notes, sheet_edits, travel
 from herotable.table.commands import LABEL_LENGTH, PROSE_LENGTH
 from herotable.table.dice_roll import EXPRESSION_LENGTH, FreeRoll
 from herotable.table.game import Choice, Domain, Flag, LegalAction, TextDomain, game_of
@@ -39,6 +39,7 @@ def legal_actions(state: TableState, user: str) -> list[LegalAction]:
     out += chat.legal(state, user)
     out += journal.legal(state, user)
     out += sheet_edits.sheet_actions(state, user)
+    out += travel.travel_actions(state, user)
     out += campaign_settings.campaign_actions(state, user)
     out += recap_notes.legal(state, user)
     out += _members(state, user, role)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from herotable.table import campaign_settings, chat, journal, recap_notes, sheet_edits
+from herotable.table import campaign_settings, chat, journal, recap_notes, sheet_edits, travel
 from herotable.table.core import (
     AdventureEnded,
     AdventureStarted,
@@ -156,12 +156,14 @@ CORE_TITLES = {
     **sheet_edits.TITLES,
     **campaign_settings.TITLES,
     **recap_notes.TITLES,
+    **travel.TITLES,
 }
 _CORE.update(chat.RENDERERS)
 _CORE.update(journal.RENDERERS)
 _CORE.update(sheet_edits.SAYS)
 _CORE.update(campaign_settings.SAYS)
 _CORE.update(recap_notes.SAYS)
+_CORE.update(travel.SAYS)
 
 
 def render(state: TableState, f: Fact, names: Names | None = None) -> str | None:

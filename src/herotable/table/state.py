@@ -86,6 +86,18 @@ class Shelved:
 
 
 @dataclass(frozen=True)
+class Arrival:
+    """A character brought from another campaign by a player, waiting for the GM's approval before it plays
+    (`herotable.table.travel`): its player and the GM see it, and it cannot act. Its sheet and advancement are kept
+    as the character file gave them."""
+
+    ref: CharacterRef
+    sheet: dict[str, Any]
+    advancement: dict[str, Any]
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Structure:
     """Where the campaign is (R-T-1): adventure, game session and scene counters, and what is open."""
 
@@ -207,6 +219,7 @@ class TableState:
     journal: tuple[JournalEntry, ...] = ()  # the journal's entries, oldest first (`herotable.table.journal`)
     journal_made: int = 0  # entries ever written: a new one's number, never one used before
     private_notes: tuple[tuple[str, str], ...] = ()  # (character, notes) its player and the GM alone read
+    arrivals: tuple[Arrival, ...] = ()  # characters brought from other campaigns, waiting for the GM's approval
 
     def member(self, user: str | None) -> Member | None:
         if not user:
@@ -241,9 +254,13 @@ class TableState:
         return any(c.id == cid for c in self.characters)
 
     def taken(self, cid: str) -> bool:
-        """Whether a character id is in use: at the table, retired, or deleted (the log still names it)."""
+        """Whether a character id is in use: at the table, retired, deleted (the log still names it), or held by a
+        character waiting for the GM's approval."""
         return (
-            self.has_character(cid) or any(s.ref.id == cid for s in self.retired) or any(g == cid for g, _ in self.gone)
+            self.has_character(cid)
+            or any(s.ref.id == cid for s in self.retired)
+            or any(g == cid for g, _ in self.gone)
+            or any(a.ref.id == cid for a in self.arrivals)
         )
 
     def names(self) -> dict[str, str]:

@@ -46,6 +46,8 @@ def view_for(state: TableState, user: str | None) -> dict[str, Any]:
         "members": encode(state.members),
         "characters": encode(state.characters),
         "retired": encode(tuple(s.ref for s in state.retired)),
+        # characters from files waiting for the GM's approval: each its player's and the GM's to see
+        "arrivals": [encode(a) for a in state.arrivals if gm or a.ref.owner == user],
         "archived": state.archived,
         "structure": encode(state.structure),
         "requests": [encode(r) for r in state.requests if gm or r.user == user],

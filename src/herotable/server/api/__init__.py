@@ -6,7 +6,19 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from herotable.server import problems
-from herotable.server.api import accounts, campaigns, charts, commands, export, members, odds, recaps, tokens, webhooks
+from herotable.server.api import (
+    accounts,
+    campaigns,
+    charts,
+    commands,
+    export,
+    members,
+    odds,
+    recaps,
+    tokens,
+    travel,
+    webhooks,
+)
 from herotable.server.deps import check_csrf, check_token
 
 ABOUT = """The web table's REST API. People send their session cookie, and the `X-CSRF-Token` header
@@ -25,6 +37,6 @@ router = APIRouter(
     responses=problems.responses(400, 401, 403, 500, 503),
 )
 # commands first: routes are tried in order, and it serves the most requests
-PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks, charts, recaps)
+PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks, charts, recaps, travel)
 for part in PARTS:
     router.include_router(part.router)
