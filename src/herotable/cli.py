@@ -437,7 +437,7 @@ def serve(demo: bool = False, **given: Any) -> None:
         uvicorn.run("herotable.server.app:served_app", factory=True, workers=settings.workers, **options)
 
 
-def _metavar(field: Any) -> str:
+def _metavar(name: str, field: Any) -> str:
     """How a setting's value is written, for `serve --help`: <open|invite|closed>, <int>, <seconds>, <a,b,…>…"""
     import types
     import typing
@@ -449,7 +449,9 @@ def _metavar(field: Any) -> str:
         kind = next(a for a in typing.get_args(kind) if a is not type(None))
     if typing.get_origin(kind) is tuple:
         return "<a,b,…>"
-    return {int: "<int>", float: "<seconds>", Path: "<path>"}.get(kind, "<text>")
+    if kind is float:  # a float setting is a time in seconds (`…_s`), or a size (`…_mb`)
+        return "<seconds>" if name.endswith("_s") else "<megabytes>" if name.endswith("_mb") else "<number>"
+    return {int: "<int>", Path: "<path>"}.get(kind, "<text>")
 
 
 def _unknown(name: str) -> str:
@@ -504,7 +506,7 @@ def _serve_signature() -> inspect.Signature:
             typer.Option(f"--{dashed}/--no-{dashed}", help=text, rich_help_panel="Settings", show_default=False)
             if field.annotation in (bool, bool | None)
             else typer.Option(
-                f"--{dashed}", help=text, rich_help_panel="Settings", show_default=False, metavar=_metavar(field)
+                f"--{dashed}", help=text, rich_help_panel="Settings", show_default=False, metavar=_metavar(name, field)
             )
         )
         kind: Any = bool | None if field.annotation in (bool, bool | None) else str | None

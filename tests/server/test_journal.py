@@ -58,6 +58,8 @@ def everything_seen(member: Member, cid: str) -> str:
         member.get(f"/campaigns/{cid}/table").text,
         member.get(f"/api/v1/campaigns/{cid}").text,
         member.get(f"/api/v1/campaigns/{cid}/events?limit=200").text,
+        member.get(f"/api/v1/campaigns/{cid}/journal").text,
+        member.get(f"/api/v1/campaigns/{cid}/journal?q=ledger").text,
         member.get(f"/api/v1/campaigns/{cid}/export").text,
     ]
     return "\n".join(parts)
@@ -105,6 +107,9 @@ def test_an_entry_reaches_no_one_before_it_is_shown_then_exactly_its_readers(rec
         assert SECRET not in json.dumps(frames_until(sly_ws, of_type("chat.said")))
         assert SECRET in pat.get(f"/campaigns/{cid}/journal").text
         assert "1 entry holds" in pat.get(f"/campaigns/{cid}/journal?q=ledger").text
+        [found] = pat.get(f"/api/v1/campaigns/{cid}/journal?q=harbour+PEARLS").json()["entries"]
+        assert found["body"] == BODY and "readers" not in found
+        assert sly.get(f"/api/v1/campaigns/{cid}/journal?q=harbour").json()["entries"] == []
         for who in (sam, sly):
             assert SECRET not in everything_seen(who, cid), who.user_id
         assert SECRET not in sent() and TITLE not in sent()
@@ -129,8 +134,16 @@ def test_a_wrong_show_says_what_to_do_and_a_player_may_not_write(receiver: Recei
     blank = form(gm, f"/campaigns/{cid}/journal", title="  ", body="text")
     assert blank.status_code == 409 and "Nothing was changed" in blank.text
     refused = form(pat, f"/campaigns/{cid}/journal", title="Mine", body="x")
-    assert refused.status_code == 409 and "Only the GM may do this" in refused.text
-    assert [e["title"] for e in gm.get(f"/api/v1/campaigns/{cid}").json()["journal"]["entries"]] == ["Map"]
+    assert refused.status_code == 403 and "Only the GM may do this" in refused.text
+    forged = form(gm, f"/campaigns/{cid}/journal/e1/show", to="bogus")
+    assert forged.status_code == 422 and "Choose whom to show it to" in forged.text
+    ticked = form(gm, f"/campaigns/{cid}/journal/e1/show", to="nobody", readers=pat.user_id)  # ticks say whom
+    assert ticked.status_code == 303
+    assert gm.get(f"/api/v1/campaigns/{cid}").json()["journal"]["entries"] == [
+        {"id": "e1", "title": "Map", "image": None, "everyone": False, "readers": [pat.user_id]}
+    ]
+    two_lines = gm.command(cid, type="journal.write", title="Map\nsecond line", body="")
+    assert two_lines.status_code == 409 and two_lines.json()["code"] == "journal/title_lines"
 
 
 def test_markdown_is_rendered_without_raw_html_scripts_or_outside_images() -> None:
@@ -172,7 +185,14 @@ def test_an_image_is_checked_counted_against_the_quota_and_served_only_to_its_re
     in_use = form(gm, f"/campaigns/{cid}/journal/images/{digest}/remove")
     assert in_use.status_code == 409 and "The map" in in_use.text
     foreign = form(gm, f"/campaigns/{cid}/journal", title="Other", body="", image="f" * 64)
-    assert foreign.status_code == 409 and "not one of this campaign" in foreign.text
+    assert foreign.status_code == 409 and "not one uploaded to this campaign" in foreign.text
+    through_api = gm.command(cid, type="journal.write", title="Other", body="", image="f" * 64)
+    assert through_api.status_code == 409 and through_api.json()["code"] == "journal/unknown_image"
+    kept = gm.command(cid, type="journal.write", entry="e1", title="The map, redrawn", body="Here")  # no image named
+    assert kept.status_code == 200 and pat.get(url).status_code == 200
+    assert pat.get(f"/api/v1/campaigns/{cid}/journal").json()["entries"] == [
+        {"id": "e1", "title": "The map, redrawn", "image": digest, "body": "Here"}
+    ]
     exported = gm.get(f"/api/v1/campaigns/{cid}/export").json()
     assert [i["digest"] for i in exported["images"]] == [digest]
 
@@ -191,4 +211,4 @@ def test_private_notes_reach_the_characters_player_and_the_gm_alone() -> None:
     assert "I owe the Admiral" not in everything_seen(sam, cid)
     assert "notes/comet" not in sam.get(f"/campaigns/{cid}/journal").text
     stolen = form(sam, f"/campaigns/{cid}/journal/notes/comet", text="overwritten")
-    assert stolen.status_code == 409 and "not your character" in stolen.text
+    assert stolen.status_code == 403 and "not your character" in stolen.text

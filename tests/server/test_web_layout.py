@@ -16,6 +16,7 @@ from herotable.server.api import (
     charts,
     commands,
     export,
+    journal,
     members,
     odds,
     recaps,
@@ -24,7 +25,20 @@ from herotable.server.api import (
     webhooks,
 )
 
-WEB = ("pages", "manage", "chat", "portrait_routes", "live", "games/demo", "app", "chart_pages", "travel_pages")
+WEB = (
+    "pages",
+    "manage",
+    "chat",
+    "portrait_routes",
+    "live",
+    "games/demo",
+    "app",
+    "chart_pages",
+    "travel_pages",
+    "journal_pages",
+    "recap_pages",
+    "webhook_pages",
+)
 SERVER = Path(api.__file__).resolve().parents[1]
 
 
@@ -83,6 +97,7 @@ def test_each_resource_has_its_own_small_router_and_the_commands_come_first(make
         charts,
         recaps,
         travel,
+        journal,
     }
     assert all(len(p.router.routes) <= 8 for p in api.PARTS)
     # routes are tried in order: the command route, which serves the most requests, is the app's first API route

@@ -203,16 +203,22 @@ class LastAction(TypedDict):
 
 
 @answer
-class JournalEntry(TypedDict):
-    """A journal entry you may read. Who else reads it is the GM's to know: `everyone` and `readers` come to the GM
-    alone."""
+class JournalHeading(TypedDict):
+    """A journal entry you may read, without its text (GET /api/v1/campaigns/{id}/journal gives it). Who else reads
+    it is the GM's to know: `everyone` and `readers` come to the GM alone."""
 
     id: str
     title: str
-    body: Annotated[str, Field(description="Markdown")]
     image: Annotated[str | None, Field(description="the digest of its image: GET /campaigns/{id}/images/{digest}")]
     everyone: NotRequired[bool]
     readers: NotRequired[list[str]]
+
+
+@answer
+class JournalEntry(JournalHeading):
+    """A journal entry you may read, with its text."""
+
+    body: Annotated[str, Field(description="Markdown")]
 
 
 @answer
@@ -220,7 +226,7 @@ class Journal(TypedDict):
     """The journal as you may read it: entries shown to you (the GM: all), and the private notes on your characters
     (the GM: on all)."""
 
-    entries: list[JournalEntry]
+    entries: list[JournalHeading]
     private_notes: Annotated[dict[str, str], Field(description="by character id")]
 
 

@@ -20,6 +20,7 @@ from starlette.datastructures import UploadFile
 
 from herotable.errors import RulesError
 from herotable.server.auth import stamp
+from herotable.server.command_checks import check, checks
 from herotable.server.deps import MaybeUserDep, Services, ServicesDep, check_csrf
 from herotable.server.pages import Refused, member, page, render
 from herotable.server.portrait_image import ACCEPT, MAX_BYTES, PortraitRefused, reencode
@@ -27,13 +28,26 @@ from herotable.server.slots import Busy
 from herotable.store.port import CampaignImage, OverQuota
 from herotable.table import journal
 from herotable.table.journal import RemoveEntry, ShowEntry, WriteEntry, WritePrivateNote
-from herotable.table.state import Role, TableState
+from herotable.table.state import Forbidden, Role, TableError, TableState
 
 router = APIRouter(dependencies=[Depends(check_csrf)])
 IMAGE_FIELD = "image"
+PER_PAGE = 20  # entries on a page of the journal, newest first
 KEPT_S = 31_536_000  # an image's address holds its digest: it never changes, so a browser keeps it a year
 
 _md = MarkdownIt("js-default").disable("image")  # raw HTML is shown as text; pictures come from uploads only
+
+
+@checks(WriteEntry)
+def _image_kept(svc: Services, campaign_id: str, cmd: WriteEntry) -> None:
+    """An entry's image is one uploaded to its campaign."""
+    if cmd.image and svc.table.store.campaign_image(campaign_id, cmd.image) is None:
+        raise TableError(
+            "journal/unknown_image",
+            "that image is not one uploaded to this campaign",
+            fix="upload it on the journal page first, or leave the image out",
+            ruling="R-T-5",
+        )
 
 
 def rendered(text: str) -> Markup:
@@ -73,7 +87,13 @@ def _page(
     uid = user.user_id
     gm = state.is_gm(uid)
     query = request.query_params.get("q", "").strip()[:200]
-    entries = journal.search(state, uid, query) if query else journal.readable(state, uid)
+    found = journal.search(state, uid, query) if query else journal.readable(state, uid)[::-1]  # newest first
+    pages = max(1, -(-len(found) // PER_PAGE))
+    try:
+        at = min(max(1, int(request.query_params.get("page", "1"))), pages)
+    except ValueError:
+        at = 1
+    entries = found[(at - 1) * PER_PAGE : at * PER_PAGE]
     names = state.names()
     members = [m for m in state.members if m.role is not Role.GM]
     used, sizes = svc.table.store.images_used(state.campaign_id) if gm else (0, [])
@@ -88,6 +108,9 @@ def _page(
         campaign=state,
         gm=gm,
         query=query,
+        found=len(found),
+        at=at,
+        pages=pages,
         entries=[
             {
                 "entry": e,
@@ -121,10 +144,12 @@ def _page(
 def _run(request: Request, svc: Services, user: Any, state: TableState, cmd: Any) -> Response | None:
     """Run a table command for the page; None when it was done, else the page again with what was wrong."""
     try:
+        check(svc, state.campaign_id, cmd)
         svc.table.execute(state.campaign_id, user.user_id, cmd)
     except RulesError as err:
         said = f"{err.reason}. Tip: {err.fix}"
-        return _page(request, svc, user, state, error=said[:1].upper() + said[1:], status=409)
+        status = 403 if isinstance(err, Forbidden) else 409
+        return _page(request, svc, user, state, error=said[:1].upper() + said[1:], status=status)
     return None
 
 
@@ -148,10 +173,7 @@ def _write(campaign_id: str, request: Request, svc: ServicesDep, user: MaybeUser
     """Write a new entry, or edit one (`entry`)."""
     assert user is not None
     state = member(svc, campaign_id, user)
-    image = form.get("image") or None
-    if image is not None and svc.table.store.campaign_image(campaign_id, image) is None:
-        return _page(request, svc, user, state, error="That image is not one of this campaign's.", status=409)
-    cmd = WriteEntry(form.get("title", ""), form.get("body", ""), form.get("entry") or None, image)
+    cmd = WriteEntry(form.get("title", ""), form.get("body", ""), form.get("entry") or None, form.get("image", ""))
     refused = _run(request, svc, user, state, cmd)
     entry = form.get("entry") or f"e{state.journal_made + 1}"
     return refused or _back(campaign_id, f"#{entry}", "written")
@@ -180,10 +202,14 @@ def _show(
     """Show an entry to nobody, to the members ticked, or to everyone."""
     assert user is not None
     state = member(svc, campaign_id, user)
+    if to not in ("nobody", "chosen", "everyone"):
+        said = "Choose whom to show it to: nobody but you, the members ticked, or everyone."
+        return _page(request, svc, user, state, error=said, status=422)
+    if to == "nobody" and readers:  # members ticked: they are whom the GM means
+        to = "chosen"
     if to == "chosen" and not readers:
-        return _page(
-            request, svc, user, state, error="Tick the members to show it to, or choose nobody or everyone.", status=409
-        )
+        said = "Tick the members to show it to, or choose nobody or everyone."
+        return _page(request, svc, user, state, error=said, status=409)
     cmd = ShowEntry(entry, everyone=to == "everyone", readers=readers if to == "chosen" else ())
     return _run(request, svc, user, state, cmd) or _back(campaign_id, f"#{entry}", "shown")
 

@@ -198,7 +198,8 @@ def regained(state: TableState) -> list[Emitted]:
 @dataclass(frozen=True)
 class WriteEntry(Command):
     """Write a new journal entry (`entry` left out) or edit one; only the GM writes them. `image` is the digest of
-    an image uploaded to the campaign. A new entry is the GM's alone until shown."""
+    an image uploaded to the campaign; an edit without it keeps the entry's image, and "" takes it away. A new entry
+    is the GM's alone until shown."""
 
     type = "journal.write"
     title: Annotated[str, Text(LABEL_LENGTH, required=True)]
@@ -256,7 +257,11 @@ def to_readers(entry: Entry, f: Fact, gm: str) -> list[Emitted]:
 @handles(WriteEntry)
 def _write(state: TableState, cmd: WriteEntry, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
-    if cmd.image is not None and not DIGEST.fullmatch(cmd.image):
+    if "\n" in cmd.title or "\r" in cmd.title:
+        raise TableError(
+            "journal/title_lines", "a title is one line", fix="put the rest in the entry's text", ruling="R-T-5"
+        )
+    if cmd.image and not DIGEST.fullmatch(cmd.image):
         raise TableError(
             "journal/image",
             "the image is not one uploaded to this campaign",
@@ -274,7 +279,8 @@ def _write(state: TableState, cmd: WriteEntry, ctx: Ctx) -> Decision:
         entry = Entry(f"e{state.journal_made + 1}", cmd.title.strip(), cmd.body)  # never one used before
     else:
         entry = _entry(state, cmd.entry)
-    written = EntryWritten(entry.id, cmd.title.strip(), cmd.body, cmd.image)
+    image = (entry.image if cmd.image is None else cmd.image) or None  # an edit keeps its picture unless told
+    written = EntryWritten(entry.id, cmd.title.strip(), cmd.body, image)
     return Decision(to_readers(entry, written, state.gm))
 
 
@@ -357,15 +363,21 @@ def private_notes(state: TableState, user: str | None) -> dict[str, str]:
     return {c: text for c, text in state.private_notes if gm or (user is not None and owners.get(c) == user)}
 
 
+def entry_json(state: TableState, e: Entry, user: str | None, *, body: bool) -> dict[str, Any]:
+    """An entry as `user` may see it, as plain JSON (with its text, with `body`): readers are the GM's to know."""
+    item: dict[str, Any] = {"id": e.id, "title": e.title, "image": e.image}
+    if body:
+        item["body"] = e.body
+    if state.is_gm(user):
+        item.update(everyone=e.everyone, readers=list(e.readers))
+    return item
+
+
 def view(state: TableState, user: str | None) -> dict[str, Any]:
-    """The journal as `user` may see it, as plain JSON: readers are the GM's to know."""
-    gm = state.is_gm(user)
-    entries = []
-    for e in readable(state, user):
-        item: dict[str, Any] = {"id": e.id, "title": e.title, "body": e.body, "image": e.image}
-        if gm:
-            item.update(everyone=e.everyone, readers=list(e.readers))
-        entries.append(item)
+    """The journal as `user` may see it in the campaign's view: each entry's heading, not its text, which the
+    journal's own page and route give (a view goes out with every command's answer and live frame), and the private
+    notes on the member's characters."""
+    entries = [entry_json(state, e, user, body=False) for e in readable(state, user)]
     return {"entries": entries, "private_notes": private_notes(state, user)}
 
 

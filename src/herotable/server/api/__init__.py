@@ -12,6 +12,7 @@ from herotable.server.api import (
     charts,
     commands,
     export,
+    journal,
     members,
     odds,
     recaps,
@@ -37,6 +38,6 @@ router = APIRouter(
     responses=problems.responses(400, 401, 403, 500, 503),
 )
 # commands first: routes are tried in order, and it serves the most requests
-PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks, charts, recaps, travel)
+PARTS = (commands, accounts, campaigns, members, export, odds, tokens, webhooks, charts, recaps, travel, journal)
 for part in PARTS:
     router.include_router(part.router)

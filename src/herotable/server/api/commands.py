@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from herotable.server import problems
+from herotable.server import command_checks, problems
 from herotable.server.answers import CampaignView, Domain, Event, answer
 from herotable.server.api.common import IN_A_CAMPAIGN, member_state
 from herotable.server.deps import ServicesDep, UserDep, current_user, require_user
@@ -98,6 +98,7 @@ def command(
     before = member_state(svc, campaign_id, user, recent=True)
     start = svc.table.head_cursor(campaign_id, user.user_id, before)
     cmd = command_from_json(body_json(body))
+    command_checks.check(svc, campaign_id, cmd)
     if command_id is None:  # an id of the server's own is new: no need to look for an earlier landing
         chosen = uuid.uuid4().hex
         applied = svc.table.execute(campaign_id, user.user_id, cmd, command_id=chosen, fresh=True, state=before)
