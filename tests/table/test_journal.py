@@ -255,3 +255,20 @@ def test_the_gms_undo_of_a_hide_sends_the_entry_as_it_reads_now_to_those_who_rea
     assert last["body"] == "new text, written while hidden"  # the stream holds what the view shows
     assert seen_types(svc, "c", "ana")[-2:] == ["action.undone", "journal.shown"]
     assert "new text" not in text_seen(svc, "c", "bo")
+
+
+@pytest.mark.parametrize(
+    ("readers", "everyone", "mark", "line"),
+    [
+        (("ana",), False, "owner", "The GM shows “The letter”"),
+        ((), True, "", "The GM shows “The letter”"),
+    ],
+)
+def test_the_gms_log_marks_a_show_as_its_readers_saw_it(svc, readers, everyone, mark, line):
+    e = write(svc)
+    svc.execute("c", "gm", ShowEntry(e, everyone=everyone, readers=readers))
+    last = log_entries(svc.state("c"), svc.stream("c", "gm", limit=100).seen)[-1]
+    assert (last.private, last.lines) == (mark, (line,))
+    svc.execute("c", "gm", ShowEntry(e))
+    hidden = log_entries(svc.state("c"), svc.stream("c", "gm", limit=100).seen)[-1]
+    assert hidden.lines[-1] == "“The letter” is now read by nobody but the GM"

@@ -313,7 +313,7 @@ def _show(state: TableState, cmd: ShowEntry, ctx: Ctx) -> Decision:
     readers = _check_readers(state, cmd)
     again = (old.everyone, old.readers) == (cmd.everyone, readers)  # shown again: a reminder to its readers
     new = replace(old, everyone=cmd.everyone, readers=readers)
-    out = [Emitted(ReadersSet(new.id, new.title, new.everyone, readers), Visibility.GM)]
+    out: list[Emitted] = []
     shown = EntryShown(new.id, new.title, new.body, new.image)
     if new.everyone:
         out.append(Emitted(shown, Visibility.PUBLIC))
@@ -324,6 +324,8 @@ def _show(state: TableState, cmd: ShowEntry, ctx: Ctx) -> Decision:
     else:
         losing = [user for user in old.readers if not new.everyone and user not in readers]
     out += [Emitted(EntryHidden(new.id), Visibility.OWNER, user) for user in losing]
+    # the GM's record, last: the log marks the action as its readers saw it, not as the GM's alone
+    out.append(Emitted(ReadersSet(new.id, new.title, new.everyone, readers), Visibility.GM))
     return Decision(out)
 
 
@@ -438,16 +440,10 @@ def legal(state: TableState, user: str) -> list[LegalAction]:
 # --- the log's words (registered in herotable.table.render) ---
 
 
-def _readers(f: ReadersSet, n: Mapping[str, str]) -> str:
-    if f.everyone:
-        return "everyone"
-    return ", ".join(n.get(u, "a former member") for u in f.readers) or "nobody but the GM"
-
-
-RENDERERS: dict[str, Callable[[Any, Mapping[str, str]], str]] = {
+RENDERERS: dict[str, Callable[[Any, Mapping[str, str]], str | None]] = {
     EntryWritten.type: lambda f, n: f"Journal entry “{f.title}” written",
-    ReadersSet.type: lambda f, n: f"“{f.title}” is now read by {_readers(f, n)}",
-    EntryShown.type: lambda f, n: f"The GM shows “{f.title}”",
+    ReadersSet.type: lambda f, n: None if f.everyone or f.readers else f"“{f.title}” is now read by nobody but the GM",
+    EntryShown.type: lambda f, n: f"The GM shows “{f.title}”",  # to whom: the log's mark says (everyone, or a few)
     EntryHidden.type: lambda f, n: "A journal entry is no longer shown",
     EntryRemoved.type: lambda f, n: "A journal entry was removed",
     PrivateNoteWritten.type: lambda f, n: f"Private notes on {n.get(f.character, 'a character')} written",

@@ -30,7 +30,7 @@ from herotable.table.state import Ruleset, TableState
 from herotable.table.undo import ActionUndone, UndoneTold
 
 Names = Mapping[str, str]
-_CORE: dict[str, Callable[[Any, Names], str]] = {}
+_CORE: dict[str, Callable[[Any, Names], str | None]] = {}
 
 
 def _says(cls: type[Fact]) -> Callable[[Callable[[Any, Names], str]], Callable[[Any, Names], str]]:
@@ -235,7 +235,8 @@ def log_entries(state: TableState, seen: Iterable[Seen]) -> list[LogEntry]:
                 last.title,
                 last.lines + ((line,) if line else ()),
                 last.dice + dice,
-                last.private if last.private == private else (last.private or private),
+                # a fact that says nothing in words (the GM's record of a show) leaves the mark as its readers saw it
+                last.private if last.private == private or line is None else (last.private or private),
                 last.undone,
                 last.at,
             )
