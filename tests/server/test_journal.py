@@ -60,6 +60,11 @@ def everything_seen(member: Member, cid: str) -> str:
         member.get(f"/api/v1/campaigns/{cid}/events?limit=200").text,
         member.get(f"/api/v1/campaigns/{cid}/journal").text,
         member.get(f"/api/v1/campaigns/{cid}/journal?q=ledger").text,
+        member.get(f"/campaigns/{cid}/recaps/1").text,
+        member.get(f"/campaigns/{cid}/recaps/1/recap.md").text,
+        member.get(f"/campaigns/{cid}/recaps/1/recap.html").text,
+        member.get(f"/api/v1/campaigns/{cid}/recaps/1").text,
+        member.get(f"/campaigns/{cid}/charts").text,
         member.get(f"/api/v1/campaigns/{cid}/export").text,
     ]
     return "\n".join(parts)
@@ -72,6 +77,7 @@ def test_an_entry_reaches_no_one_before_it_is_shown_then_exactly_its_readers(rec
     made = gm.post(f"/api/v1/campaigns/{cid}/webhooks", {"url": receiver.url + "/in", "format": "json"})
     assert made.status_code == 201, made.text
     courier = app.state.courier
+    assert gm.command(cid, type="structure.begin").status_code == 200  # session 1, whose recap is read below
 
     def sent() -> str:
         while courier.deliver_due():
@@ -110,6 +116,8 @@ def test_an_entry_reaches_no_one_before_it_is_shown_then_exactly_its_readers(rec
         [found] = pat.get(f"/api/v1/campaigns/{cid}/journal?q=harbour+PEARLS").json()["entries"]
         assert found["body"] == BODY and "readers" not in found
         assert sly.get(f"/api/v1/campaigns/{cid}/journal?q=harbour").json()["entries"] == []
+        handouts = pat.get(f"/api/v1/campaigns/{cid}/recaps/1").json()["sections"][-1]
+        assert handouts == {"title": "Handouts", "lines": [f"“{TITLE}” was shown"]}
         for who in (sam, sly):
             assert SECRET not in everything_seen(who, cid), who.user_id
         assert SECRET not in sent() and TITLE not in sent()

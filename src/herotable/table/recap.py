@@ -15,6 +15,7 @@ from typing import Any
 from herotable.table.core import SceneEnded, SceneMarkedDramatic, SceneStarted, SessionStarted
 from herotable.table.game import game_of
 from herotable.table.history import Seen, Session
+from herotable.table.journal import EntryShown
 from herotable.table.recap_notes import RecapWritten
 from herotable.table.recap_parts import RecapSection, listed
 from herotable.table.state import Role, TableState
@@ -133,6 +134,12 @@ def _characters(state: TableState, session: Session, names: Mapping[str, str]) -
     return tuple(names.get(cid, cid) for cid in found)
 
 
+def _handouts(session: Session) -> tuple[RecapSection, ...]:
+    """The journal entries shown in the session, as its reader saw them shown (to them, or to everyone)."""
+    titles = dict.fromkeys(f"“{s.fact.title}” was shown" for s in session.facts if isinstance(s.fact, EntryShown))
+    return (RecapSection("Handouts", tuple(titles)),) if titles else ()
+
+
 def build(state: TableState, session: Session, notes: Iterable[Seen] = ()) -> Recap:
     """The recap of `session` (its facts as one reader may see them) with the GM's newest paragraph among `notes`."""
     names = state.names()
@@ -154,7 +161,7 @@ def build(state: TableState, session: Session, notes: Iterable[Seen] = ()) -> Re
         gm=names.get(state.gm, ""),
         players=players,
         characters=_characters(state, session, names),
-        sections=game.recap(session, names).sections,
+        sections=(*game.recap(session, names).sections, *_handouts(session)),
         note=note_of(session, notes),
     )
 
