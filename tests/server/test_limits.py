@@ -225,3 +225,20 @@ def test_the_body_limit_is_a_setting() -> None:
     )  # under the default 64 KB, over this server's 16 KB
     assert refused.status_code == 413 and "16 KB" in refused.json()["detail"]
     assert gwen.command(cid, type="chat.say", text="a line of chat").status_code == 200
+
+
+def test_a_json_body_nested_past_any_parser_is_refused_without_a_server_error() -> None:
+    from .clients import make_app, register
+
+    app = make_app()
+    gwen = register(app, "gwen")
+    cid = gwen.post("/api/v1/campaigns", {"name": "Deep", "ruleset": "ltl"}).json()["campaign_id"]
+    for inner in ('"\\u0000"', "1"):
+        body = "[" * 5000 + inner + "]" * 5000
+        answer = gwen.client.post(
+            f"/api/v1/campaigns/{cid}/commands",
+            content=body,
+            headers={**gwen.headers, "content-type": "application/json"},
+        )
+        assert answer.status_code == 400, answer.text
+        assert answer.headers["content-type"] == "application/problem+json"

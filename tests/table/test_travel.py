@@ -295,3 +295,37 @@ def test_stunts_pulled_off_with_karma_travel_and_must_name_a_power_of_the_sheet(
     bought = svc.execute("b", PAT, SpendHeroPoints(cid, Improvement.ADD_POWER_STUNT, "Cosmic Flight", "Barrel Roll"))
     spent = next(e for e in bought.events if e.type == "ltl.hero_points_spent")
     assert spent.data["cost"] == 1  # a known stunt costs 1 Hero Point, not 3
+
+
+def test_a_hand_edited_sheet_is_recorded_as_the_rules_read_it_so_the_campaign_folds_after_approval(
+    svc: TableService,
+) -> None:
+    edited = comet_file(svc)
+    edited["sheet"]["superpowers"] = [p["name"] for p in edited["sheet"]["superpowers"]]  # bare names, as typed
+    [arrived] = svc.execute("b", PAT, ImportCharacter(edited)).events
+    recorded = arrived.data["sheet"]["superpowers"]
+    assert recorded and all(isinstance(p, dict) and p["name"] for p in recorded)
+    cid = arrived.data["character"]
+    svc.execute("b", OTHER_GM, ApproveArrival(cid))
+    assert replay_events(svc.store.load("b")).game.heroes[cid].sheet.superpowers == tuple(
+        svc.state("b").game.heroes[cid].sheet.superpowers
+    )
+    assert verified_import(MemoryEventStore(), export_campaign(svc.store, "b")).has_character(cid)
+
+
+def test_a_players_import_learns_nothing_of_another_players_waiting_hero_and_the_gm_sees_the_clash(
+    svc: TableService,
+) -> None:
+    [first] = svc.execute("b", PAT, ImportCharacter(comet_file(svc))).events
+    [second] = svc.execute("b", SAM, ImportCharacter(renamed(comet_file(svc), "captain  COMET"))).events
+    assert second.type == "character.arrived"  # Sam is not told that Pat's hero waits under that name
+    svc.execute("b", OTHER_GM, ApproveArrival(first.data["character"]))
+    clashing = refused(svc, "b", OTHER_GM, ApproveArrival(second.data["character"]))
+    assert clashing.code == "character/name_taken"
+
+
+@pytest.mark.parametrize("look_alike", ["Captain\u200b Comet", "Ｃaptain Comet"])
+def test_a_name_that_only_looks_different_clashes(svc: TableService, look_alike: str) -> None:
+    svc.execute("b", OTHER_GM, ImportCharacter(comet_file(svc)))
+    clashing = refused(svc, "b", OTHER_GM, ImportCharacter(renamed(comet_file(svc), look_alike)))
+    assert clashing.code == "character/name_taken"

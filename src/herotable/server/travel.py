@@ -72,7 +72,11 @@ def parsed(raw: bytes) -> Any:
             ]
         )
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8-sig"))  # a file saved by an editor that writes a byte-order mark too
+    except RecursionError:
+        raise CharacterFileRefused(
+            [Problem("", "the file nests too deeply to be a character file", f"choose a character file: {REEXPORT}")]
+        ) from None
     except (UnicodeDecodeError, ValueError) as err:
         said = str(err).split(":")[0]
         raise CharacterFileRefused(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -75,6 +76,9 @@ class Travel:
     hero: Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
     split: Callable[[Mapping[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
     gained: Callable[[Mapping[str, Any]], str]
+    # a checked file's sheet and advancement as the game records them (what its create command records): what a log
+    # keeps is what the rules read back, whatever shape a hand-edited file gave them
+    normal: Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 
 
 TRAVEL: dict[Ruleset, Travel] = {}
@@ -265,7 +269,8 @@ def read_document(ruleset: Ruleset, data: Any) -> Traveller:
     out += travel.problems(sheet, advancement)
     if out:
         raise CharacterFileRefused(out)
-    return Traveller(given, dict(sheet), dict(advancement), notes.strip(), portrait)
+    sheet, advancement = travel.normal(sheet, advancement)
+    return Traveller(given, sheet, advancement, notes.strip(), portrait)
 
 
 def document(state: TableState, cid: str, *, at: str = "") -> dict[str, Any]:
@@ -423,13 +428,18 @@ class TurnAwayArrival(Command):
 
 
 def _same(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    """A name as compared: its compatibility form (a fullwidth letter is the letter), without invisible characters
+    (a zero-width space), without regard to case or spacing."""
+    shown = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    return " ".join(shown.split()).casefold()
 
 
-def _names_here(state: TableState, but: str = "") -> dict[str, str]:
-    """The names of the campaign's characters (in play, retired, waiting), compared without regard to case or
-    spacing, by id."""
-    refs = (*state.characters, *(s.ref for s in state.retired), *(a.ref for a in state.arrivals))
+def _names_here(state: TableState, but: str = "", user: str | None = None, *, waiting: bool = True) -> dict[str, str]:
+    """The names of the campaign's characters (in play, retired, waiting), compared as `_same` says, by id; with
+    `user`, only the waiting characters that member sees (their own; the GM, all): a player's import never learns
+    of another's waiting hero, whose name the GM's approval checks again."""
+    seen = (a.ref for a in state.arrivals if waiting and (user is None or a.ref.owner == user or state.is_gm(user)))
+    refs = (*state.characters, *(s.ref for s in state.retired), *seen)
     return {_same(r.name): r.id for r in refs if r.id != but}
 
 
@@ -460,10 +470,14 @@ def arrival_id(state: TableState, name: str, command_id: str) -> str:
     return free_id(state, f"{base}-{mark}")
 
 
-def clash(state: TableState, name: str, but: str = "") -> TableError | None:
+def clash(
+    state: TableState, name: str, but: str = "", user: str | None = None, *, waiting: bool = True
+) -> TableError | None:
     """Why a character called `name` cannot come to the table: another character here has that name (the rules of
-    either game know characters by name in places, and a table with two of one name confuses everyone)."""
-    if _same(name) not in _names_here(state, but):
+    either game know characters by name in places, and a table with two of one name confuses everyone); with `user`,
+    among those that member may know of; without `waiting`, among those in play or retired (what an approval meets:
+    two heroes of one name may wait, and the first approved takes it)."""
+    if _same(name) not in _names_here(state, but, user, waiting=waiting):
         return None
     return TableError(
         "character/name_taken",
@@ -526,7 +540,7 @@ def _import(state: TableState, cmd: ImportCharacter, ctx: Ctx) -> Decision:
             ]
         )
     found = read_document(state.ruleset, cmd.document)
-    refused = clash(state, found.name)
+    refused = clash(state, found.name, user=ctx.user)
     if refused is not None:
         raise refused
     cid = free_id(state, found.name) if gm else arrival_id(state, found.name, ctx.command_id)
@@ -543,7 +557,7 @@ def _import(state: TableState, cmd: ImportCharacter, ctx: Ctx) -> Decision:
 def _approve(state: TableState, cmd: ApproveArrival, ctx: Ctx) -> Decision:
     require_gm(state, ctx.user)
     found = arrival(state, cmd.character)
-    refused = clash(state, found.ref.name, but=found.ref.id)
+    refused = clash(state, found.ref.name, but=found.ref.id, waiting=False)
     if refused is not None:
         raise TableError(
             refused.code,
@@ -590,7 +604,7 @@ def travel_actions(state: TableState, user: str) -> list[LegalAction]:
         )
     ]
     for a in state.arrivals:
-        if clash(state, a.ref.name, but=a.ref.id) is None:
+        if clash(state, a.ref.name, but=a.ref.id, waiting=False) is None:
             out.append(
                 LegalAction(
                     ApproveArrival.type, f"Approve {a.ref.name}", {"character": a.ref.id}, group=group, rule=RULE

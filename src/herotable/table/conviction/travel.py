@@ -122,5 +122,11 @@ def _gained(advancement: Mapping[str, Any]) -> str:
     return f"{int(advancement.get('conviction', 0))} Conviction held"
 
 
-TRAVEL = Travel(_carried, _problems, _hero, _split, _gained)
+def _normal(sheet: Mapping[str, Any], advancement: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked sheet as the codec writes it, and the Conviction held."""
+    recorded: dict[str, Any] = encode(decode(CvSheet, dict(sheet)))
+    return recorded, {"conviction": int(advancement.get("conviction", 0))}
+
+
+TRAVEL = Travel(_carried, _problems, _hero, _split, _gained, _normal)
 register_travel(Ruleset.CONVICTION, TRAVEL)

@@ -158,5 +158,11 @@ def _gained(advancement: Mapping[str, Any]) -> str:
     return ", ".join(said)
 
 
-TRAVEL = Travel(_carried, _problems, _hero, _split, _gained)
+def _normal(sheet: Mapping[str, Any], advancement: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked sheet as the create command records it (`sheet_to_dict`), its points and history apart."""
+    recorded, gained = _split(sheet_to_dict(sheet_from_dict(_whole(sheet, advancement))))
+    return recorded, {**gained, "stunts": [str(s) for s in advancement.get("stunts", ())]}
+
+
+TRAVEL = Travel(_carried, _problems, _hero, _split, _gained, _normal)
 register_travel(Ruleset.LTL, TRAVEL)
