@@ -265,6 +265,8 @@ def test_a_gms_library_is_theirs_alone_and_its_npc_joins_hidden_by_default(two: 
     form = {"csrf_token": gwen.csrf, "campaign_id": c, "hidden": "true", "back": c}
     third = gwen.client.post(f"/library/{eid}/add", data=form, follow_redirects=False)
     assert third.status_code == 409 and "already here" in third.text  # its name is at the table twice over now
+    renamed = gwen.client.post(f"/library/{eid}/add", data=form | {"name": "Doctor Entropy's twin"})
+    assert renamed.status_code == 200 and "Doctor Entropy&#39;s twin" in renamed.text  # the page's name field
     assert gina.client.post(f"/library/{eid}/delete", data={"csrf_token": gina.csrf}).status_code == 404
     assert gwen.delete(f"/api/v1/library/{eid}").json() == {"removed": eid}
     assert gwen.get("/api/v1/library").json() == []

@@ -354,7 +354,8 @@ def _add(entry_id: str, request: Request, svc: ServicesDep, user: MaybeUserDep, 
         raise Refused(422, "Choose the campaign to add the character to.")
     back = values.get("back", "")
     try:
-        brought = add_from_library(svc, state, user, entry_id, hidden=values.get("hidden") == "true")
+        hidden, name = values.get("hidden") == "true", values.get("name", "").strip()
+        brought = add_from_library(svc, state, user, entry_id, hidden=hidden, name=name)
     except NotInLibrary:
         raise Refused(404, "There is no such entry in your library.") from None
     except RulesError as err:

@@ -482,7 +482,7 @@ def clash(
     return TableError(
         "character/name_taken",
         f"a character called {name!r} is already here",
-        fix="import it under another name (the name field), or retire or delete the one here first",
+        fix="bring it under another name (the name field), or retire or delete the one here first",
         ruling=RULE,
     )
 
