@@ -158,3 +158,16 @@ def test_a_conviction_recap_comes_through_the_same_pages(make_table):
     assert t.gm.command(cid, {"type": "structure.mark_dramatic"}).is_success
     page = t.pat.client.get(f"/campaigns/{cid}/recaps/1").text
     assert "Conviction" in page and "Scene 1, dramatic, still going" in page
+
+
+def test_a_paragraph_of_2000_characters_typed_in_lines_is_saved_and_a_huge_number_is_no_session(played):
+    cid = played.campaign_id
+    typed = "\r\n".join(["y" * 99] * 20)[: 2000 + 19]  # 20 lines as a form sends them: CR LF between
+    text = typed.replace("\r\n", "\n")
+    assert len(text) <= 2000 < len(typed)
+    saved = played.gm.post(f"/campaigns/{cid}/recaps/1", {"text": typed})
+    assert saved.status_code in (200, 303), saved.text
+    assert played.pat.client.get(f"/api/v1/campaigns/{cid}/recaps/1").json()["note"]["text"] == text
+    huge = "9" * 5000
+    for path in (f"/campaigns/{cid}/recaps/{huge}", f"/campaigns/{cid}/recaps/{huge}/recap.md"):
+        assert played.gm.client.get(path).status_code == 404

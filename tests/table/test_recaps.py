@@ -300,3 +300,29 @@ def test_a_recap_loads_the_log_from_its_sessions_start(dice):
 def test_markdown_escapes_markup_but_keeps_the_words():
     assert md("# a *b* _c_ `d` <e> & [f](g) | h ~ i") == r"\# a \*b\* \_c\_ \`d\` \<e\> \& \[f\](g) \| h \~ i"
     assert md("1. first\n- second\nplain (words) 3.5") == "1\\. first\n\\- second\nplain (words) 3.5"
+
+
+def test_a_quick_contest_and_who_won_it_are_in_the_recap(service, dice):
+    from herotable.table.ltl.contests import CallContest, EnterContest
+
+    ltl_table(service)
+    service.execute(CID, "gm", CallContest(("comet", "nova")))
+    service.execute(CID, "pat", EnterContest("comet"))
+    dice.faces = [9, 2]
+    service.execute(CID, "sam", EnterContest("nova"))
+    for viewer in ("gm", "pat", "sly"):
+        assert lines(recap(service, 1, viewer))["Contests and races"] == ["Captain Comet won a quick contest over Nova"]
+
+
+def test_a_past_recap_names_the_gm_and_players_of_its_session_after_a_hand_over(service, dice):
+    from herotable.table.campaign_settings import HandOver
+    from herotable.table.structure import EndSession, StartSession
+
+    ltl_table(service)
+    service.execute(CID, "pat", TryAgain("comet"))
+    service.execute(CID, "gm", EndSession())
+    service.execute(CID, "gm", HandOver("sam"))
+    service.execute(CID, "sam", StartSession())
+    first = recap(service, 1, "sam")
+    assert (first.gm, first.players) == ("Gwen", ("Pat",))
+    assert recap(service, 2, "sam").gm == "Sam"

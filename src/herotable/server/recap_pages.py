@@ -37,7 +37,7 @@ def file_name(recap: Recap, extension: str) -> str:
 
 def _recap(svc: ServicesDep, state: TableState, number: str, user: Any) -> Recap:
     """The recap of session `number` (as the address spells it) for the user; refused as a page when there is none."""
-    plain = number.isascii() and number.isdigit()
+    plain = number.isascii() and number.isdigit() and len(number) <= 9  # no session number is longer
     found = read_recap(svc.table.store, state, int(number), user.user_id) if plain else None
     if found is None:
         said, fix = no_such_session(state, number)
@@ -129,7 +129,10 @@ def write_note(
     recap = _recap(svc, state, number, user)
     try:
         svc.table.execute(
-            campaign_id, user.user_id, command_from_json({"type": WRITE, "session": recap.session, "text": text})
+            campaign_id,
+            user.user_id,
+            # a form sends each line break as CR LF: counted as one, as the paragraph keeps it
+            command_from_json({"type": WRITE, "session": recap.session, "text": text.replace("\r\n", "\n")}),
         )
     except RulesError as err:
         return _page(request, svc, user, state, recap, typed=text, error=labelled(err, FIELD_LABELS))

@@ -144,8 +144,11 @@ def build(state: TableState, session: Session, notes: Iterable[Seen] = ()) -> Re
     """The recap of `session` (its facts as one reader may see them) with the GM's newest paragraph among `notes`."""
     names = state.names()
     game = game_of(state)
-    actors = {s.actor for s in session.facts}
-    players = tuple(m.name for m in state.members if m.role is Role.PLAYER and m.user in actors)
+    # who took part as they did then: the GM who started the session (only the GM does), and every other member who
+    # acted in it, whatever their role or membership now (a spectator only talks)
+    gm_then = next((s.actor for s in session.facts if isinstance(s.fact, SessionStarted) and s.actor), state.gm)
+    acted = dict.fromkeys(s.actor for s in session.facts if s.actor and s.actor != gm_then)
+    players = tuple(names.get(u, "a former member") for u in acted if state.role_of(u) is not Role.SPECTATOR)
     s = state.structure
     running = session.number > 0 and session.ended_at is None and s.in_session and s.session == session.number
     return Recap(
@@ -158,7 +161,7 @@ def build(state: TableState, session: Session, notes: Iterable[Seen] = ()) -> Re
         ended_at=session.ended_at,
         running=running,
         scenes=_scenes(session),
-        gm=names.get(state.gm, ""),
+        gm=names.get(gm_then, "a former member"),
         players=players,
         characters=_characters(state, session, names),
         sections=(*game.recap(session, names).sections, *_handouts(session)),

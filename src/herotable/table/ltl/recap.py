@@ -13,6 +13,7 @@ from herotable.table.core import SceneStarted
 from herotable.table.history import Session
 from herotable.table.ltl import facts as lf
 from herotable.table.ltl import render
+from herotable.table.ltl.contests import ContestDecided
 from herotable.table.recap_parts import GameRecap, counted, listed, only_gm, sections, uses
 
 
@@ -40,6 +41,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
         return "the GM" if cid is None else names.get(cid, cid)
 
     conflicts: list[str] = []
+    contests: list[str] = []
     rolls: list[str] = []
     defeats: list[str] = []
     karma: dict[str, _Spent] = {}
@@ -111,6 +113,14 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
                 f"{n(f.character)} spent {counted(f.cost, 'Hero Point')}: {improvement} ({f.target}), "
                 f"{f.before} → {f.after}{gm}"
             )
+        elif isinstance(f, ContestDecided) and f.places:
+            first = listed(n(c) for c in f.places[0])
+            if f.race:
+                order = "; ".join(f"{i}. {listed(n(c) for c in place)}" for i, place in enumerate(f.places, 1))
+                contests.append(f"A race: {order}{gm}")
+            else:
+                beaten = f" over {listed(n(c) for c in f.losers)}" if f.losers else ""
+                contests.append(f"{first} won a quick contest{beaten}{gm}")
         elif isinstance(f, lf.StuntPulledOff):
             stunts.append(f"{n(f.character)} pulled off the Power Stunt {f.stunt}{gm}")
     if open_conflict is not None:
@@ -134,6 +144,7 @@ def recap(session: Session, names: Mapping[str, str]) -> GameRecap:
     ]
     return sections(
         ("Conflicts", conflicts),
+        ("Contests and races", contests),
         ("Rolls", rolls),
         ("Defeats", defeats),
         ("Karma and Heroism", burned("Karma", karma) + burned("Heroism", heroism)),
