@@ -448,7 +448,7 @@ TAMPERINGS: list[tuple[Callable[[dict[str, Any]], None], str]] = [
     (_seq_as_text, r"events\[1\]: field 'seq' must be an integer"),
     (_newer_format, "format_version 4 is not one this herotable reads"),
     (_changed_image, "sha256 digest does not match"),
-    (_image_not_its_digest, r"images\[0\]: image digest is not the SHA-256 of its bytes"),
+    (_image_not_its_digest, r"images\[0\]: image digest is not the SHA-256 of its image"),
     (_first_format, "format version 1 export, recorded before campaigns were kept as facts"),
     (_forged_hash, "event 2 .* was changed after it was recorded"),
     (_foreign_event, "event seq 1 belongs to campaign 'c2'"),

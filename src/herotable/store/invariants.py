@@ -187,19 +187,24 @@ def check_library_entry(entry: LibraryEntry) -> None:
 
 def check_portrait(portrait: Portrait) -> None:
     """Raise `StoreError` naming the first field of `portrait` that breaks the contract."""
-    _text(portrait.campaign_id, "portrait campaign_id")
     _text(portrait.character_id, "portrait character_id")
-    _text(portrait.set_by, "portrait set_by")
-    _timestamp(portrait.set_at, "portrait set_at")
-    if portrait.media_type not in PORTRAIT_TYPES:
+    _kept_image("portrait", portrait, "Portrait.of")
+
+
+def _kept_image(what: str, kept: Portrait | CampaignImage, maker: str) -> None:
+    """An image the server re-encoded, as either store keeps one: raise `StoreError` naming its first wrong field."""
+    _text(kept.campaign_id, f"{what} campaign_id")
+    _text(kept.set_by, f"{what} set_by")
+    _timestamp(kept.set_at, f"{what} set_at")
+    if kept.media_type not in PORTRAIT_TYPES:
         raise StoreError(
-            f"portrait media_type is {portrait.media_type!r}; it must be one of {', '.join(PORTRAIT_TYPES)}. "
+            f"{what} media_type is {kept.media_type!r}; it must be one of {', '.join(PORTRAIT_TYPES)}. "
             "Tip: keep only images the server re-encoded"
         )
-    _count(portrait.width, "portrait width", 1)
-    _count(portrait.height, "portrait height", 1)
-    if not portrait.image or hashlib.sha256(portrait.image).hexdigest() != portrait.digest:
-        raise StoreError("portrait digest is not the SHA-256 of its image. Tip: make it with Portrait.of")
+    _count(kept.width, f"{what} width", 1)
+    _count(kept.height, f"{what} height", 1)
+    if not kept.image or hashlib.sha256(kept.image).hexdigest() != kept.digest:
+        raise StoreError(f"{what} digest is not the SHA-256 of its image. Tip: make it with {maker}")
 
 
 def chained(
@@ -243,15 +248,4 @@ def chained(
 
 def check_image(image: CampaignImage) -> None:
     """Raise `StoreError` naming the first field of `image` that breaks the contract."""
-    _text(image.campaign_id, "image campaign_id")
-    _text(image.set_by, "image set_by")
-    _timestamp(image.set_at, "image set_at")
-    if image.media_type not in PORTRAIT_TYPES:
-        raise StoreError(
-            f"image media_type is {image.media_type!r}; it must be one of {', '.join(PORTRAIT_TYPES)}. "
-            "Tip: keep only images the server re-encoded"
-        )
-    _count(image.width, "image width", 1)
-    _count(image.height, "image height", 1)
-    if not image.image or hashlib.sha256(image.image).hexdigest() != image.digest:
-        raise StoreError("image digest is not the SHA-256 of its bytes. Tip: make it with CampaignImage.of")
+    _kept_image("image", image, "CampaignImage.of")
