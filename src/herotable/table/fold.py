@@ -15,7 +15,7 @@ from herotable.table.codec import CodecError, decode_as, decoder, encode, evolve
 from herotable.table.core import CORE_EVOLVE
 from herotable.table.facts import FACT_TYPES, Emitted, Fact, FactError, Visibility, read_fact
 from herotable.table.game import GAMES, game_for
-from herotable.table.state import UNDO_DEPTH, Done, Ruleset, TableState
+from herotable.table.state import UNDO_DEPTH, Done, JournalEntry, Ruleset, TableState
 
 UNDO_TYPE = "table.undo"
 UNDONE_TYPE = "action.undone"
@@ -28,6 +28,7 @@ NOT_ACTIONS = frozenset(
     | recap_notes.NOT_ACTIONS  # the GM's paragraph in a session's recap: kept out of undo, as chat is
     | travel.COMMANDS_OUTSIDE_UNDO  # characters brought from a file, approved or turned away
 )
+JOURNAL_BEFORE = 4  # where an undo entry's earlier state keeps the journal: (game, characters, structure, requests, …)
 STATE_VERSION = 6  # the snapshot format; older snapshots are ignored, never misread
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
@@ -124,7 +125,7 @@ def fold(events: Iterable[Recorded], start: TableState | None = None) -> TableSt
             open_action = command_type not in NOT_ACTIONS and core is not _undo
             if open_action:
                 user, kind_of = actor, command_type
-                before = (game, state.characters, state.structure, state.requests, state.journal)
+                before = (game, state.characters, state.structure, state.requests, state.journal)  # see _undo
                 commit, reveals, audience, owner, also = False, (), gm, None, ()
         if inert:
             pass
@@ -200,6 +201,13 @@ class _Plans(dict[type[Fact], tuple[bool, Any, bool, str | None]]):
         core = _undo if cls.type == UNDONE_TYPE else CORE_EVOLVE.get(cls.type)
         plan = self[cls] = (cls.inert, core, cls.commit, cls.reveals)
         return plan
+
+
+def journal_before(state: TableState) -> tuple[JournalEntry, ...] | None:
+    """The journal as it stood before the last action still in effect, as the undo stack keeps it (None: not known,
+    for a state loaded from a snapshot)."""
+    before = state.befores[-1] if state.befores else None
+    return None if before is None else before[JOURNAL_BEFORE]
 
 
 def _undo(state: TableState, f: Any) -> TableState:

@@ -172,13 +172,13 @@ def restore_audiences(state: TableState, before: tuple[tuple[str, bool, tuple[st
     return evolved(state, journal=journal)
 
 
-def regained(state: TableState) -> list[Emitted]:
-    """What undoing the last action shows again: each entry as it reads now, to the members who read it before that
-    action and do not now (an undone hide), so their own streams hold what they read again."""
-    before = state.befores[-1] if state.befores else None
-    if before is None or len(before) < 5:
+def regained(state: TableState, before: tuple[Entry, ...] | None) -> list[Emitted]:
+    """What undoing the last action shows again, given the journal as it stood `before` that action (None: not
+    known): each entry as it reads now, to the members who read it then and do not now (an undone hide), so their
+    own streams hold what they read again."""
+    if before is None:
         return []
-    was = {e.id: e for e in before[4]}
+    was = {e.id: e for e in before}
     out: list[Emitted] = []
     for e in state.journal:
         old = was.get(e.id)

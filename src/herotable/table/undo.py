@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from herotable.table import journal
 from herotable.table.commands import Command, Ctx, Decision, handles, require_member
 from herotable.table.facts import Emitted, Fact, Visibility, fact
-from herotable.table.fold import UNDO_TYPE, UNDONE_TYPE
+from herotable.table.fold import UNDO_TYPE, UNDONE_TYPE, journal_before
 from herotable.table.state import Done, Forbidden, Role, TableError, TableState
 
 
@@ -88,5 +88,11 @@ def _undo(state: TableState, cmd: Undo, ctx: Ctx) -> Decision:
     if last.audience is Visibility.OWNER:
         told = UndoneTold(last.command_id, last.type, last.user, last.reveals)
         also = [Emitted(told, Visibility.OWNER, owner) for owner in last.audience_also]
-        return Decision([Emitted(undone, Visibility.OWNER, last.audience_owner), *also, *journal.regained(state)])
-    return Decision([Emitted(undone, last.audience), *journal.regained(state)])
+        return Decision(
+            [
+                Emitted(undone, Visibility.OWNER, last.audience_owner),
+                *also,
+                *journal.regained(state, journal_before(state)),
+            ]
+        )
+    return Decision([Emitted(undone, last.audience), *journal.regained(state, journal_before(state))])
