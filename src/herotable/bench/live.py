@@ -761,7 +761,7 @@ def _database_run(kind: str, size: Size, tmp: Path, broadcast_http: str) -> dict
                 **({"HEROTABLE_REDIS_URL": redis_url} if redis_url else {}),
             }
         )
-        serve = [*_herotable_command(), "serve", "--workers", str(workers)]
+        serve = [*_herotable_command(), "serve", "--migrate", "--workers", str(workers)]
         bare_insert = _uvicorn_command("bare_insert_app", workers)
         with _running((serve, env, tmp / "herotable.log"), (bare_insert, env, tmp / "bare-insert.log")) as (
             herotable_process,
