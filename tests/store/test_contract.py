@@ -834,3 +834,25 @@ def test_a_writer_that_may_catch_up_reads_the_head_and_what_landed_in_one_statem
     assert [(e.seq, e.prev_hash) for e in stored] == [(3, first[-1].hash)]
     if during:  # a SQL store: the head and the events after it in one read, then the head moved and the insert
         assert [s for s in during if s != "BEGIN"] == ["SELECT", "UPDATE", "INSERT"]  # (SQLite's BEGIN is a statement)
+
+
+def test_the_webhook_sender_is_woken_only_by_an_append_that_wrote_outbox_rows(store: EventStore) -> None:
+    """A command on a campaign with no webhook must not wake the sender (it would look for rows on every command,
+    taking SQLite's write lock beside the commands); one that wrote rows wakes it, once they are committed."""
+    from herotable.store.webhooks import Webhook, webhooks_for
+
+    new_campaign(store)
+    woken: list[int] = []
+    hooks = webhooks_for(store)
+
+    def wake() -> None:  # the rows are there to take when the sender wakes
+        woken.append(len(hooks.claim(10.0**12, 60, 10)))
+
+    store.on_outbox(wake)
+    store.append("c1", 0, [NewEvent("table.rolled", {"n": 1}, "k1", AT, actor="gm")])
+    assert woken == []
+    hooks.add_webhook(Webhook("w1", "c1", "dice", "https://example.test/hook", "json", "s" * 32, "gm", AT))
+    store.append("c1", 1, [NewEvent("table.rolled", {"n": 2}, "k2", AT, actor="gm", visibility="gm")])
+    assert woken == []  # nothing the table sees: no row
+    store.append("c1", 2, [NewEvent("table.rolled", {"n": 3}, "k3", AT, actor="gm")])
+    assert woken == [1]

@@ -134,7 +134,7 @@ def create_app(
         timeout_s=settings.webhook_timeout_s,
         counted=lambda outcome: services.metrics.webhook_deliveries.labels(outcome).inc(),
     )
-    table.subscribe(courier.heard)
+    table.store.on_outbox(courier.wake)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -448,7 +448,8 @@ def backoff_s(tries: int) -> float:
 
 class Courier:
     """Sends the outbox of every campaign, in this process: `deliver_due` once (tests), or `start` a thread that does
-    so whenever a command the table sees lands here (`heard`), and every few seconds for rows written elsewhere."""
+    so whenever an append of this process wrote outbox rows (`wake`, called by the event store), and every few
+    seconds for rows written elsewhere. A command on a campaign with no webhook does not wake it."""
 
     def __init__(
         self,
@@ -488,11 +489,6 @@ class Courier:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=POLL_S)
-
-    def heard(self, campaign_id: str, events: list[StoredEvent]) -> None:
-        """A writer's listener: wake the thread when a command the table sees landed."""
-        if any(e.visibility == "public" for e in events):
-            self._wake.set()
 
     def wake(self) -> None:
         self._wake.set()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -88,6 +88,7 @@ class MemoryEventStore:
         self._campaigns_of: dict[str, set[str]] = {}  # user → the campaigns they belong to
         self._library: dict[str, LibraryEntry] = {}  # every GM's library, by entry id, in the order saved
         self.webhooks = MemoryWebhookStore(self)  # its outbox written by `append`, under the same lock
+        self._outbox_woken: list[Callable[[], None]] = []
 
     def _set_members(self, log: _Log, members: dict[str, str]) -> None:
         """Make `members` the campaign's membership rows, and index them by user. Under the lock."""
@@ -166,8 +167,14 @@ class MemoryEventStore:
             log.streams = streams
             if members is not None:
                 self._set_members(log, members)
-            self.webhooks.enqueue(campaign_id, stored)
+            wrote = self.webhooks.enqueue(campaign_id, stored)
+        if wrote:  # out of the lock, as the SQL store wakes the sender after its commit
+            for wake in self._outbox_woken:
+                wake()
         return [_decoded(e, d, c) for e, d, c in zip(stored, encoded, commands, strict=True)]
+
+    def on_outbox(self, wake: Callable[[], None]) -> None:
+        self._outbox_woken.append(wake)
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """The events with seq > `after_seq`, in order. Raises `UnknownCampaign`."""

@@ -9,7 +9,7 @@ share a `command_id`, are appended together and sit next to each other in the lo
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
@@ -298,6 +298,11 @@ class EventStore(Protocol):
         may then move the head without reading it first (a compare-and-set on seq and hash), and reads it only when
         that finds another head.
         """
+        ...
+
+    def on_outbox(self, wake: Callable[[], None]) -> None:
+        """Call `wake` after each append of this process that wrote webhook outbox rows, once they are committed:
+        the sender is woken for the campaigns that have webhooks, not for every command."""
         ...
 
     def load(self, campaign_id: str, after_seq: int = 0) -> list[StoredEvent]:

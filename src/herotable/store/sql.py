@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -285,6 +285,7 @@ class SqlEventStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = for_writing(engine)
+        self._outbox_woken: list[Callable[[], None]] = []
 
     @property
     def engine(self) -> Engine:
@@ -425,11 +426,17 @@ class SqlEventStore:
                 if changes_members(events):
                     self._keep_members(connection, campaign_id, events)
                 if hooks:  # what the campaign's webhooks are to be told
-                    enqueue(connection, campaign_id, stored)
+                    hooks = enqueue(connection, campaign_id, stored)
         except IntegrityError:
             # The unique (campaign_id, seq) key caught a writer that slipped past the compare-and-set.
             raise ConcurrencyError(campaign_id, expected_seq, self.head(campaign_id)) from None
+        if hooks:  # committed: the sender may take the rows now
+            for wake in self._outbox_woken:
+                wake()
         return stored
+
+    def on_outbox(self, wake: Callable[[], None]) -> None:
+        self._outbox_woken.append(wake)
 
     @staticmethod
     def _members(connection: Connection, campaign_id: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import aliased
 
@@ -93,15 +93,16 @@ _ENQUEUE = text(
 )
 
 
-def enqueue(connection: Connection, campaign_id: str, stored: Sequence[StoredEvent]) -> None:
+def enqueue(connection: Connection, campaign_id: str, stored: Sequence[StoredEvent]) -> bool:
     """Write the outbox rows of `stored` (just appended) in the append's own transaction: one per webhook of the
-    campaign and command the table sees. A campaign with no webhook writes none."""
+    campaign and command the table sees (a campaign with no webhook writes none). Whether it wrote any."""
     rows = [
         {"campaign_id": campaign_id, "command_id": c, "first_seq": first, "last_seq": last, "created_at": at}
         for c, first, last, at in public_commands(stored)
     ]
     if rows:
         connection.execute(_ENQUEUE, rows)
+    return bool(rows)
 
 
 class WebhookStore(Protocol):
@@ -150,6 +151,33 @@ class WebhookStore(Protocol):
     def sent_message(self, webhook_id: str, command_id: str) -> str | None:
         """The message a sent delivery of `command_id` made at the receiver (Discord's message id), if any."""
         ...
+
+
+def _due() -> Any:
+    """The statement that finds the rows due at `now`: each webhook's oldest pending action (a test message goes
+    beside them), at most `limit`. Built once: the sender runs it on every wake and every poll."""
+    older = aliased(OutboxRecord)
+    behind = (
+        select(older.delivery_id)
+        .where(older.webhook_id == OutboxRecord.webhook_id)
+        .where(older.state == PENDING)
+        .where(older.kind == ACTION)
+        .where(older.delivery_id < OutboxRecord.delivery_id)
+        .exists()
+    )
+    return (
+        select(OutboxRecord.delivery_id)
+        .where(OutboxRecord.state == PENDING)
+        .where(OutboxRecord.next_at <= bindparam("now"))
+        .where(OutboxRecord.claimed_until <= bindparam("now"))
+        .where((OutboxRecord.kind == TEST) | ~behind)
+        .order_by(OutboxRecord.delivery_id)
+        .limit(bindparam("limit"))
+        .with_for_update(skip_locked=True)  # PostgreSQL; SQLite's write lock is taken as the transaction begins
+    )
+
+
+_DUE = _due()
 
 
 class SqlWebhookStore:
@@ -238,27 +266,8 @@ class SqlWebhookStore:
             return int(made.scalar_one())
 
     def claim(self, now: float, lease_s: float, limit: int) -> list[Delivery]:
-        older = aliased(OutboxRecord)
-        behind = (
-            select(older.delivery_id)
-            .where(older.webhook_id == OutboxRecord.webhook_id)
-            .where(older.state == PENDING)
-            .where(older.kind == ACTION)
-            .where(older.delivery_id < OutboxRecord.delivery_id)
-            .exists()
-        )
-        due = (
-            select(OutboxRecord.delivery_id)
-            .where(OutboxRecord.state == PENDING)
-            .where(OutboxRecord.next_at <= now)
-            .where(OutboxRecord.claimed_until <= now)
-            .where((OutboxRecord.kind == TEST) | ~behind)
-            .order_by(OutboxRecord.delivery_id)
-            .limit(limit)
-            .with_for_update(skip_locked=True)  # PostgreSQL; SQLite's write lock is taken as the transaction begins
-        )
         with self._writer.begin() as connection:
-            ids = list(connection.execute(due).scalars())
+            ids = list(connection.execute(_DUE, {"now": now, "limit": limit}).scalars())
             if not ids:
                 return []
             connection.execute(
@@ -367,12 +376,16 @@ class MemoryWebhookStore:
         self._rows: dict[int, Delivery] = {}
         self._next = 1
 
-    def enqueue(self, campaign_id: str, stored: Sequence[StoredEvent]) -> None:
+    def enqueue(self, campaign_id: str, stored: Sequence[StoredEvent]) -> bool:
+        """Write the outbox rows of `stored`: whether there were any."""
         with self._lock:
             hooks = [h for h in self._hooks.values() if h.campaign_id == campaign_id and h.stopped_at is None]
+            wrote = False
             for c, first, last, at in public_commands(stored) if hooks else ():
                 for h in hooks:
                     self._add(Delivery(0, h.webhook_id, campaign_id, ACTION, c, first, last, at))
+                    wrote = True
+            return wrote
 
     def _add(self, row: Delivery) -> int:
         number = self._next
