@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
 
 from herotable.server.auth import Guard, LiveSessions, stamp
 from herotable.server.metrics import Metrics
@@ -142,12 +143,17 @@ async def check_csrf(request: Request, svc: Annotated[Services, Depends(services
         raise HTTPException(403, f"missing or wrong CSRF token: send the {CSRF_HEADER} header (GET /api/v1/csrf)")
 
 
-def check_token(request: Request, svc: Annotated[Services, Depends(services)]) -> None:
+async def check_token(request: Request, svc: Annotated[Services, Depends(services)]) -> None:
     """A bearer request on /api/v1: the token's user becomes the request's (401 for a token not live), within the
-    token's scope and campaign (403), and its commands counted (429)."""
+    token's scope and campaign (403), and its commands counted (429). Async, so that the requests without a token
+    (every browser's) pass without a thread of their own; a token's reads of the store run on one."""
     header = bearer_of(request)
     if header is None:
         return
+    await run_in_threadpool(_token_user, request, svc, header)
+
+
+def _token_user(request: Request, svc: Services, header: str) -> None:
     token, user = svc.tokens.resolve(header)
     check_scope(request, token, user, lambda campaign: svc.table.state(campaign).is_gm(user.user_id))
     if request.method == "POST" and request.url.path.endswith("/commands"):
