@@ -50,6 +50,9 @@ def test_the_live_bench_measures_a_tiny_table_on_sqlite() -> None:
     for writers in (1, 2):
         key = f"writers_{writers}"  # each loop's 8 commands in two rounds of 4, shared by its writers
         _sane_loop(db["no_viewers"][key], writers, 8, fanout=False)
+        rounds = db["no_viewers"][key]["rounds_over_bare_insert"]  # the goal's ratio is their median
+        assert len(rounds) == 2 and all(r > 0 for r in rounds)
+        assert min(rounds) <= figures["ratios"]["sqlite"]["commands_over_bare_insert"][key] <= max(rounds)
         _sane_loop(db["bare_insert"][key], writers, 8, fanout=False)
         _sane_loop(db["viewers"][key], writers, 8, fanout=True)
         _sane_loop(db["bare_broadcast"][key], writers, 8, fanout=True)
