@@ -34,20 +34,41 @@ def _encoded_fields(cls: type) -> tuple[str, ...]:
 
 def encode(value: Any) -> Any:
     """A JSON-ready copy of a frozen dataclass, enum, tuple, dict or scalar."""
-    if value is None or (isinstance(value, bool | int | float | str) and not isinstance(value, Enum)):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: encode(getattr(value, name)) for name in _encoded_fields(type(value))}
-    if isinstance(value, Enum):
-        return encode(value.value)
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
-        return {name: encode(item) for name, item in zip(value._fields, value, strict=True)}
-    if isinstance(value, tuple | list | frozenset | set):
-        items = [encode(v) for v in value]
-        return sorted(items, key=repr) if isinstance(value, frozenset | set) else items
-    if isinstance(value, dict):
-        return {str(k): encode(v) for k, v in value.items()}
-    raise CodecError(f"cannot encode a {type(value).__name__}")
+    kind = type(value)
+    how = _HOW.get(kind)
+    if how is None:
+        how = _HOW[kind] = _encoder(kind)
+    return how(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _encoder(kind: type) -> Callable[[Any], Any]:
+    """How `encode` copies a value of `kind`, chosen once per type: views, frames and facts encode the same few
+    types thousands of times over, and asking what a value is each time cost more than copying it. Raises
+    CodecError for a type it cannot encode."""
+    if issubclass(kind, type(None) | bool | int | float | str) and not issubclass(kind, Enum):
+        return _same
+    if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
+        names = _encoded_fields(kind)
+        return lambda value: {name: encode(getattr(value, name)) for name in names}
+    if issubclass(kind, Enum):
+        return lambda value: encode(value.value)
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
+        fields = kind._fields
+        return lambda value: {name: encode(item) for name, item in zip(fields, value, strict=True)}
+    if issubclass(kind, tuple | list):
+        return lambda value: [encode(v) for v in value]
+    if issubclass(kind, frozenset | set):
+        return lambda value: sorted((encode(v) for v in value), key=repr)
+    if issubclass(kind, dict):
+        return lambda value: {str(k): encode(v) for k, v in value.items()}
+    raise CodecError(f"cannot encode a {kind.__name__}")
+
+
+_HOW: dict[type, Callable[[Any], Any]] = {}
 
 
 @cache
