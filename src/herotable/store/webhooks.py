@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import aliased
 
-from herotable.store.engine import for_writing
+from herotable.store.engine import for_one_read, for_writing
 from herotable.store.port import EventStore, StoredEvent, StoreError, UnknownCampaign
 from herotable.store.schema import CampaignRecord, OutboxRecord, WebhookRecord
 
@@ -93,6 +93,18 @@ _ENQUEUE = text(
 )
 
 
+# the claim's first look: a row that may be due, read with no lock. The courier is woken by every command the table
+# sees, in every campaign, and most wakes find nothing; they must not each take the write lock (on SQLite, the lock
+# every command's append waits for) nor build the claim's statement
+_MAY_BE_DUE = (
+    select(OutboxRecord.delivery_id)
+    .where(OutboxRecord.state == PENDING)
+    .where(OutboxRecord.next_at <= bindparam("now"))
+    .where(OutboxRecord.claimed_until <= bindparam("now"))
+    .limit(1)
+)
+
+
 def enqueue(connection: Connection, campaign_id: str, stored: Sequence[StoredEvent]) -> None:
     """Write the outbox rows of `stored` (just appended) in the append's own transaction: one per webhook of the
     campaign and command the table sees. A campaign with no webhook writes none."""
@@ -156,6 +168,7 @@ class SqlWebhookStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = for_writing(engine)
+        self._one_read = for_one_read(engine)
 
     def add_webhook(self, hook: Webhook) -> Webhook:
         with self._writer.begin() as connection:
@@ -238,6 +251,9 @@ class SqlWebhookStore:
             return int(made.scalar_one())
 
     def claim(self, now: float, lease_s: float, limit: int) -> list[Delivery]:
+        with self._one_read.connect() as connection:
+            if connection.execute(_MAY_BE_DUE, {"now": now}).first() is None:
+                return []
         older = aliased(OutboxRecord)
         behind = (
             select(older.delivery_id)
