@@ -65,7 +65,7 @@ def test_the_many_tables_bench_measures_a_few_tables_on_sqlite() -> None:
     assert [g["tables"] for g in db["generators"]] == [3, 2]
     assert [g["sockets"] for g in db["generators"]] == [12, 8]
     for generator in db["generators"]:
-        assert generator["cpu_s"] >= 0 and generator["cpu_share"] >= 0
+        assert generator["cpu_s"] >= 0 and generator["cpu_share"] >= 0 and generator["unsent"] >= 0
         assert set(generator["late_ms"]) == PERCENTILES | {"max"}
 
     rss = db["rss_mib"]
