@@ -554,10 +554,10 @@ def _measured(server: _Process, tables: list[_Seated], size: Size) -> dict[str, 
         lone["server_cpu_ms_per_command"] = round(1000 * (_cpu_s(pid) - cpu) / lone["commands"], 2)
         rss["start"] = _rss_mib(pid)
         with _Sampler(lambda: _rss_mib(pid), every_s=0.5) as peak:
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), _cpu_s(pid)
             generators.tell("open")
             opened = generators.answers("opened", 600)
-            open_s = time.perf_counter() - began
+            open_s, open_cpu = time.perf_counter() - began, _cpu_s(pid) - cpu
             rss["sockets_open"] = _rss_mib(pid)
             start = time.perf_counter() + 1.0
             generators.tell("go", start)
@@ -576,6 +576,7 @@ def _measured(server: _Process, tables: list[_Seated], size: Size) -> dict[str, 
         "sockets": sum(d["sockets"] for d in done),
         "sockets_failed": dict(sum((Counter(o["failed"]) for o in opened), Counter[str]())),
         "open_s": round(open_s, 1),
+        "open_server_cpu_ms_per_socket": round(1000 * open_cpu / (len(tables) * (1 + size.players)), 2),
         "window_s": size.window_s,
         "server_cpu_cores": round(cpu / size.window_s, 2),
         "server_cpu_ms_per_command": round(1000 * cpu / many["commands"], 2) if many["commands"] else 0.0,
