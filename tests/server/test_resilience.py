@@ -237,6 +237,18 @@ def test_the_service_keeps_the_most_recently_used_campaigns_in_memory(monkeypatc
     assert list(svc.memory._cache) == [ids[0], ids[1]]
 
 
+def test_a_server_keeps_as_many_campaigns_in_memory_as_its_setting_says():
+    from herotable.server.app import create_app
+    from herotable.server.settings import Settings
+    from herotable.store import MemoryEventStore
+    from herotable.table.state import Ruleset
+
+    app = create_app(Settings(secret_key="cache-tests-secret-0123456789", cached_campaigns=2), store=MemoryEventStore())
+    svc = app.state.services.table
+    ids = [svc.create_campaign("gm", "GM", f"C{n}", Ruleset.LTL).campaign_id for n in range(3)]
+    assert list(svc.memory._cache) == ids[1:]
+
+
 # --- a dropped socket ---
 
 

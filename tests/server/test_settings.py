@@ -27,6 +27,12 @@ def _no_settings_from_outside(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     monkeypatch.chdir(tmp_path)
 
 
+def test_a_server_keeps_as_many_campaigns_as_a_bare_service_unless_told() -> None:
+    from herotable.service import CACHED_CAMPAIGNS
+
+    assert Settings().cached_campaigns == CACHED_CAMPAIGNS
+
+
 def test_the_docs_list_every_setting_as_the_code_has_it() -> None:
     text = DOCS.read_text()
     table = text.split("<!-- settings table:", 1)[1].split("-->", 1)[1].split("<!-- end of settings table -->")[0]

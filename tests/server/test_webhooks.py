@@ -500,6 +500,26 @@ def test_the_outbox_is_written_with_the_command_and_taken_once_by_competing_work
     assert store.webhook(made["webhook_id"]).stopped_why == "HTTP 404"
 
 
+def test_a_courier_with_nothing_due_takes_no_write_lock(tmp_path: Any) -> None:
+    """The courier looks for rows after every command the table sees, in every campaign; when none is due it must
+    not wait for SQLite's write lock, which every command's append takes too (here another holds it)."""
+    import sqlite3
+    import time
+
+    from herotable.store.webhooks import SqlWebhookStore
+
+    store = open_store(f"sqlite:///{tmp_path / 'quiet.db'}")
+    holder = sqlite3.connect(tmp_path / "quiet.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # a writer in the middle of its transaction
+        # (waiting for the lock, the claim would give up after 30 s: "database is locked")
+        assert SqlWebhookStore(store.engine).claim(time.time(), 60, 8) == []
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        store.close()
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_campaign_from_before_webhooks_keeps_its_log_and_gains_them_after_the_upgrade(
     backend: str, request: pytest.FixtureRequest, tmp_path: Any, receiver: Receiver

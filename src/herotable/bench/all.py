@@ -1,6 +1,6 @@
 """`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load,
-portrait uploads as an attack (`bench.portraits`), and how light the table page is (`bench.pages`), written to
-bench/results.json.
+many tables on one box (`bench.tables`), portrait uploads as an attack (`bench.portraits`), and how light the table
+page is (`bench.pages`), written to bench/results.json.
 
 Speed goals are checked here, never by timed tests. Each figure comes with the machine's raw rate of a
 trivial loop measured in the same run, so results from different machines compare as ratios.
@@ -19,6 +19,7 @@ from herotable.bench.live import live
 from herotable.bench.odds import figures as odds_figures
 from herotable.bench.pages import figures as pages_figures
 from herotable.bench.portraits import portraits
+from herotable.bench.tables import tables
 from herotable.demo import run_demo
 from herotable.dice import ScriptedRng, SeededRng
 from herotable.sampler import RARE, new_table, play
@@ -227,6 +228,7 @@ def main() -> None:
         "facts": _facts(),
         **odds_figures(),
         "live": live(),
+        "tables": tables(),
         "portraits": portraits(),
         **pages_figures(),
     }

@@ -364,10 +364,14 @@ class _Viewer:
     closing: bool = False
     reader: asyncio.Task[None] | None = None
 
-    async def open(self, url: str, headers: dict[str, str]) -> None:
+    async def open(self, url: str, headers: dict[str, str], *, ping_interval: float | None = 20.0) -> None:
+        """Connect and read the hello. `ping_interval`: the client's own pings (a browser sends none; the server
+        pings each socket itself)."""
         import websockets
 
-        self.socket = await websockets.connect(url, additional_headers=headers, max_size=None, open_timeout=30)
+        self.socket = await websockets.connect(
+            url, additional_headers=headers, max_size=None, open_timeout=30, ping_interval=ping_interval
+        )
         hello = json.loads(await asyncio.wait_for(self.socket.recv(), 30))
         if hello.get("type") != "hello":
             raise RuntimeError(f"the first frame was not a hello: {str(hello)[:200]}")
@@ -446,13 +450,16 @@ async def _closed_loop(writers: list[Callable[[], Awaitable[str]]], commands: in
     return loop
 
 
-def _sender(client: Any, path: str, body: dict[str, Any] = ROLL) -> Callable[[], Awaitable[str]]:
-    """A writer: it posts `body` to `path` and gives the command id of the answer (or raises `_Refused`)."""
+def _sender(
+    client: Any, path: str, body: dict[str, Any] = ROLL, headers: dict[str, str] | None = None
+) -> Callable[[], Awaitable[str]]:
+    """A writer: it posts `body` to `path` (with `headers` besides the client's: a member's session, when several
+    share one client) and gives the command id of the answer (or raises `_Refused`)."""
     import httpx
 
     async def send() -> str:
         try:
-            answer = await client.post(path, json=body)
+            answer = await client.post(path, json=body, headers=headers)
         except httpx.HTTPError as error:
             raise _Refused(type(error).__name__) from None
         if answer.status_code != 200:

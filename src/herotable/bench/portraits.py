@@ -20,6 +20,7 @@ Run by `make bench` (`herotable.bench`, the `portraits` key of bench/results.jso
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import os
@@ -31,6 +32,7 @@ import threading
 import time
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,18 +99,18 @@ def _reset_peak(pid: int) -> bool:
 
 
 class _Sampler:
-    """The largest resident memory of a process seen every `every_s` seconds, in a thread of its own."""
+    """The largest of `read()` (resident memory, in MiB) seen every `every_s` seconds, in a thread of its own."""
 
-    def __init__(self, pid: int, every_s: float = 0.01) -> None:
-        self.pid = pid
+    def __init__(self, read: Callable[[], float], every_s: float = 0.01) -> None:
+        self.read = read
         self.every_s = every_s
-        self.peak = _status(pid, "VmRSS")
+        self.peak = read()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
-            self.peak = max(self.peak, _status(self.pid, "VmRSS"))
+            self.peak = max(self.peak, self.read())
 
     def __enter__(self) -> _Sampler:
         self._thread.start()
@@ -174,7 +176,7 @@ async def _load(http: str, pid: int, picture: bytes, uploads: int) -> dict[str, 
 
         before = _status(pid, "VmRSS")
         reset = _reset_peak(pid)
-        with _Sampler(pid) as sampler:
+        with _Sampler(functools.partial(_status, pid, "VmRSS")) as sampler:
             asking = asyncio.create_task(ask())
             await asyncio.sleep(0.05)  # a few answers before the uploads start
             answered = await asyncio.gather(*(upload(picture) for _ in range(uploads)))

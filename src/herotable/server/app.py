@@ -120,7 +120,7 @@ def create_app(
         store = open_store(url, migrate="upgrade" if settings.migrate else "auto")
         if settings.embedded:  # `herotable restore` refuses while this process serves the file
             hold_serving_lock(sqlite_path(url))
-    table = TableService(store, rng=rng)
+    table = TableService(store, rng=rng, cached_campaigns=settings.cached_campaigns)
     services = make_services(settings, table, clock, ticks)
     hub = Hub(
         table, services.redis, services.live_sessions, redis_prefix=settings.redis_prefix, metrics=services.metrics

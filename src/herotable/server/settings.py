@@ -100,6 +100,10 @@ class Settings(BaseModel):
     """Portrait uploads decoded at once."""
     image_wait_s: Annotated[float, Field(ge=0)] = 2.0
     """How long an upload waits for a slot before a 503."""
+    cached_campaigns: Annotated[int, Field(ge=1)] = 256  # the service's CACHED_CAMPAIGNS (test_settings.py)
+    """Campaign states each server process keeps in memory, the most recently used (a played campaign's takes 100 to
+    200 KiB). One played beyond them is read from the database again for each command and live frame: set it to the
+    campaigns played at once."""
 
     # --- live table, logs, metrics ----------------------------------------------------------------------------
     redis_url: str | None = None

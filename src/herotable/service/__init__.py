@@ -68,7 +68,8 @@ __all__ = [
 
 class TableService:
     """Runs commands against campaigns in `store`. Safe to share between threads; several processes may share one
-    database, since every append is checked against the sequence it was computed from."""
+    database, since every append is checked against the sequence it was computed from. `cached_campaigns`: how many
+    campaign states it keeps in memory (CACHED_CAMPAIGNS unless told)."""
 
     def __init__(
         self,
@@ -77,9 +78,10 @@ class TableService:
         rng: Rng | None = None,
         clock: Callable[[], str] = utc_now,
         snapshot_every: int = SNAPSHOT_EVERY,
+        cached_campaigns: int | None = None,
     ) -> None:
         self.store = store
-        self.memory = Memory()
+        self.memory = Memory(cached_campaigns)
         self.states = States(store, self.memory)
         self.streams = Streams(store, self.states, self.memory)
         self.writer = Writer(

@@ -2,9 +2,9 @@
 of each audience's stream, the runs of events lately appended or folded and the hash each command ended on. Nothing
 here reads the store; everything is a shortcut that a read replaces when it is gone.
 
-Eviction, in `_evict`: states are kept for the most recently used CACHED_CAMPAIGNS campaigns (a campaign's current
-stream tops go with its state); the tops and hashes at the end of each command for the newest TOPS_KEPT commands,
-and the runs of events from each for the newest BATCHES_KEPT, across campaigns."""
+Eviction, in `_evict`: states are kept for the most recently used `cached` campaigns (CACHED_CAMPAIGNS unless told;
+a campaign's current stream tops go with its state); the tops and hashes at the end of each command for the newest
+TOPS_KEPT commands, and the runs of events from each for the newest BATCHES_KEPT, across campaigns."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ Tops = dict[tuple[str, str | None], int]
 
 
 class Memory:
-    def __init__(self) -> None:
+    def __init__(self, cached: int | None = None) -> None:
+        self.cached = CACHED_CAMPAIGNS if cached is None else cached
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, TableState] = OrderedDict()
         # per remembered campaign, the top position of each audience's stream (see `Streams.tops`) at a seq
@@ -160,7 +161,7 @@ class Memory:
 
     def _evict(self) -> None:
         """The one eviction rule (see the module's doc); the lock is held."""
-        while len(self._cache) > CACHED_CAMPAIGNS:
+        while len(self._cache) > self.cached:
             gone, _ = self._cache.popitem(last=False)
             self._tops.pop(gone, None)
         while len(self._hash_then) > TOPS_KEPT:

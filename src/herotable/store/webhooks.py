@@ -22,7 +22,7 @@ from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import aliased
 
-from herotable.store.engine import for_writing
+from herotable.store.engine import for_one_read, for_writing
 from herotable.store.port import EventStore, StoredEvent, StoreError, UnknownCampaign
 from herotable.store.schema import CampaignRecord, OutboxRecord, WebhookRecord
 
@@ -90,6 +90,18 @@ _ENQUEUE = text(
     "next_at, claimed_until, state, answer) "
     "SELECT webhook_id, campaign_id, 'action', :command_id, :first_seq, :last_seq, :created_at, 0, 0, 0, 'pending', '' "
     "FROM webhooks WHERE campaign_id = :campaign_id AND stopped_at IS NULL"
+)
+
+
+# the claim's first look: a row that may be due, read with no lock. The courier looks at every wake and every poll
+# (POLL_S, in every process), and most looks find nothing; they must not each take the write lock (on SQLite, the
+# lock every command's append waits for)
+_MAY_BE_DUE = (
+    select(OutboxRecord.delivery_id)
+    .where(OutboxRecord.state == PENDING)
+    .where(OutboxRecord.next_at <= bindparam("now"))
+    .where(OutboxRecord.claimed_until <= bindparam("now"))
+    .limit(1)
 )
 
 
@@ -184,6 +196,7 @@ class SqlWebhookStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = for_writing(engine)
+        self._one_read = for_one_read(engine)
 
     def add_webhook(self, hook: Webhook) -> Webhook:
         with self._writer.begin() as connection:
@@ -266,6 +279,9 @@ class SqlWebhookStore:
             return int(made.scalar_one())
 
     def claim(self, now: float, lease_s: float, limit: int) -> list[Delivery]:
+        with self._one_read.connect() as connection:  # most looks find nothing: no write lock for them
+            if connection.execute(_MAY_BE_DUE, {"now": now}).first() is None:
+                return []
         with self._writer.begin() as connection:
             ids = list(connection.execute(_DUE, {"now": now, "limit": limit}).scalars())
             if not ids:
