@@ -133,44 +133,59 @@ class _Seated:
 # --- setup, in the store before the server starts ---------------------------------------------------------------
 
 
-def _seed(url: str, secret_key: str, size: Size) -> tuple[list[_Seated], dict[str, Any]]:
-    """The accounts, their sessions and the campaigns, written into the fresh database at `url`. Each campaign is
-    made by the table service's commands on a memory store (a GM creates it, each player joins) and its log imported
-    as it stands; every account and its session are written in one transaction, the session as `auth.start_session`
-    keeps it (a hash of its id) and its cookie signed with `secret_key`, as the server signs them."""
+@dataclass(frozen=True)
+class _Cast:
+    """Everyone and every campaign of the run, made once and written into each database: the accounts and their
+    sessions as rows, the campaigns' logs in a memory store, and each table's seats."""
+
+    users: list[dict[str, Any]]
+    sessions: list[dict[str, Any]]
+    logs: Any  # a MemoryEventStore
+    tables: list[_Seated]
+    secret_key: str
+    made_s: float
+
+
+def _cast(size: Size) -> _Cast:
+    """The accounts, their sessions and the campaigns. Each campaign is made by the table service's commands on a
+    memory store (a GM creates it, each player joins); each session is kept as `auth.start_session` keeps it (a
+    hash of its id), and its cookie signed with a secret key of the run's, which the server is given."""
     from argon2 import PasswordHasher
-    from sqlalchemy import insert
 
     from herotable.server.auth import stamp
     from herotable.server.security import SESSION_MAX_AGE_S, Sessions, digest
     from herotable.service import TableService
     from herotable.store.accounts import User
-    from herotable.store.engine import for_writing
     from herotable.store.memory import MemoryEventStore
-    from herotable.store.schema import SessionRecord, UserRecord
-    from herotable.store.sql import SqlEventStore, open_store
     from herotable.table.state import Role, Ruleset
     from herotable.table.structure import Join
 
     started = time.perf_counter()
-    sessions = Sessions(secret_key)
+    secret_key = secrets.token_urlsafe(32)
+    signer = Sessions(secret_key)
     hashed = PasswordHasher().hash(PASSWORD)  # one hash for all: nobody logs in with it
     now = datetime.now(UTC)
     made, expires = stamp(now), stamp(now + timedelta(seconds=SESSION_MAX_AGE_S))
     users: list[dict[str, Any]] = []
-    live: list[dict[str, Any]] = []
+    sessions: list[dict[str, Any]] = []
 
     def seat(role: str, username: str, display_name: str) -> _Seat:
         user = User(secrets.token_hex(8), username, display_name, hashed, made)
-        session = sessions.new(user.user_id)
+        session = signer.new(user.user_id)
         users.append(vars(user))
-        live.append(
-            {"sid_hash": digest(session.sid), "user_id": user.user_id, "created_at": made, "expires_at": expires}
+        sessions.append(
+            {
+                "sid_hash": digest(session.sid),
+                "user_id": user.user_id,
+                "created_at": made,
+                "expires_at": expires,
+                "revoked_at": None,
+            }
         )
-        return _Seat(role, user.user_id, sessions.dump(session), sessions.csrf_token(session))
+        return _Seat(role, user.user_id, signer.dump(session), signer.csrf_token(session))
 
-    memory = MemoryEventStore()
-    service = TableService(memory)
+    logs = MemoryEventStore()
+    service = TableService(logs)
     tables: list[_Seated] = []
     for n in range(size.campaigns):
         gm = seat("gm", f"gm{n:04d}", f"Gm {n}")
@@ -181,25 +196,36 @@ def _seed(url: str, secret_key: str, size: Size) -> tuple[list[_Seated], dict[st
             service.execute(campaign_id, player.user_id, Join(f"Player {n}-{p}", Role.PLAYER))
             players.append(player)
         tables.append(_Seated(campaign_id, (gm, *players)))
-    decided = time.perf_counter()
+    return _Cast(users, sessions, logs, tables, secret_key, round(time.perf_counter() - started, 2))
 
+
+def _seed(url: str, cast: _Cast) -> dict[str, Any]:
+    """`cast` written into the fresh database at `url`: every account and its session in one transaction, then each
+    campaign's log imported as it stands (their membership rows with them)."""
+    from sqlalchemy import insert
+
+    from herotable.store.engine import for_writing
+    from herotable.store.schema import SessionRecord, UserRecord
+    from herotable.store.sql import SqlEventStore, open_store
+
+    started = time.perf_counter()
     store = open_store(url)
     try:
         if not isinstance(store, SqlEventStore):
             raise ValueError(f"{url}: the bench needs a database")
         with for_writing(store.engine).begin() as connection:
-            connection.execute(insert(UserRecord), users)
-            connection.execute(insert(SessionRecord), [{**row, "revoked_at": None} for row in live])
-        for table in tables:
-            store.import_events(memory.campaign(table.campaign_id), memory.load(table.campaign_id))
+            connection.execute(insert(UserRecord), cast.users)
+            connection.execute(insert(SessionRecord), cast.sessions)
+        for table in cast.tables:
+            store.import_events(cast.logs.campaign(table.campaign_id), cast.logs.load(table.campaign_id))
     finally:
         store.close()
-    return tables, {
-        "accounts": len(users),
-        "campaigns": len(tables),
-        "events": sum(memory.campaign(t.campaign_id).head for t in tables),
-        "decided_s": round(decided - started, 2),
-        "seconds": round(time.perf_counter() - started, 2),
+    return {
+        "accounts": len(cast.users),
+        "campaigns": len(cast.tables),
+        "events": sum(cast.logs.campaign(t.campaign_id).head for t in cast.tables),
+        "made_s": cast.made_s,
+        "written_s": round(time.perf_counter() - started, 2),
     }
 
 
@@ -602,18 +628,17 @@ def _measured(server: _Process, tables: list[_Seated], size: Size) -> dict[str, 
     }
 
 
-def _database_run(kind: str, size: Size, tmp: Path) -> dict[str, Any]:
+def _database_run(kind: str, size: Size, cast: _Cast, tmp: Path) -> dict[str, Any]:
     tmp.mkdir(parents=True, exist_ok=True)
     redis_url = _redis_url() if kind == "postgresql" and size.postgres_workers > 1 else None
     workers = size.postgres_workers if redis_url else 1
     with _database(kind, tmp) as (url, durability):
-        secret_key = secrets.token_urlsafe(32)
-        tables, setup = _seed(url, secret_key, size)
+        setup = _seed(url, cast)
         env = _env(
             **{
                 DATABASE_URL_ENV: url,
                 "HEROTABLE_DATA_DIR": str(tmp),
-                "HEROTABLE_SECRET_KEY": secret_key,
+                "HEROTABLE_SECRET_KEY": cast.secret_key,
                 "HEROTABLE_CACHED_CAMPAIGNS": str(size.cached_campaigns),
                 # a prefix of its own: another run on the same Redis is not heard here
                 **(
@@ -625,7 +650,7 @@ def _database_run(kind: str, size: Size, tmp: Path) -> dict[str, Any]:
         )
         serve = [*_herotable_command(), "serve", "--workers", str(workers)]
         with _running((serve, env, tmp / "herotable.log")) as (server,):
-            measured = _measured(server, tables, size)
+            measured = _measured(server, cast.tables, size)
     return {
         "server": f"herotable serve --workers {workers} --cached-campaigns {size.cached_campaigns}"
         + (" (Redis between them)" if redis_url else ""),
@@ -682,11 +707,12 @@ def tables(size: Size | None = None) -> dict[str, Any]:
     freeze_start_up_heap()
     gc.disable()
     try:
+        cast = _cast(size)  # the same accounts and campaigns on each database
         with tempfile.TemporaryDirectory(prefix="herotable-bench-tables-") as tmp:
             measured = []
             for kind in size.databases:
                 try:
-                    results[kind] = _database_run(kind, size, Path(tmp, kind))
+                    results[kind] = _database_run(kind, size, cast, Path(tmp, kind))
                     measured.append(kind)
                 except _Unavailable as why:
                     results[kind] = {"skipped": str(why)}
