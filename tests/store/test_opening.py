@@ -276,3 +276,37 @@ def test_a_postgresql_connection_closed_while_idle_is_replaced_before_use(
         assert _backend_pid(engine) not in (first, replaced)  # and the pool was renewed
     finally:
         engine.dispose()
+
+
+def test_a_sqlite_database_s_writers_of_one_process_take_turns_through_one_lock(tmp_path: Path) -> None:
+    """Every store of one SQLite database (events, accounts, webhooks…) shares the process's turn to write, so a
+    waiting writer is woken when the last one commits rather than sleeping in SQLite's busy handler; another
+    database has its own; a thread may begin a write within its own (it then meets SQLite's lock, as before)."""
+    import threading
+
+    from herotable.store.engine import for_writing
+
+    engine = create_store_engine(parse_database_url(f"sqlite:///{tmp_path / 'one.db'}"))
+    other = create_store_engine(parse_database_url(f"sqlite:///{tmp_path / 'other.db'}"))
+    writing = for_writing(engine)
+    assert writing._turn is for_writing(engine.execution_options(isolation_level="SERIALIZABLE"))._turn
+    assert writing._turn is not for_writing(other)._turn
+    with writing.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (n INTEGER)")
+    got: list[int] = []
+    with writing.begin() as connection:  # another thread's write waits for this one's commit, then sees it
+        connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+        waiting = threading.Thread(target=lambda: _count_then_insert(writing, got))
+        waiting.start()
+        waiting.join(timeout=0.2)
+        assert waiting.is_alive() and got == []
+    waiting.join()
+    assert got == [1]
+    engine.dispose()
+    other.dispose()
+
+
+def _count_then_insert(writing: Any, got: list[int]) -> None:
+    with writing.begin() as connection:
+        got.append(connection.exec_driver_sql("SELECT count(*) FROM t").scalar_one())
+        connection.exec_driver_sql("INSERT INTO t VALUES (2)")
