@@ -666,6 +666,35 @@ def test_stream_tops_are_each_audiences_newest_position_with_the_head(store: Eve
         store.stream_tops("nope")
 
 
+def test_stream_tops_and_heads_count_every_owner_beside_other_campaigns(store: EventStore) -> None:
+    """The SQL store finds the owners and each stream's top by searching its index, owner after owner, rather than
+    reading the log: each still as the log counts it, whatever the owners' names (one the start of another, beyond
+    ASCII, one whose events stop early) and however other campaigns' streams interleave in the index."""
+    import random
+
+    from herotable.store.invariants import positions
+
+    owners = ["p1", "p10", "p1 x", "Zoë", "ß", "a", "gone"]
+    for campaign_id in ("c0", "c1", "c9"):
+        new_campaign(store, campaign_id)
+    rng = random.Random(7)
+    for n in range(90):
+        campaign_id = rng.choice(("c0", "c1", "c1", "c9"))
+        audience = rng.choice(["public", "gm", *owners[:-1]] if n > 20 else ["public", *owners])
+        kept = {"visibility": "owner", "owner": audience} if audience in owners else {"visibility": audience}
+        store.append(campaign_id, store.head(campaign_id), [event(f"k{n}", **kept), event(f"k{n}")])
+    for campaign_id in ("c0", "c1", "c9"):
+        log = store.load(campaign_id)
+        tops: dict[tuple[str, str | None], int] = {}
+        for e, place in zip(log, positions(log), strict=True):
+            tops[(e.visibility, e.owner)] = place
+        assert store.stream_tops(campaign_id) == (log[-1].seq, tops)
+        for owner in (*owners, "nobody"):
+            assert store.stream_head(campaign_id, owner) == StreamCursor(
+                tops[("public", None)], tops.get(("owner", owner), 0)
+            )
+
+
 def test_an_append_numbers_its_stream_positions_on_from_the_tops_it_is_given(store: EventStore) -> None:
     """The service hands the tops it remembers at the head it decided on; positions carry on from them exactly as
     when the store counts them itself."""
