@@ -26,7 +26,7 @@ class States:
             if row.log_version < 2:
                 raise LegacyCampaign(row)
             snap = self.store.latest_snapshot(campaign_id, STATE_VERSION)
-            base = state_from_snapshot(snap.state) if snap else None
+            base = state_from_snapshot(snap.state, check=False) if snap else None
         elif self.store.head(campaign_id) == base.seq:  # nothing new (the common case): one cheap read
             return base
         newer = self.store.load(campaign_id, base.seq if base else 0)
