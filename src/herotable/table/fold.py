@@ -29,7 +29,9 @@ NOT_ACTIONS = frozenset(
     | travel.COMMANDS_OUTSIDE_UNDO  # characters brought from a file, approved or turned away
 )
 JOURNAL_BEFORE = 4  # where an undo entry's earlier state keeps the journal: (game, characters, structure, requests, …)
-STATE_VERSION = 6  # the snapshot format; older snapshots are ignored, never misread
+# the snapshot format; older snapshots are ignored, never misread (7: a Conviction turn's flags are booleans, where 6
+# could hold 1 for true, which a restore's check of the snapshot refused)
+STATE_VERSION = 7
 
 check_decisions = False  # tests set it: every decision's fold is compared with the state the rules computed
 
