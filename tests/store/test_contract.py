@@ -225,6 +225,33 @@ def test_a_snapshot_saved_again_replaces_the_old_one(store: EventStore) -> None:
     assert latest is not None and dict(latest.state) == {"new": 2}
 
 
+def test_the_same_snapshot_saved_by_several_at_once_is_kept_once_and_refuses_none(store: EventStore) -> None:
+    """Processes that read a campaign with no snapshot of their format each save one at its head, at the same
+    moment: one is kept, and no reading fails (on PostgreSQL the second insert waits for the first and meets its
+    key)."""
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 12))
+    errors: list[BaseException] = []
+    for seq in range(1, 13):
+        barrier = threading.Barrier(4)
+
+        def save(at: int = seq, wait: threading.Barrier = barrier) -> None:
+            wait.wait()
+            try:
+                store.save_snapshot("c1", at, {"seq": at}, 1)
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=save) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        latest = store.latest_snapshot("c1", 1)
+        assert latest is not None and (latest.seq, dict(latest.state)) == (seq, {"seq": seq})
+
+
 def test_a_snapshot_past_the_head_is_refused(store: EventStore) -> None:
     new_campaign(store)
     store.append("c1", 0, command("k1", 2))

@@ -629,17 +629,20 @@ class SqlEventStore:
     def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
         """Keep `state` as the fold of events 1..`seq` in state format `version`."""
         encoded = encode_snapshot(seq, state, version)
-        with self._writer.begin() as connection:
-            check_snapshot_seq(campaign_id, seq, self._campaign(connection, campaign_id).head)
-            key = (
-                (SnapshotRecord.campaign_id == campaign_id)
-                & (SnapshotRecord.version == version)
-                & (SnapshotRecord.seq == seq)
-            )
-            connection.execute(delete(SnapshotRecord).where(key))
-            connection.execute(
-                insert(SnapshotRecord).values(campaign_id=campaign_id, version=version, seq=seq, state=encoded)
-            )
+        try:
+            with self._writer.begin() as connection:
+                check_snapshot_seq(campaign_id, seq, self._campaign(connection, campaign_id).head)
+                key = (
+                    (SnapshotRecord.campaign_id == campaign_id)
+                    & (SnapshotRecord.version == version)
+                    & (SnapshotRecord.seq == seq)
+                )
+                connection.execute(delete(SnapshotRecord).where(key))
+                connection.execute(
+                    insert(SnapshotRecord).values(campaign_id=campaign_id, version=version, seq=seq, state=encoded)
+                )
+        except IntegrityError:  # PostgreSQL: another process saved it at the same moment (two readings of one log)
+            return
 
     def latest_snapshot(self, campaign_id: str, version: int) -> Snapshot | None:
         """The snapshot with the highest seq in state format `version`, or None."""
