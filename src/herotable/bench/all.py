@@ -1,6 +1,6 @@
-"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, the live table under load,
-portrait uploads as an attack (`bench.portraits`), and how light the table page is (`bench.pages`), written to
-bench/results.json.
+"""`make bench`: throughput of the rules engine, of loading campaigns and of the odds, opening a campaign not held in
+memory (`bench.opening`), the live table under load, portrait uploads as an attack (`bench.portraits`), and how light
+the table page is (`bench.pages`), written to bench/results.json.
 
 Speed goals are checked here, never by timed tests. Each figure comes with the machine's raw rate of a
 trivial loop measured in the same run, so results from different machines compare as ratios.
@@ -18,6 +18,7 @@ from typing import Any
 from herotable.bench.campaigns import AT, played, record
 from herotable.bench.live import live
 from herotable.bench.odds import figures as odds_figures
+from herotable.bench.opening import opening
 from herotable.bench.pages import figures as pages_figures
 from herotable.bench.portraits import portraits
 from herotable.demo import run_demo
@@ -183,6 +184,7 @@ def main() -> None:
         "baseline_loop_iterations_per_s": round(baseline),
         "demo_conflicts_per_s": round(conflicts, 1),
         "facts": _facts(),
+        "opening": opening(),
         **odds_figures(),
         "live": live(),
         "portraits": portraits(),

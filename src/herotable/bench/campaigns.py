@@ -62,13 +62,10 @@ def _as_recorded(kind: str, version: int, data: dict[str, Any], older: bool) -> 
     return version, data
 
 
-def record(
-    store: EventStore, campaign_id: str, ruleset: Ruleset, commands: Sequence[Played], *, older: bool = False
-) -> None:
-    """Append played `commands` (a `Table`'s, or some of them in order) to the campaign in `store`, after its head,
-    as the service would have recorded them: each with its command and dice on its first event, in one append (as a
-    group of commands is). With `older`, each fact that its kind's earlier version can stand for is stored at that
-    version."""
+def new_events(ruleset: Ruleset, commands: Sequence[Played], *, older: bool = False) -> list[NewEvent]:
+    """Played `commands` (a `Table`'s, or some of them in order) as the service would have recorded them: each with
+    its command and dice on its first event. With `older`, each fact that its kind's earlier version can stand for
+    is stored at that version."""
     rules_version = game_for(ruleset).rules_version
     new = []
     for user, data, dice, facts in commands:
@@ -88,5 +85,14 @@ def record(
                     command={"body": data, "dice": [list(d) for d in dice]} if i == 0 else None,
                 )
             )
+    return new
+
+
+def record(
+    store: EventStore, campaign_id: str, ruleset: Ruleset, commands: Sequence[Played], *, older: bool = False
+) -> None:
+    """Append played `commands` to the campaign in `store`, after its head, in one append (as a group of commands
+    is), as `new_events` records them."""
+    new = new_events(ruleset, commands, older=older)
     if new:
         store.append(campaign_id, store.head(campaign_id), new)
