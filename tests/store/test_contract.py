@@ -225,6 +225,33 @@ def test_a_snapshot_saved_again_replaces_the_old_one(store: EventStore) -> None:
     assert latest is not None and dict(latest.state) == {"new": 2}
 
 
+def test_the_same_snapshot_saved_by_several_at_once_is_kept_once_and_refuses_none(store: EventStore) -> None:
+    """Processes that read a campaign with no snapshot of their format each save one at its head, at the same
+    moment: one is kept, and no reading fails (on PostgreSQL the second insert waits for the first and meets its
+    key)."""
+    new_campaign(store)
+    store.append("c1", 0, command("k1", 12))
+    errors: list[BaseException] = []
+    for seq in range(1, 13):
+        barrier = threading.Barrier(4)
+
+        def save(at: int = seq, wait: threading.Barrier = barrier) -> None:
+            wait.wait()
+            try:
+                store.save_snapshot("c1", at, {"seq": at}, 1)
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=save) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        latest = store.latest_snapshot("c1", 1)
+        assert latest is not None and (latest.seq, dict(latest.state)) == (seq, {"seq": seq})
+
+
 def test_a_snapshot_past_the_head_is_refused(store: EventStore) -> None:
     new_campaign(store)
     store.append("c1", 0, command("k1", 2))
@@ -664,6 +691,35 @@ def test_stream_tops_are_each_audiences_newest_position_with_the_head(store: Eve
     assert store.stream_tops("c1") == (7, {("public", None): 5, ("gm", None): 1, ("owner", "p1"): 1})
     with pytest.raises(UnknownCampaign):
         store.stream_tops("nope")
+
+
+def test_stream_tops_and_heads_count_every_owner_beside_other_campaigns(store: EventStore) -> None:
+    """The SQL store finds the owners and each stream's top by searching its index, owner after owner, rather than
+    reading the log: each still as the log counts it, whatever the owners' names (one the start of another, beyond
+    ASCII, one whose events stop early) and however other campaigns' streams interleave in the index."""
+    import random
+
+    from herotable.store.invariants import positions
+
+    owners = ["p1", "p10", "p1 x", "Zoë", "ß", "a", "gone"]
+    for campaign_id in ("c0", "c1", "c9"):
+        new_campaign(store, campaign_id)
+    rng = random.Random(7)
+    for n in range(90):
+        campaign_id = rng.choice(("c0", "c1", "c1", "c9"))
+        audience = rng.choice(["public", "gm", *owners[:-1]] if n > 20 else ["public", *owners])
+        kept = {"visibility": "owner", "owner": audience} if audience in owners else {"visibility": audience}
+        store.append(campaign_id, store.head(campaign_id), [event(f"k{n}", **kept), event(f"k{n}")])
+    for campaign_id in ("c0", "c1", "c9"):
+        log = store.load(campaign_id)
+        tops: dict[tuple[str, str | None], int] = {}
+        for e, place in zip(log, positions(log), strict=True):
+            tops[(e.visibility, e.owner)] = place
+        assert store.stream_tops(campaign_id) == (log[-1].seq, tops)
+        for owner in (*owners, "nobody"):
+            assert store.stream_head(campaign_id, owner) == StreamCursor(
+                tops[("public", None)], tops.get(("owner", owner), 0)
+            )
 
 
 def test_an_append_numbers_its_stream_positions_on_from_the_tops_it_is_given(store: EventStore) -> None:

@@ -56,6 +56,7 @@ from herotable.table.conviction.commands import (
     UseTalentPower,
     UseWit,
 )
+from herotable.table.fold import snapshot_of, state_from_snapshot
 from herotable.table.legal import legal_actions
 from herotable.table.state import Forbidden, Role, Ruleset, TableError, TableState
 from herotable.table.structure import (
@@ -688,6 +689,17 @@ def test_snapshots_hold_the_conviction_state(svc: TableService) -> None:
     snapshotting.execute(CID, GM, StartRound())
     fresh = TableService(store, rng=ScriptedRng([]))
     assert fresh.state(CID) == snapshotting.state(CID) == replay_events(store.load(CID))
+
+
+def test_a_turns_flags_fold_as_booleans_so_a_snapshot_of_them_reads_back_checked(svc: TableService) -> None:
+    # R-CV-3: a Disabled hero's strenuous guard is this round's bookkeeping; the fact records the flag as 1, the
+    # state keeps it a bool, and its snapshot is read back as a restore checks it, every value's type included
+    run(svc, GM, ToughnessSave("kes", damage_bonus=5, attacker="rex"), 5)
+    run(svc, ANA, Announce())
+    assert run(svc, ANA, StrenuousGuard("kes"))["cv.turn_changed"]["changes"]["strenuous_guard"] == 1
+    now = state(svc)
+    assert now.game.hero("kes").turn.strenuous_guard is True
+    assert state_from_snapshot(snapshot_of(now)) == now
 
 
 def test_nothing_to_spend_is_refused(svc: TableService) -> None:

@@ -11,7 +11,7 @@ from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 from herotable.ltl.task import CritBonus
 from herotable.service import TableService, replay_events
 from herotable.table.commands import command_from_json
-from herotable.table.fold import STATE_VERSION
+from herotable.table.fold import STATE_VERSION, snapshot_of, state_from_snapshot
 from herotable.table.ltl.commands import (
     Attack,
     CallRoll,
@@ -273,6 +273,8 @@ def test_snapshots_load_the_same_state(dice):
     assert store.latest_snapshot(CID, STATE_VERSION) is not None
     fresh = TableService(store, rng=dice)
     assert fresh.state(CID) == first.state(CID) == replay_events(store.load(CID))
+    kept = snapshot_of(first.state(CID))  # read by the compiled decoders (the service) as by the checked (a restore)
+    assert state_from_snapshot(kept, check=False) == state_from_snapshot(kept) == first.state(CID)
 
 
 def test_an_undo_reaching_past_a_snapshot_folds_the_log_from_its_start(dice):

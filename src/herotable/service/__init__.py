@@ -82,7 +82,7 @@ class TableService:
     ) -> None:
         self.store = store
         self.memory = Memory(cached_campaigns)
-        self.states = States(store, self.memory)
+        self.states = States(store, self.memory, snapshot_every=snapshot_every)
         self.streams = Streams(store, self.states, self.memory)
         self.writer = Writer(
             store, self.states, self.memory, rng=rng or SystemRng(), clock=clock, snapshot_every=snapshot_every

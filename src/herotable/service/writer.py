@@ -32,7 +32,7 @@ from herotable.store.port import (
 from herotable.table.commands import Command, command_from_json, command_to_json
 from herotable.table.decide import decide
 from herotable.table.facts import payload_of
-from herotable.table.fold import STATE_VERSION, FoldError, Recorded, UndoNeedsHistory, fold, snapshot_of
+from herotable.table.fold import UNDO_TYPE, FoldError, Recorded, UndoNeedsHistory, fold
 from herotable.table.game import game_for
 from herotable.table.state import Ruleset, TableState
 
@@ -198,6 +198,8 @@ class Writer:
             state = self.states.state(campaign_id)
         else:  # one of this process's commands may have landed while this one waited its turn
             state = self.states.remembered(campaign_id, state.seq + 1) or state
+        if t.cmd.type == UNDO_TYPE:  # decided on what the action undone changed: a snapshot's state does not know it
+            state = self.states.with_history(campaign_id, state)
         try:
             decided = decide(state, t.cmd, t.user, self.rng, t.command_id)
         except RulesError:
@@ -455,10 +457,7 @@ class Writer:
         hold the next command): a snapshot when one is due, and the listeners (live updates)."""
         new = applied.state
         if new.seq // self.snapshot_every > before.seq // self.snapshot_every:
-            try:
-                self.store.save_snapshot(campaign_id, new.seq, snapshot_of(new), STATE_VERSION)
-            except StoreError:  # a snapshot is a shortcut: the command is recorded whatever becomes of it
-                log.exception("could not save a snapshot of campaign %s at %s", campaign_id, new.seq)
+            self.states.keep_snapshot(campaign_id, new)  # (the command is recorded whatever becomes of it)
         for listener in self.listeners:
             try:
                 listener(campaign_id, applied.events)

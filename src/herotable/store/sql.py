@@ -9,7 +9,21 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import Executable, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Executable,
+    Text,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
@@ -175,23 +189,57 @@ _MOVE_HEAD_FROM = _MOVE_HEAD.where(CampaignRecord.head_hash == bindparam("expect
     CampaignRecord.webhooks
 )
 _INSERT_EVENTS = insert(EventRecord)
-_PUBLIC_TOP = (
-    select(func.max(EventRecord.stream_pos))
-    .where(EventRecord.campaign_id == bindparam("campaign_id"))
-    .where(EventRecord.visibility == bindparam("visibility"))
-    .where(EventRecord.owner.is_(None))
-)
-_OWNER_TOP = (
-    select(func.max(EventRecord.stream_pos))
-    .where(EventRecord.campaign_id == bindparam("campaign_id"))
-    .where(EventRecord.visibility == bindparam("visibility"))
-    .where(EventRecord.owner == bindparam("owner"))
-)
-_STREAM_TOPS = (
-    select(EventRecord.visibility, EventRecord.owner, func.max(EventRecord.stream_pos), func.max(EventRecord.seq))
-    .where(EventRecord.campaign_id == bindparam("campaign_id"))
-    .group_by(EventRecord.visibility, EventRecord.owner)
-)
+
+
+# A stream's top position, and the owners with a stream of their own, are each the edge of a run of `ix_events_stream`
+# (campaign_id, visibility, owner, stream_pos), found by one index search however long the log: written as ORDER BY …
+# LIMIT 1 in the index's own order, never as MAX or MIN, which PostgreSQL answers for `owner IS NULL` (and, with stale
+# statistics, for an owner too) by reading every entry of the stream. Audiences are as the contract has them: the
+# public's and the GM's streams name no owner, an owner event names its owner.
+def _top(campaign: Any, visibility: Any, owner: Any) -> Any:
+    """The top position of one audience's stream (a one-column select: no row when it has no event)."""
+    alone = EventRecord.owner.is_(None) if owner is None else EventRecord.owner == owner
+    return (
+        select(EventRecord.stream_pos)
+        .where(EventRecord.campaign_id == campaign, EventRecord.visibility == visibility, alone)
+        .order_by(EventRecord.owner.desc(), EventRecord.stream_pos.desc())
+        .limit(1)
+    )
+
+
+def _owner_after(campaign: Any, owner: Any) -> Any:
+    """The first owner with a stream of their own (`owner` None), or the next one after `owner`."""
+    later = EventRecord.owner.is_not(None) if owner is None else EventRecord.owner > owner
+    return (
+        select(EventRecord.owner)
+        .where(EventRecord.campaign_id == campaign, EventRecord.visibility == "owner", later)
+        .order_by(EventRecord.owner)
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+def _stream_tops_statement() -> Executable:
+    """The campaign's head and each audience's top stream position in one statement, which never walks the log (a
+    GROUP BY over its events reads every one, and costs as much as the campaign's history): the owners are found one
+    after the other by a recursive query, each audience's top by one index search. A row (visibility, owner, top) per
+    audience (the top NULL when it has no event), and one ("", NULL, head)."""
+    campaign: Any = bindparam("campaign_id")
+    owners = select(_owner_after(campaign, None).label("owner")).cte("owners", recursive=True)
+    owners = owners.union_all(select(_owner_after(campaign, owners.c.owner)).where(owners.c.owner.is_not(None)))
+    no_owner = null().cast(Text)
+    return union_all(
+        select(literal("owner"), owners.c.owner, _top(campaign, "owner", owners.c.owner).scalar_subquery()).where(
+            owners.c.owner.is_not(None)
+        ),
+        *(select(literal(kind), no_owner, _top(campaign, kind, None).scalar_subquery()) for kind in ("public", "gm")),
+        select(literal(""), no_owner, CampaignRecord.head).where(CampaignRecord.campaign_id == campaign),
+    )
+
+
+_PUBLIC_TOP = _top(bindparam("campaign_id"), bindparam("visibility"), None)
+_OWNER_TOP = _top(bindparam("campaign_id"), bindparam("visibility"), bindparam("owner"))
+_STREAM_TOPS = _stream_tops_statement()
 _LOAD = (
     select(*_EVENT_COLUMNS)
     .where(EventRecord.campaign_id == bindparam("campaign_id"))
@@ -562,9 +610,10 @@ class SqlEventStore:
         """The head and each audience's top position in one statement, so both come from the same moment."""
         with self._engine.connect() as connection:
             found = connection.execute(_STREAM_TOPS, {"campaign_id": campaign_id}).all()
-            if not found:
-                return self._campaign(connection, campaign_id).head, {}
-        return max(int(head) for *_, head in found), {(v, o): int(top) for v, o, top, _ in found}
+        heads = [int(top) for kind, _, top in found if kind == ""]
+        if not heads:
+            raise UnknownCampaign(campaign_id)
+        return heads[0], {(kind, owner): int(top) for kind, owner, top in found if kind and top is not None}
 
     def stream_head(
         self, campaign_id: str, viewer: str | None, *, everything: bool = False, known: bool = False
@@ -587,17 +636,20 @@ class SqlEventStore:
     def save_snapshot(self, campaign_id: str, seq: int, state: Mapping[str, Any], version: int) -> None:
         """Keep `state` as the fold of events 1..`seq` in state format `version`."""
         encoded = encode_snapshot(seq, state, version)
-        with self._writer.begin() as connection:
-            check_snapshot_seq(campaign_id, seq, self._campaign(connection, campaign_id).head)
-            key = (
-                (SnapshotRecord.campaign_id == campaign_id)
-                & (SnapshotRecord.version == version)
-                & (SnapshotRecord.seq == seq)
-            )
-            connection.execute(delete(SnapshotRecord).where(key))
-            connection.execute(
-                insert(SnapshotRecord).values(campaign_id=campaign_id, version=version, seq=seq, state=encoded)
-            )
+        try:
+            with self._writer.begin() as connection:
+                check_snapshot_seq(campaign_id, seq, self._campaign(connection, campaign_id).head)
+                key = (
+                    (SnapshotRecord.campaign_id == campaign_id)
+                    & (SnapshotRecord.version == version)
+                    & (SnapshotRecord.seq == seq)
+                )
+                connection.execute(delete(SnapshotRecord).where(key))
+                connection.execute(
+                    insert(SnapshotRecord).values(campaign_id=campaign_id, version=version, seq=seq, state=encoded)
+                )
+        except IntegrityError:  # PostgreSQL: another process saved it at the same moment (two readings of one log)
+            return
 
     def latest_snapshot(self, campaign_id: str, version: int) -> Snapshot | None:
         """The snapshot with the highest seq in state format `version`, or None."""

@@ -12,7 +12,7 @@ from enum import StrEnum
 from itertools import zip_longest
 from typing import Any, ClassVar, Protocol
 
-from herotable.table.codec import Json, decode_as, encode
+from herotable.table.codec import Json, decode_as, decoder, encode
 from herotable.table.commands import NAME_LENGTH, Decision, InvalidCommand
 from herotable.table.facts import Fact
 from herotable.table.recap_parts import GameRecap, Session
@@ -361,8 +361,8 @@ class Game(Protocol):
         """The game state with some of its campaign options changed (checked already, `checked_options`)."""
         ...
 
-    def decode_state(self, data: Mapping[str, Any]) -> Any:
-        """The game state from a snapshot's JSON."""
+    def decode_state(self, data: Mapping[str, Any], *, check: bool = True) -> Any:
+        """The game state from a snapshot's JSON (`check`: as `fold.state_from_snapshot` says)."""
         ...
 
     def evolve(self, game: Any, f: Fact) -> Any:
@@ -426,8 +426,8 @@ class PackagedGame:
     def new_state(self, options: Mapping[str, Any]) -> Any:
         return self.table_type(options=decode_as(self.options_type, dict(options)))
 
-    def decode_state(self, data: Mapping[str, Any]) -> Any:
-        return decode_as(self.table_type, dict(data))
+    def decode_state(self, data: Mapping[str, Any], *, check: bool = True) -> Any:
+        return decode_as(self.table_type, dict(data)) if check else decoder(self.table_type)(dict(data))
 
     def with_options(self, table: Any, changed: Mapping[str, Any]) -> Any:
         return replace(table, options=decode_as(self.options_type, {**encode(table.options), **changed}))

@@ -7,6 +7,7 @@ those values carry the names too. `hero_facts` describes how a character changed
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -548,8 +549,13 @@ def _conditions(hero: Hero, f: ConditionsChanged) -> Hero:
     return evolved_field(hero, "conditions", evolved(hero.conditions, **typed))
 
 
+_TURN_FLAGS = frozenset(name for name, kind in typing.get_type_hints(Turn).items() if kind is bool)
+
+
 def _turn(hero: Hero, f: TurnChanged) -> Hero:
-    return evolved_field(hero, "turn", evolved(hero.turn, **f.changes))
+    # `_changed` records a flag as 1 or 0, as it records every count: the turn keeps it a bool
+    changes = {k: bool(v) if k in _TURN_FLAGS else v for k, v in f.changes.items()}
+    return evolved_field(hero, "turn", evolved(hero.turn, **changes))
 
 
 def _effect(hero: Hero, f: EffectGained) -> Hero:
