@@ -35,7 +35,7 @@ from unittest import mock
 from herotable.bench.campaigns import AT, Played, at_a_table, new_events, played
 from herotable.bench.live import _database, _Unavailable
 from herotable.dice import SeededRng
-from herotable.sampler import play
+from herotable.sampler import Table, play
 from herotable.service import SNAPSHOT_EVERY, TableService
 from herotable.service import states as service_states
 from herotable.store.port import EventStore, NewEvent
@@ -66,13 +66,13 @@ class Size:
 
     events: int = 100_000  # the long campaign
     short: int = 100  # the short one
-    played: int = 2_000  # the long campaign's first events played through the legal actions (and ~200 at its end)
+    played: int = 2_000  # the long campaign's first events played through the legal actions (and its last few hundred)
     openings: int = 9  # fresh openings of each campaign, in turn, per database
     snapshot_every: int = SNAPSHOT_EVERY
     databases: tuple[str, ...] = ("sqlite", "postgresql")
 
 
-def _ready_to_roll(table: Any) -> None:
+def _ready_to_roll(table: Table) -> None:
     """Bring the sampler's table back to where the everyday commands are legal: out of the archive, and Ana and Ben
     players (random play may have made them spectators)."""
     if table.state.archived:
@@ -82,7 +82,7 @@ def _ready_to_roll(table: Any) -> None:
             table.run("gm", {"type": "member.set_role", "user": user, "role": "player"})
 
 
-def _everyday(table: Any, until: int) -> None:
+def _everyday(table: Table, until: int) -> None:
     """The everyday commands, in turn, until the table's log holds `until` facts: each decided once on the table as
     it is and recorded again under a new command id with the same dice (they depend on the state only through who
     may act); every tenth round, the GM undoes the last action."""
