@@ -17,7 +17,6 @@ from .test_browser import (  # noqa: F401
     PHONE,
     Player,
     both_widths,
-    browser,
     cv_hero,
     cv_villain,
     in_view,

@@ -13,7 +13,6 @@ from playwright.sync_api import expect
 from .test_browser import (
     PHONE,
     Player,
-    browser,
     fill,
     join,
     ltl_hero,

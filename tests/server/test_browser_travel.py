@@ -16,7 +16,6 @@ from .test_browser import (  # noqa: F401
     PHONE,
     Player,
     both_widths,
-    browser,
     fill,
     ltl_hero,
     open_table,
