@@ -11,7 +11,6 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
-from fastapi_routes import share_built_routes
 from isolation import CHEAP_HASH_ENV, RUN_ID
 
 POSTGRES_ENV = "HEROTABLE_TEST_POSTGRES_URL"
@@ -23,7 +22,6 @@ HOW_TO = (
 NewSchema = Callable[[], str]
 for _name, _value in CHEAP_HASH_ENV.items():  # for the servers tests start as processes
     os.environ.setdefault(_name, _value)
-share_built_routes()  # every app of a test process reuses the routes the first one built
 IN_CI = os.environ.get("CI") == "true"
 
 # Hypothesis never times an example: how fast the machine runs decides no outcome. Under CI the examples are

@@ -25,7 +25,6 @@ from herotable.server.settings import Settings
 from herotable.store.memory import MemoryEventStore
 from isolation import CHEAP_HASHES, RUN_ID
 
-from .browsers import ARGS, CHROMIUM, SHOTS
 from .clients import next_test, shared_clock
 
 SECRET = "server-tests-secret-key-0123456789"
@@ -194,25 +193,6 @@ def private_redis(needs: Callable[[str], None]) -> Iterator[PrivateRedis]:
     finally:
         stop()
         shutil.rmtree(home, ignore_errors=True)
-
-
-# --- one browser per test process ---
-
-
-@pytest.fixture(scope="session")
-def browser(needs: Callable[[str], None]) -> Iterator[Any]:
-    """Chromium, launched once per test process rather than once per test module: a launch (Playwright's driver and
-    the browser) costs over a second of CPU. Each person a test plays has a browser context of their own, which
-    shares no cookies, storage or pages with any other."""
-    from playwright.sync_api import sync_playwright
-
-    if not CHROMIUM.exists():
-        needs("browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 SHARED_REDIS_URL = os.environ.get("HEROTABLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

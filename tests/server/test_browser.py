@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,20 @@ from herotable.server.settings import Settings
 from herotable.store.sql import open_store
 from isolation import CHEAP_HASHES
 
-from .browsers import SHOTS
 from .clients import listening_socket, port_of
 
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "browser-test-password"
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 60_000  # generous: a loaded machine delays live frames, never loses them; passing never waits it out
@@ -56,6 +67,19 @@ def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
     server.should_exit = True
     thread.join(timeout=10)
     listening.close()
+
+
+@pytest.fixture(scope="module")
+def browser(needs: Callable[[str], None]) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        needs("browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
 
 
 class Player:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from herotable.cli import app as cli
 
-from .test_browser import PASSWORD, PHONE, Player, Server, server  # noqa: F401
+from .test_browser import PASSWORD, PHONE, Player, Server, browser, server  # noqa: F401
 
 
 def test_an_admin_disables_and_enables_a_player_on_the_admin_page(browser: Any, server: Server, tmp_path: Path) -> None:  # noqa: F811

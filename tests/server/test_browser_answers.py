@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, server, squall_in_a_scene, start_campaign  # noqa: F401
+from .test_browser import PHONE, Player, browser, server, squall_in_a_scene, start_campaign  # noqa: F401
 
 
 def test_a_card_s_action_answers_on_the_card_and_the_others_hear_of_it(browser, server):  # noqa: F811

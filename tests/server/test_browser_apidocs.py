@@ -7,7 +7,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from .test_browser import SHOTS, Server, server  # noqa: F401
+from .test_browser import SHOTS, Server, browser, server  # noqa: F401
 
 
 def _visit(chromium: Any, at: Server, path: str) -> tuple[Any, list[str], list[str]]:

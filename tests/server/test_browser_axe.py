@@ -13,6 +13,7 @@ from .test_browser import (  # noqa: F401
     DESK,
     PHONE,
     Player,
+    browser,
     cv_hero,
     join,
     open_table,

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 
-from .test_browser import DESK, PHONE, Player, Server, server  # noqa: F401
+from .test_browser import DESK, PHONE, Player, Server, browser, server  # noqa: F401
 from .test_browser_axe import violations
 
 CV_SHEET = {

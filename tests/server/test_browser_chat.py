@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from herotable.server.log_pages import SLICE
 
-from .test_browser import PHONE, Player, join, open_table, server, start_campaign  # noqa: F401
+from .test_browser import PHONE, Player, browser, join, open_table, server, start_campaign  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
 

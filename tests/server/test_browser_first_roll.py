@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from .test_browser import PASSWORD, PHONE, Player, server  # noqa: F401
+from .test_browser import PASSWORD, PHONE, Player, browser, server  # noqa: F401
 
 
 class Counted:
@@ -37,7 +37,7 @@ class Counted:
 
 
 def test_a_new_gm_reaches_a_first_settled_roll_within_eight_interactions_and_a_player_within_twelve(
-    browser,
+    browser,  # noqa: F811
     server,  # noqa: F811
 ):
     gwen = Player(browser, server, "Gwen")

@@ -9,7 +9,7 @@ import io
 from PIL import Image
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, both_widths, join, open_table, server, start_campaign  # noqa: F401
+from .test_browser import PHONE, Player, both_widths, browser, join, open_table, server, start_campaign  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
 TITLE = "The harbour map"

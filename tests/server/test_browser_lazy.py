@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .test_browser import Player, server, squall_in_a_scene  # noqa: F401
+from .test_browser import Player, browser, server, squall_in_a_scene  # noqa: F401
 
 
 def test_a_section_s_form_keeps_what_the_gm_typed_through_a_live_redraw(browser, server):  # noqa: F811

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, join, ltl_hero, server, start_campaign  # noqa: F401
+from .test_browser import PHONE, Player, browser, join, ltl_hero, server, start_campaign  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
 LAYOUTS = {"wide-gm": (WIDE, PHONE), "phone-gm": (PHONE, WIDE)}

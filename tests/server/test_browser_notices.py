@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, server, squall_in_a_scene  # noqa: F401
+from .test_browser import PHONE, Player, browser, server, squall_in_a_scene  # noqa: F401
 
 WIDE = {"width": 1400, "height": 900}
 # counts the tones the page starts, whatever the Web Audio API of the machine does with them

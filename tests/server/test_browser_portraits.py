@@ -16,6 +16,7 @@ from .test_browser import (  # noqa: F401
     PHONE,
     Player,
     both_widths,
+    browser,
     fill,
     join,
     ltl_hero,

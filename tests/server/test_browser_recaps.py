@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from herotable.ltl.samples import CAPTAIN_COMET, DOCTOR_ENTROPY
 
-from .test_browser import DESK, PHONE, SHOTS, Player, Server, both_widths, server  # noqa: F401
+from .test_browser import DESK, PHONE, SHOTS, Player, Server, both_widths, browser, server  # noqa: F401
 from .test_browser_axe import violations
 from .test_browser_webhooks import api_of
 

@@ -17,7 +17,7 @@ from herotable.table.chat import Say
 from herotable.table.dice_roll import FreeRoll
 
 from .clients import listening_socket, make_app, port_of, table
-from .test_browser import Player, Server
+from .test_browser import Player, Server, browser  # noqa: F401
 
 # what the page's frames said, kept where the test can read it
 COLLECT_FRAMES = """
@@ -58,7 +58,7 @@ def serve(store: EventStore, listening: socket.socket) -> Running:
     return Running(app, server, thread)
 
 
-def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp_path):
+def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp_path):  # noqa: F811
     store = open_store(f"sqlite:///{tmp_path / 'reconnect.db'}")
     listening = listening_socket()
     port = port_of(listening)
@@ -108,7 +108,7 @@ def test_a_page_whose_socket_dropped_catches_up_from_its_last_frame(browser, tmp
         store.close()
 
 
-def test_what_happened_between_the_page_and_its_socket_reaches_the_log(browser, tmp_path):
+def test_what_happened_between_the_page_and_its_socket_reaches_the_log(browser, tmp_path):  # noqa: F811
     """A page is drawn, then its socket opens: what landed in between (a busy machine, a slow network) comes with the
     socket's first frame, the "hello", and the log shows it too, not only the panels."""
     store = open_store(f"sqlite:///{tmp_path / 'gap.db'}")

@@ -17,6 +17,7 @@ from .test_browser import (  # noqa: F401
     PHONE,
     Player,
     both_widths,
+    browser,
     cv_hero,
     cv_villain,
     in_view,

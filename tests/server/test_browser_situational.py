@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from .test_browser import (
     PHONE,
     Player,
+    browser,
     fill,
     join,
     ltl_hero,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import expect
 
-from .test_browser import PHONE, Player, Server, server  # noqa: F401
+from .test_browser import PHONE, Player, Server, browser, server  # noqa: F401
 
 
 def test_a_token_is_made_shown_once_used_and_revoked_on_the_account_page(browser: Any, server: Server) -> None:  # noqa: F811

@@ -22,7 +22,7 @@ from isolation import CHEAP_HASHES
 from .clients import listening_socket, port_of, until
 from .discord_mock import discord_page
 from .receiver import Receiver
-from .test_browser import PHONE, SHOTS, Player, Server
+from .test_browser import PHONE, SHOTS, Player, Server, browser  # noqa: F401
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def api_of(player: Player, url: str) -> httpx.Client:
 
 
 def test_a_gm_sends_the_tables_rolls_to_a_discord_channel(
-    browser: Any,
+    browser: Any,  # noqa: F811
     hooked_server: Server,
     receiver: Receiver,
 ) -> None:

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from .test_browser import WAIT_MS, Player, Server, open_table
+from .test_browser import ARGS, CHROMIUM, WAIT_MS, Player, Server, open_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 HEROTABLE = str(Path(sys.executable).with_name("herotable"))
@@ -148,6 +148,18 @@ class TlsPlayer(Player):
         )
         assert answer.ok, answer.text()
         return answer.json()
+
+
+@pytest.fixture(scope="module")
+def browser(needs: Callable[[str], None]) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        needs("browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does it)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
 
 
 def test_a_table_plays_live_through_nginx_with_tls(herotable: Any, nginx: Any, browser: Any) -> None:
