@@ -49,11 +49,11 @@ def freeze_start_up_heap() -> None:
     gc.freeze()
 
 
-TENURED_GROWTH = 1.0  # what may be tenured between complete collections, as a share of what was left after the last
+TENURED_GROWTH = 1.0  # how much the frozen objects may grow between complete collections, as a share of the last
 
 
 class Tenure:
-    """Keep what outlived a full garbage collection out of the next ones, until as much again has been kept.
+    """Keep what outlived a full garbage collection out of the next ones, until the frozen objects have doubled.
 
     A server holding many live sockets carries a large heap of long-lived objects (about 200 for each socket: its
     tasks, coroutines and buffers; 4,000 sockets make 770,000), and CPython walks all of them in each full
@@ -63,40 +63,51 @@ class Tenure:
 
     Installed as a `gc` callback: after each full collection, what survived it is frozen (`gc.freeze`), so the next
     full collection walks only what came since (tens of milliseconds). A frozen object is freed as usual once
-    nothing refers to it; garbage in a cycle among them waits for a complete collection. So once the objects frozen
-    since the last complete collection number `growth` times those it left, they are all unfrozen, and the next full
-    collection walks everything, frees that garbage, and freezes what is left. Cyclic garbage is so held below
-    `growth` times the live heap (at 1, the heap at most doubles, as with a copying collector), and the complete
-    walks come `4 × growth` times less often than CPython's own."""
+    nothing refers to it, so the states replaced leave the frozen objects as many as before; garbage in a cycle
+    among them stays, until a complete collection. So once the frozen objects number `1 + growth` times what the
+    last complete collection left, they are all unfrozen, and the next full collection walks everything, frees that
+    garbage, and freezes what is left. Garbage in cycles is so held below `growth` times the heap that was alive
+    (at 1, the heap at most doubles, as with a copying collector); a heap that only grows is walked whole each
+    time it doubles."""
 
     def __init__(self, growth: float = TENURED_GROWTH) -> None:
         if growth <= 0:
             raise ValueError(f"growth must be above 0, not {growth}")
         self.growth = growth
         self.base = gc.get_freeze_count()  # what the last complete collection left (at first: the frozen start-up)
-        self.kept = 0  # objects frozen since, by the partial collections
+        self.kept = 0  # objects frozen since by partial collections, less those found dead at the last count
         self.walking_all = False  # unfrozen: the next full collection is complete
         self.complete = 0  # complete collections since installed
         self.partial = 0  # full collections of only what came since the last freeze
+        self.counted = 0  # walks through the frozen objects to count them
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase != "stop" or info.get("generation") != 2:
             return
-        # right after a full collection its survivors are all in the oldest generation (the younger ones are empty),
-        # and only they: those of earlier ones are frozen. Counting them walks them once more (the frozen ones are
-        # not counted: `gc.get_freeze_count` would walk them all).
+        # right after a full collection its survivors are all in the oldest generation, and only they (those of
+        # earlier ones are frozen): counting them walks only them
         survivors = len(gc.get_objects(2))
         gc.freeze()
         if self.walking_all:
             self.walking_all = False
             self.complete += 1
-            self.base, self.kept = survivors, 0
+            self.base, self.kept = self._frozen(), 0
             return
         self.partial += 1
         self.kept += survivors
-        if self.kept > self.base * self.growth:
+        if self.kept <= self.base * self.growth:  # the frozen objects cannot have grown past the bound
+            return
+        # they may have: count them (a walk through them all, 10 to 90 ms for 900,000, so only now)
+        grown = self._frozen() - self.base
+        if grown > self.base * self.growth:
             gc.unfreeze()  # into the oldest generation: the next full collection walks everything
             self.walking_all = True
+        else:  # most of what was frozen has died since (replaced states): count on from what is there
+            self.kept = max(grown, 0)
+
+    def _frozen(self) -> int:
+        self.counted += 1
+        return gc.get_freeze_count()
 
 
 def tenure_survivors(growth: float = TENURED_GROWTH) -> Tenure:
