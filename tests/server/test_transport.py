@@ -159,6 +159,60 @@ def test_what_outlives_a_full_collection_is_kept_out_of_the_next_until_it_double
     assert seen["all_frozen_again"]
 
 
+RESIDENT_PROBE = """
+import gc, json, weakref
+from herotable.server.transport import resident_bytes, tenure_survivors
+
+gc.collect()
+gc.freeze()
+tenure = tenure_survivors(growth=1.0)
+start = {"base": tenure.base, "resident": tenure.resident_base}
+
+class Node:
+    pass
+
+def ring(payload):  # a cycle of two objects holding a large buffer, as a closed socket may
+    a, b = Node(), Node()
+    a.other, b.other, a.payload = b, a, payload
+    return a
+
+megabytes = tenure.resident_base // (1 << 20) + 16  # more than the whole resident memory at the start
+rings = [ring(bytearray(1 << 20)) for _ in range(megabytes)]
+probe = weakref.ref(rings[0])
+gc.collect()  # partial: the objects grew by a few hundred, the resident memory more than doubled
+seen = {
+    "objects_grown": tenure.kept,  # what this partial collection froze, before unfreezing everything
+    "over": (tenure.partial, tenure.walking_all, tenure.counted),
+}
+del rings  # garbage, in cycles: only a collection that walks them frees them and their buffers
+gc.collect()  # complete
+seen["freed"] = (probe() is None, tenure.complete, tenure.walking_all)
+seen["resident_back"] = resident_bytes() < start["resident"] + (megabytes << 20) // 2
+seen["start"] = start
+print(json.dumps(seen))
+"""
+
+
+def test_a_heap_whose_resident_memory_doubled_is_walked_whole_though_its_objects_did_not() -> None:
+    """Garbage in a cycle of a few objects may hold a large buffer (a closed socket's): counting objects alone, the
+    frozen ones would let gigabytes of it wait. A doubling of the process's resident memory since the last complete
+    collection unfreezes them too."""
+    import json
+    import subprocess
+    import sys
+
+    if sys.platform != "linux":
+        pytest.skip("the resident memory is read from /proc")
+    done = subprocess.run([sys.executable, "-c", RESIDENT_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["start"]["resident"] > 0
+    assert 0 < seen["objects_grown"] < seen["start"]["base"]  # far from doubling the frozen objects...
+    assert seen["over"] == [1, True, 0]  # ...but the resident memory doubled: unfrozen, without a count
+    assert seen["freed"] == [True, 1, False]  # the next full collection walked them all and freed the cycles
+    assert seen["resident_back"]  # and their buffers
+
+
 def test_tenure_refuses_a_growth_that_would_never_walk_everything_again() -> None:
     from herotable.server.transport import Tenure
 

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ctypes
 import gc
+import os
 import socket
 from typing import Any
 
@@ -52,8 +53,17 @@ def freeze_start_up_heap() -> None:
 TENURED_GROWTH = 1.0  # how much the frozen objects may grow between complete collections, as a share of the last
 
 
+def resident_bytes() -> int | None:
+    """This process's resident memory (Linux: /proc/self/statm), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 class Tenure:
-    """Keep what outlived a full garbage collection out of the next ones, until the frozen objects have doubled.
+    """Keep what outlived a full garbage collection out of the next ones, until the heap has doubled.
 
     A server holding many live sockets carries a large heap of long-lived objects (about 200 for each socket: its
     tasks, coroutines and buffers; 4,000 sockets make 770,000), and CPython walks all of them in each full
@@ -65,16 +75,21 @@ class Tenure:
     full collection walks only what came since (tens of milliseconds). A frozen object is freed as usual once
     nothing refers to it, so the states replaced leave the frozen objects as many as before; garbage in a cycle
     among them stays, until a complete collection. So once the frozen objects number `1 + growth` times what the
-    last complete collection left, they are all unfrozen, and the next full collection walks everything, frees that
-    garbage, and freezes what is left. Garbage in cycles is so held below `growth` times the heap that was alive
-    (at 1, the heap at most doubles, as with a copying collector); a heap that only grows is walked whole each
-    time it doubles."""
+    last complete collection left, or the process's resident memory is `1 + growth` times what it was then (a small
+    cycle may hold a large buffer), they are all unfrozen, and the next full collection walks everything, frees
+    that garbage, and freezes what is left. Garbage in cycles is so held below `growth` times the heap that was
+    alive, in objects and in bytes (at 1, the heap at most doubles, as with a copying collector); a heap that only
+    grows is walked whole each time it doubles.
+
+    Where the collector is not generational (CPython's free-threaded or incremental builds run no full collection on
+    their own), the callback is never called but by `gc.collect()`, and changes nothing of note."""
 
     def __init__(self, growth: float = TENURED_GROWTH) -> None:
         if growth <= 0:
             raise ValueError(f"growth must be above 0, not {growth}")
         self.growth = growth
         self.base = gc.get_freeze_count()  # what the last complete collection left (at first: the frozen start-up)
+        self.resident_base = resident_bytes()  # the resident memory then (None: not known here)
         self.kept = 0  # objects frozen since by partial collections, less those found dead at the last count
         self.walking_all = False  # unfrozen: the next full collection is complete
         self.complete = 0  # complete collections since installed
@@ -85,29 +100,34 @@ class Tenure:
         if phase != "stop" or info.get("generation") != 2:
             return
         # right after a full collection its survivors are all in the oldest generation, and only they (those of
-        # earlier ones are frozen): counting them walks only them
+        # earlier ones are frozen): counting them walks only them (after a complete one, everything: what it left)
         survivors = len(gc.get_objects(2))
         gc.freeze()
         if self.walking_all:
             self.walking_all = False
             self.complete += 1
-            self.base, self.kept = self._frozen(), 0
+            self.base, self.kept, self.resident_base = survivors, 0, resident_bytes()
             return
         self.partial += 1
         self.kept += survivors
-        if self.kept <= self.base * self.growth:  # the frozen objects cannot have grown past the bound
-            return
-        # they may have: count them (a walk through them all, 10 to 90 ms for 900,000, so only now)
-        grown = self._frozen() - self.base
-        if grown > self.base * self.growth:
+        if self._grown_past(resident_bytes(), self.resident_base) or (
+            self.kept > self.base * self.growth and self._counted_past()
+        ):
             gc.unfreeze()  # into the oldest generation: the next full collection walks everything
             self.walking_all = True
-        else:  # most of what was frozen has died since (replaced states): count on from what is there
-            self.kept = max(grown, 0)
 
-    def _frozen(self) -> int:
+    def _grown_past(self, now: int | None, then: int | None) -> bool:
+        return now is not None and then is not None and now > then * (1 + self.growth)
+
+    def _counted_past(self) -> bool:
+        """Whether the frozen objects grew past the bound: counted (a walk through them all, 10 to 90 ms for
+        900,000), so only once what was frozen since could have taken them there."""
         self.counted += 1
-        return gc.get_freeze_count()
+        grown = gc.get_freeze_count() - self.base
+        if grown > self.base * self.growth:
+            return True
+        self.kept = max(grown, 0)  # most of what was frozen has died since (replaced states): count on from here
+        return False
 
 
 def tenure_survivors(growth: float = TENURED_GROWTH) -> Tenure:
