@@ -806,6 +806,21 @@ def _ratios(db: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def collections_held() -> Iterator[None]:
+    """The load generator's heap kept out of its garbage collections, and none run by themselves, while the block
+    measures (`make bench` runs other benchmarks in this process first, leaving large tables): a pause here would
+    count as the server's latency (a full collection of what the frames brought, tens of milliseconds, landed on a
+    few commands of a loop and set its p99). The bench collects only between loops (`_closed_loop`, `_listing`)."""
+    freeze_start_up_heap()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
 def live(size: Size | None = None) -> dict[str, Any]:
     """The live figures on each database of `size`, with their baselines and ratios, in one run."""
     size = size or Size()
@@ -833,27 +848,18 @@ def live(size: Size | None = None) -> dict[str, Any]:
         },
         "targets": TARGETS,
     }
-    # the load generator's own heap (`make bench` runs other benchmarks in this process first, leaving large tables)
-    # is kept out of its garbage collections, and it collects only between loops (`_closed_loop`, `_listing`): a
-    # pause here would count as the server's latency (a full collection of what the frames brought, tens of
-    # milliseconds, landed on a few commands of a loop and set its p99)
-    freeze_start_up_heap()
-    gc.disable()
-    try:
-        with (
-            tempfile.TemporaryDirectory(prefix="herotable-bench-live-") as tmp,
-            _running((_uvicorn_command("bare_broadcast_app", 1), _env(), Path(tmp, "bare-broadcast.log"))) as (bare,),
-        ):
-            measured: list[str] = []
-            for kind in size.databases:
-                try:
-                    results[kind] = _database_run(kind, size, Path(tmp, kind), bare.ready())
-                    measured.append(kind)
-                except _Unavailable as why:
-                    results[kind] = {"skipped": str(why)}
-    finally:
-        gc.enable()
-        gc.unfreeze()
+    with (
+        collections_held(),
+        tempfile.TemporaryDirectory(prefix="herotable-bench-live-") as tmp,
+        _running((_uvicorn_command("bare_broadcast_app", 1), _env(), Path(tmp, "bare-broadcast.log"))) as (bare,),
+    ):
+        measured: list[str] = []
+        for kind in size.databases:
+            try:
+                results[kind] = _database_run(kind, size, Path(tmp, kind), bare.ready())
+                measured.append(kind)
+            except _Unavailable as why:
+                results[kind] = {"skipped": str(why)}
     results["ratios"] = {kind: _ratios(results[kind]) for kind in measured}
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results

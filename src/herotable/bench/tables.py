@@ -69,6 +69,7 @@ from herotable.bench.live import (
     _sender,
     _Unavailable,
     _Viewer,
+    collections_held,
 )
 from herotable.server.security import CSRF_HEADER, SESSION_COOKIE
 from herotable.server.transport import freeze_start_up_heap
@@ -703,10 +704,7 @@ def tables(size: Size | None = None) -> dict[str, Any]:
     }
     import tempfile
 
-    # as `bench.live`: this process's heap is kept out of collections while the lone table is timed
-    freeze_start_up_heap()
-    gc.disable()
-    try:
+    with collections_held():  # as `bench.live`: this process's own collections are not timed as the lone table's
         cast = _cast(size)  # the same accounts and campaigns on each database
         with tempfile.TemporaryDirectory(prefix="herotable-bench-tables-") as tmp:
             measured = []
@@ -716,9 +714,6 @@ def tables(size: Size | None = None) -> dict[str, Any]:
                     measured.append(kind)
                 except _Unavailable as why:
                     results[kind] = {"skipped": str(why)}
-    finally:
-        gc.enable()
-        gc.unfreeze()
     results["ratios"] = {kind: _ratios(results[kind]) for kind in measured}
     results["seconds"] = round(time.perf_counter() - started, 1)
     return results
