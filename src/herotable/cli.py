@@ -353,7 +353,7 @@ def serve(demo: bool = False, **given: Any) -> None:
     from herotable.server.logs import log_config
     from herotable.server.metrics import MULTIPROCESS_ENV
     from herotable.server.settings import Settings, SettingsError, unknown_variables
-    from herotable.server.transport import NO_DELAY_HTTP, freeze_start_up_heap, give_large_blocks_back, tenure_survivors
+    from herotable.server.transport import NO_DELAY_HTTP, ready_to_serve
     from herotable.store import StoreError
 
     try:
@@ -427,9 +427,7 @@ def serve(demo: bool = False, **given: Any) -> None:
         "proxy_headers": False,
     }
     if settings.workers == 1:
-        freeze_start_up_heap()
-        tenure_survivors()
-        give_large_blocks_back()
+        ready_to_serve()
         uvicorn.run(web, **options)
     else:  # each worker builds its own app from the same environment, with the options given here on top
         for name, value in given.items():

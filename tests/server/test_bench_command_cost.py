@@ -15,8 +15,6 @@ def test_the_command_cost_bench_measures_each_part_and_lands_every_command() -> 
     assert set(cost["service"]) == {"execute"}
     assert set(cost["store"]) == {"append", "bare_insert"}
     assert all(ms > 0 for part in cost.values() for ms in part.values())
-    # the append is a part of the execute, which is a part of the command through the web
-    assert cost["store"]["append"] < cost["service"]["execute"] < cost["web"]["herotable_command"]
     # every roll landed: the campaign's creation (1 event), then one event per roll, through the web and without it
     rolls = 2 * (size.warmup + size.requests * size.rounds)
     assert figures["campaign_events"] == 1 + rolls

@@ -45,7 +45,7 @@ from herotable.server.logs import RequestLog
 from herotable.server.proxy import ForwardedHeaders, parse_proxies
 from herotable.server.security import SESSION_COOKIE
 from herotable.server.settings import Settings
-from herotable.server.transport import freeze_start_up_heap, give_large_blocks_back, tenure_survivors
+from herotable.server.transport import ready_to_serve
 from herotable.server.webhooks import Courier, Sender, reach_for
 from herotable.service import TableService
 from herotable.store.port import EventStore, StoreError
@@ -183,9 +183,7 @@ def served_app() -> FastAPI:
     frozen, what outlives a full collection kept out of the next ones, large blocks given back to the system when
     freed."""
     app = create_app()
-    freeze_start_up_heap()
-    tenure_survivors()
-    give_large_blocks_back()
+    ready_to_serve()
     return app
 
 

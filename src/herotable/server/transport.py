@@ -131,14 +131,23 @@ class Tenure:
 
 
 def tenure_survivors(growth: float = TENURED_GROWTH) -> Tenure:
-    """Install a `Tenure` in this process (once: a second call gives the one installed). Called with
-    `freeze_start_up_heap`, before the process serves."""
+    """Install a `Tenure` in this process (once: a second call gives the one installed). Called by
+    `ready_to_serve`, before the process serves."""
     for callback in gc.callbacks:
         if isinstance(callback, Tenure):
             return callback
     tenure = Tenure(growth)
     gc.callbacks.append(tenure)
     return tenure
+
+
+def ready_to_serve() -> None:
+    """What each serving process does once its app is built, before it serves: its start-up heap frozen
+    (`freeze_start_up_heap`), what outlives a full collection kept out of the next ones (`tenure_survivors`), large
+    blocks given back to the system when freed (`give_large_blocks_back`)."""
+    freeze_start_up_heap()
+    tenure_survivors()
+    give_large_blocks_back()
 
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter: allocations of at least this many bytes are mapped on their own
